@@ -1,0 +1,126 @@
+"""Compile a model's expression trees into plain Python functions.
+
+The generated ``successors(s)`` unpacks the state tuple into locals once and
+then tests every action instance's guard inline, so expanding a state costs
+one Python call rather than one per instance. After a guard holds, the
+subexpressions its assignments share are computed once into temporaries.
+
+The source is kept on the result (``CompiledModel.source``) for debugging.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable
+
+from modelcheck.expr import Expr, nodes
+
+_INFIX = {"add": "+", "sub": "-", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
+          "band": "&", "bor": "|", "bxor": "^"}
+
+
+def to_python(e: Expr, temps: dict[int, str] | None = None) -> str:
+    """Python source for one expression over locals ``v0, v1, ...``."""
+    temps = temps or {}
+
+    def go(x: Expr) -> str:
+        name = temps.get(id(x))
+        if name is not None:
+            return name
+        op = x.op
+        if op == "const":
+            return repr(x.args[0])
+        if op == "var":
+            return f"v{x.args[0]}"
+        if op in _INFIX:
+            return f"({go(x.args[0])} {_INFIX[op]} {go(x.args[1])})"
+        if op == "and":
+            return "(" + " and ".join(go(a) for a in x.args) + ")"
+        if op == "or":
+            return "(" + " or ".join(go(a) for a in x.args) + ")"
+        if op == "not":
+            return f"(not {go(x.args[0])})"
+        if op == "ite":
+            c, a, b = x.args
+            return f"({go(a)} if {go(c)} else {go(b)})"
+        raise ValueError(f"unknown operator {op}")
+
+    return go(e)
+
+
+def _shared_temps(exprs: list[Expr]) -> list[Expr]:
+    """Compound nodes used more than once across ``exprs``, children first."""
+    uses: Counter[int] = Counter()
+    by_id: dict[int, Expr] = {}
+    for root in exprs:
+        for node in nodes(root):
+            by_id[id(node)] = node
+            for child in (node.args if node.op not in ("const", "var") else ()):
+                uses[id(child)] += 1
+        uses[id(root)] += 1
+    order: list[Expr] = []
+    seen: set[int] = set()
+    for root in exprs:
+        for node in nodes(root):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if node.op not in ("const", "var") and uses[id(node)] > 1:
+                order.append(node)
+    return order
+
+
+@dataclass
+class CompiledModel:
+    successors: Callable[[tuple], list]
+    predicates: dict[str, Callable[[tuple], bool]]
+    source: str
+
+    def first_violation(self, names: list[str]) -> Callable[[tuple], str | None]:
+        checks = [(n, self.predicates[n]) for n in names]
+
+        def check(state: tuple) -> str | None:
+            for name, pred in checks:
+                if not pred(state):
+                    return name
+            return None
+        return check
+
+
+def _unpack(width: int) -> str:
+    if width == 1:
+        return "v0, = s"
+    return ", ".join(f"v{i}" for i in range(width)) + " = s"
+
+
+def compile_model(model) -> CompiledModel:
+    width = model.schema.width
+    lines = ["def successors(s):", f"    {_unpack(width)}", "    out = []", "    add = out.append"]
+    for inst in model.instances:
+        lines.append(f"    # {inst.label()}")
+        lines.append(f"    if {to_python(inst.guard)}:")
+        updates = inst.updates
+        shared = _shared_temps(list(updates.values()))
+        temps: dict[int, str] = {}
+        for k, node in enumerate(shared):
+            src = to_python(node, temps)
+            temps[id(node)] = f"t{k}"
+            lines.append(f"        t{k} = {src}")
+        cells = [to_python(updates[i], temps) if i in updates else f"v{i}" for i in range(width)]
+        tail = "," if width == 1 else ""
+        lines.append(f"        add(({inst.index}, ({', '.join(cells)}{tail})))")
+    lines.append("    return out")
+
+    predicate_names = list(model.invariants) + [n for n in model.sometimes if n not in model.invariants]
+    exprs = {**model.invariants, **model.sometimes}
+    for k, name in enumerate(predicate_names):
+        lines.append(f"def predicate_{k}(s):")
+        lines.append(f"    {_unpack(width)}")
+        lines.append(f"    return {to_python(exprs[name])}")
+
+    source = "\n".join(lines) + "\n"
+    namespace: dict = {}
+    exec(compile(source, f"<modelcheck {model.spec.name}>", "exec"), namespace)
+    predicates = {name: namespace[f"predicate_{k}"] for k, name in enumerate(predicate_names)}
+    return CompiledModel(namespace["successors"], predicates, source)

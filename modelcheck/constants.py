@@ -1,0 +1,164 @@
+"""Spec constants: their declarations, parsing from the command line and .cfg files, and validation.
+
+Values are parsed the way TLC users write them: ``Replicas=3`` means the
+model values {r1, r2, r3}, ``Replicas={a,b}`` names them, integers are
+decimal, booleans are TRUE/FALSE (true/false also accepted).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from modelcheck.errors import InputError
+
+REPLICAS, INT, BOOL, REPLICA = "replicas", "int", "bool", "replica"
+NONE = "NONE"  # the spec's "no leader" marker; no replica may take this name
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class ConstantDecl:
+    name: str
+    kind: str
+    default: Any
+    minimum: int | None = None
+    maximum: int | None = None
+    doc: str = ""
+
+    def describe_default(self) -> str:
+        return format_value(self.kind, self.default)
+
+
+class Constants:
+    """The constants of one spec instance, read as attributes (``c.LogSize``)."""
+
+    def __init__(self, values: Mapping[str, Any], order: Iterable[str]):
+        self._values = dict(values)
+        self._order = tuple(order)
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getitem__(self, name: str):
+        return self._values[name]
+
+    def items(self):
+        return [(k, self._values[k]) for k in self._order]
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Constants) and self.items() == other.items()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.items()))
+
+    def __repr__(self) -> str:
+        return "Constants(" + ", ".join(f"{k}={v!r}" for k, v in self.items()) + ")"
+
+
+def format_value(kind: str, value: Any) -> str:
+    if kind == REPLICAS:
+        return "{" + ", ".join(value) + "}"
+    if kind == BOOL:
+        return "TRUE" if value else "FALSE"
+    return str(value)
+
+
+def json_value(kind: str, value: Any) -> Any:
+    """How a constant appears in --json output and trace params."""
+    if kind == REPLICAS:
+        return list(value)
+    return value
+
+
+def parse_value(decl: ConstantDecl, text: str) -> Any:
+    """Parse one constant's value as written on the command line or in a .cfg."""
+    text = text.strip()
+    if decl.kind == REPLICAS:
+        return _parse_replicas(decl.name, text)
+    if decl.kind == INT:
+        if not re.fullmatch(r"[+-]?\d+", text):
+            raise InputError(f"constant {decl.name} must be an integer, got {text!r}")
+        return int(text)
+    if decl.kind == BOOL:
+        if text in ("TRUE", "true"):
+            return True
+        if text in ("FALSE", "false"):
+            return False
+        raise InputError(f"constant {decl.name} must be TRUE or FALSE, got {text!r}")
+    if decl.kind == REPLICA:
+        if not _NAME.match(text):
+            raise InputError(f"constant {decl.name} must be a replica name, got {text!r}")
+        return text
+    raise AssertionError(decl.kind)
+
+
+def _parse_replicas(name: str, text: str) -> tuple[str, ...]:
+    if re.fullmatch(r"[+-]?\d+", text):
+        count = int(text)
+        if count < 1:
+            raise InputError(f"{name} must have at least 1 replica, got {count}")
+        return tuple(f"r{i}" for i in range(1, count + 1))
+    if not (text.startswith("{") and text.endswith("}")):
+        raise InputError(f"{name} must be a count (3) or a set of names ({{a,b,c}}), got {text!r}")
+    inner = text[1:-1].strip()
+    names = [part.strip() for part in inner.split(",")] if inner else []
+    if not names:
+        raise InputError(f"{name} must have at least 1 replica, got the empty set")
+    for n in names:
+        if not _NAME.match(n):
+            raise InputError(f"{name}: {n!r} is not a valid replica name (letters, digits, _)")
+        if n == NONE:
+            raise InputError(f"{name}: {NONE} is reserved for 'no leader' and cannot name a replica")
+    if len(set(names)) != len(names):
+        raise InputError(f"{name}: replica names must be distinct, got {text}")
+    return tuple(names)
+
+
+def resolve(decls: tuple[ConstantDecl, ...], given: Mapping[str, str], spec_name: str,
+            parsed: Mapping[str, Any] | None = None) -> Constants:
+    """Combine defaults with user-given values (strings, or already parsed values)
+    and check each against its declared bounds."""
+    by_name = {d.name: d for d in decls}
+    values = {d.name: d.default for d in decls}
+    for key, text in given.items():
+        if key not in by_name:
+            known = ", ".join(by_name)
+            raise InputError(f"{spec_name} has no constant {key!r} (its constants: {known})")
+        values[key] = parse_value(by_name[key], text)
+    for key, value in (parsed or {}).items():
+        if key not in by_name:
+            raise InputError(f"{spec_name} has no constant {key!r} (its constants: {', '.join(by_name)})")
+        values[key] = value
+    for d in decls:
+        v = values[d.name]
+        size = len(v) if d.kind == REPLICAS else v
+        if d.kind in (INT, REPLICAS):
+            if d.minimum is not None and size < d.minimum:
+                raise InputError(f"{d.name} must be at least {d.minimum}, got {format_value(d.kind, v)}")
+            if d.maximum is not None and size > d.maximum:
+                raise InputError(f"{d.name} can be at most {d.maximum} in modelcheck, got {format_value(d.kind, v)}")
+    for d in decls:
+        if d.kind == REPLICA:
+            replicas = next((values[x.name] for x in decls if x.kind == REPLICAS), ())
+            if values[d.name] not in replicas:
+                raise InputError(f"{d.name} must be one of the replicas {format_value(REPLICAS, replicas)}, "
+                                 f"got {values[d.name]}")
+    return Constants(values, [d.name for d in decls])
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """Split a --const NAME=VALUE argument."""
+    if "=" not in text:
+        raise InputError(f"--const expects NAME=VALUE, got {text!r}")
+    name, value = text.split("=", 1)
+    name = name.strip()
+    if not _NAME.match(name):
+        raise InputError(f"--const: {name!r} is not a constant name")
+    return name, value.strip()

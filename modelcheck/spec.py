@@ -1,0 +1,252 @@
+"""How a spec is declared, and what it becomes once its constants are known.
+
+A spec module declares, once:
+
+* its constants (``ConstantDecl``) and the fields of its state;
+* ``Init``, written against a ``NextState`` builder;
+* its actions, each a function decorated with ``@action(param=DOMAIN, ...)``
+  that reads ``s`` (the current state) and writes ``n`` (the next state and the
+  guard);
+* its invariants (``@invariant``) and reachability checks (``@sometimes``).
+
+``SpecDefinition.instantiate(constants)`` runs every action once per
+combination of parameter values. Parameters are concrete Python values, so
+each run yields one *action instance*: a guard expression and an expression
+per assigned slot. Instances whose guard folds to FALSE are dropped. The
+resulting ``Model`` is what every engine consumes; no engine sees the action
+functions themselves.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from modelcheck.constants import ConstantDecl, Constants, resolve
+from modelcheck.errors import InputError, SpecDefinitionError
+from modelcheck.expr import BOOL, FALSE, Expr, const_value, is_const, lift
+from modelcheck.schema import Field, NextState, Schema, StateView
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A finite parameter domain that depends on the constants.
+
+    ``values`` gives the internal values (small ints); ``show`` turns one into
+    the TLA+ value users see (a replica name, an epoch...).
+    """
+
+    name: str
+    values: Callable[[Constants], Sequence[int]]
+    show: Callable[[Constants, int], Any] = lambda c, v: v
+
+
+@dataclass(frozen=True)
+class ActionDef:
+    name: str
+    fn: Callable[..., None]
+    params: tuple[tuple[str, Domain], ...]
+    where: Callable[..., bool] | None
+    doc: str
+
+    def __call__(self, s, n, **params):
+        return self.fn(s, n, **params)
+
+
+def action(where: Callable[..., bool] | None = None, **params: Domain):
+    """Declare an action named after its function, quantified over ``params``.
+
+    ``where`` drops parameter combinations whose guard is false by
+    construction (for example a replica fetching from itself); the docstring of
+    each such use says why the combination can never fire.
+    """
+    def wrap(fn):
+        return ActionDef(fn.__name__, fn, tuple(params.items()), where, (fn.__doc__ or "").strip())
+    return wrap
+
+
+@dataclass(frozen=True)
+class PredicateDef:
+    name: str
+    fn: Callable[[StateView], Any]
+    doc: str
+    kind: str  # "invariant" or "sometimes"
+
+
+def invariant(fn) -> PredicateDef:
+    return PredicateDef(fn.__name__, fn, (fn.__doc__ or "").strip(), "invariant")
+
+
+def sometimes(fn) -> PredicateDef:
+    """A state predicate that some reachable state must satisfy, so that a
+    spec that cannot move (and therefore breaks nothing) does not pass unnoticed."""
+    return PredicateDef(fn.__name__, fn, (fn.__doc__ or "").strip(), "sometimes")
+
+
+@dataclass(frozen=True)
+class SpecDefinition:
+    name: str  # the CLI name
+    module: str  # the TLA+ module it carries over
+    summary: str
+    constants: tuple[ConstantDecl, ...]
+    fields: Callable[[Constants], list[Field]]
+    init: Callable[[StateView, NextState], None]
+    next: tuple[ActionDef, ...]
+    invariants: tuple[PredicateDef, ...]
+    default_invariants: tuple[str, ...]
+    variables: Callable[[Constants, Schema], Any]  # -> codec.StateCodec
+    sometimes: tuple[PredicateDef, ...] = ()
+    notes: str = ""
+    check_constants: Callable[[Constants], None] | None = None
+
+    def constant_decl(self, name: str) -> ConstantDecl:
+        for d in self.constants:
+            if d.name == name:
+                return d
+        raise KeyError(name)
+
+    def resolve_constants(self, given: dict[str, str] | None = None,
+                          parsed: dict[str, Any] | None = None) -> Constants:
+        constants = resolve(self.constants, given or {}, self.name, parsed)
+        if self.check_constants:
+            self.check_constants(constants)
+        return constants
+
+    def invariant_names(self) -> list[str]:
+        return [p.name for p in self.invariants]
+
+    def check_invariant_names(self, names: Sequence[str]) -> None:
+        known = self.invariant_names()
+        for n in names:
+            if n not in known:
+                raise InputError(f"{self.name} has no invariant {n!r} (its invariants: {', '.join(known)})")
+
+    def instantiate(self, constants: Constants) -> "Model":
+        return Model(self, constants)
+
+
+@dataclass
+class ActionInstance:
+    """One action with every parameter fixed: a guard and its assignments."""
+
+    index: int
+    action: str
+    params: tuple[tuple[str, int], ...]
+    shown_params: tuple[tuple[str, Any], ...]
+    guard: Expr
+    updates: dict[int, Expr]
+
+    def label(self) -> str:
+        if not self.shown_params:
+            return self.action
+        inner = ", ".join(f"{k}={_show(v)}" for k, v in self.shown_params)
+        return f"{self.action}({inner})"
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    return str(v)
+
+
+@dataclass
+class Model:
+    """A spec instantiated with constants: the input of every engine."""
+
+    spec: SpecDefinition
+    constants: Constants
+    schema: Schema = field(init=False)
+    init_states: list[tuple] = field(init=False)
+    instances: list[ActionInstance] = field(init=False)
+    invariants: dict[str, Expr] = field(init=False)
+    sometimes: dict[str, Expr] = field(init=False)
+    codec: Any = field(init=False)
+
+    def __post_init__(self):
+        spec, c = self.spec, self.constants
+        self.schema = Schema(spec.fields(c))
+        view = StateView(self.schema, c)
+        self.init_states = [self._build_init(view)]
+        self.instances = self._build_instances(view)
+        self.invariants = {p.name: self._predicate(p, view) for p in spec.invariants}
+        self.sometimes = {p.name: self._predicate(p, view) for p in spec.sometimes}
+        self.codec = spec.variables(c, self.schema)
+        self._compiled = None
+
+    # --- building -------------------------------------------------------
+    def _build_init(self, view: StateView) -> tuple:
+        n = NextState(self.schema, view)
+        self.spec.init(view, n)
+        if n.guard_parts:
+            raise SpecDefinitionError(f"{self.spec.name}: Init must only assign values")
+        state = []
+        for slot in range(self.schema.width):
+            e = n.updates.get(slot)
+            if e is None:
+                raise SpecDefinitionError(f"{self.spec.name}: Init leaves {self.schema.slot_names[slot]} unassigned")
+            if not is_const(e):
+                raise SpecDefinitionError(f"{self.spec.name}: Init must assign constants, "
+                                          f"not {e!r} to {self.schema.slot_names[slot]}")
+            state.append(int(const_value(e)))
+        state = tuple(state)
+        self.check_ranges(state, "Init")
+        return state
+
+    def _build_instances(self, view: StateView) -> list[ActionInstance]:
+        out: list[ActionInstance] = []
+        c = self.constants
+        for act in self.spec.next:
+            names = [p for p, _ in act.params]
+            domains = [list(d.values(c)) for _, d in act.params]
+            for combo in itertools.product(*domains):
+                params = dict(zip(names, combo))
+                if act.where is not None and not act.where(**params):
+                    continue
+                n = NextState(self.schema, view)
+                act.fn(view, n, **params)
+                guard = n.guard
+                if guard is FALSE:
+                    continue
+                shown = tuple((p, d.show(c, v)) for (p, d), v in zip(act.params, combo))
+                out.append(ActionInstance(len(out), act.name, tuple(params.items()), shown, guard, dict(n.updates)))
+        return out
+
+    def _predicate(self, p: PredicateDef, view: StateView) -> Expr:
+        e = lift(p.fn(view))
+        if e.sort != BOOL:
+            raise SpecDefinitionError(f"{self.spec.name}: {p.name} must be a condition")
+        return e
+
+    # --- using ----------------------------------------------------------
+    def check_ranges(self, state: tuple, where: str) -> None:
+        schema = self.schema
+        for slot, (v, lo, hi) in enumerate(zip(state, schema.lo, schema.hi)):
+            if not lo <= v <= hi:
+                raise SpecDefinitionError(
+                    f"{self.spec.name}: {where} puts {v} in {schema.slot_names[slot]}, outside {lo}..{hi}")
+
+    @property
+    def compiled(self):
+        """The spec compiled to Python functions (built on first use)."""
+        if self._compiled is None:
+            from modelcheck.backends.python_codegen import compile_model
+            self._compiled = compile_model(self)
+        return self._compiled
+
+    def successors(self, state: tuple) -> list[tuple[int, tuple]]:
+        """(instance index, next state) for every enabled action instance."""
+        return self.compiled.successors(state)
+
+    def instance_labels(self) -> list[str]:
+        return [i.label() for i in self.instances]
+
+    def describe_constants(self) -> str:
+        from modelcheck.constants import format_value
+        kinds = {d.name: d.kind for d in self.spec.constants}
+        return " ".join(f"{k}={format_value(kinds[k], v)}" for k, v in self.constants.items())
+
+    def json_constants(self) -> dict[str, Any]:
+        from modelcheck.constants import json_value
+        kinds = {d.name: d.kind for d in self.spec.constants}
+        return {k: json_value(kinds[k], v) for k, v in self.constants.items()}

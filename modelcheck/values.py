@@ -1,0 +1,112 @@
+"""TLA+ values as Python objects, and their JSON forms.
+
+Integers, strings and booleans are themselves; a set is a ``frozenset``; a
+record is a ``Record`` and a function a ``Function`` (both immutable, hashable
+mappings, kept apart because ITF writes them differently: a record is a JSON
+object, a function a ``{"#map": ...}``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+
+class _FrozenMapping(Mapping):
+    __slots__ = ("_items", "_dict")
+
+    def __init__(self, items: Iterable[tuple[Any, Any]] | Mapping):
+        pairs = tuple(items.items() if isinstance(items, Mapping) else items)
+        self._items = pairs
+        self._dict = dict(pairs)
+
+    def __getitem__(self, key):
+        return self._dict[key]
+
+    def __iter__(self):
+        return iter(k for k, _ in self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, frozenset(self._dict.items())))
+
+    def __eq__(self, other) -> bool:
+        return type(self) is type(other) and self._dict == other._dict
+
+
+class Record(_FrozenMapping):
+    """A TLA+ record [field |-> value, ...]."""
+
+    def __repr__(self) -> str:
+        return "[" + ", ".join(f"{k} |-> {show(v)}" for k, v in self._items) + "]"
+
+
+class Function(_FrozenMapping):
+    """A TLA+ function over a finite domain, kept in domain order."""
+
+    def __repr__(self) -> str:
+        return "(" + " @@ ".join(f"{show(k)} :> {show(v)}" for k, v in self._items) + ")"
+
+
+def _sort_key(v: Any):
+    if isinstance(v, bool):
+        return (0, v)
+    if isinstance(v, int):
+        return (1, v)
+    if isinstance(v, str):
+        return (2, v)
+    return (3, show(v))
+
+
+def show(v: Any) -> str:
+    """TLA+ notation for a value."""
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, str):
+        return v
+    if isinstance(v, frozenset):
+        return "{" + ", ".join(show(x) for x in sorted(v, key=_sort_key)) + "}"
+    return repr(v)
+
+
+def to_itf(v: Any) -> Any:
+    """The ITF JSON form of a value."""
+    if isinstance(v, bool) or isinstance(v, str):
+        return v
+    if isinstance(v, int):
+        return {"#bigint": str(v)}
+    if isinstance(v, frozenset):
+        return {"#set": [to_itf(x) for x in sorted(v, key=_sort_key)]}
+    if isinstance(v, Record):
+        return {k: to_itf(x) for k, x in v.items()}
+    if isinstance(v, Function):
+        return {"#map": [[to_itf(k), to_itf(x)] for k, x in v.items()]}
+    raise TypeError(f"no ITF form for {v!r}")
+
+
+def to_plain_json(v: Any) -> Any:
+    """A compact JSON form (TLC's style) for places where ITF tags only add noise."""
+    if isinstance(v, (bool, str, int)):
+        return v
+    if isinstance(v, frozenset):
+        return [to_plain_json(x) for x in sorted(v, key=_sort_key)]
+    if isinstance(v, (Record, Function)):
+        return {str(k): to_plain_json(x) for k, x in v.items()}
+    raise TypeError(f"no JSON form for {v!r}")
+
+
+def flatten(v: Any, path: str = "") -> dict[str, Any]:
+    """Leaf values by access path, e.g. ``replicaState[r1].hw``; sets and
+    scalars are leaves. Used to show what changed between two states."""
+    if isinstance(v, Record):
+        out: dict[str, Any] = {}
+        for k, x in v.items():
+            out.update(flatten(x, f"{path}.{k}"))
+        return out
+    if isinstance(v, Function):
+        out = {}
+        for k, x in v.items():
+            out.update(flatten(x, f"{path}[{show(k)}]"))
+        return out
+    return {path: v}

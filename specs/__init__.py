@@ -1,0 +1,23 @@
+"""The spec registry: CLI name -> spec definition.
+
+One module per upstream TLA+ module, named after it. Helper modules
+(id_sequence, finite_replicated_log, family) have no Next of their own.
+"""
+
+from __future__ import annotations
+
+from modelcheck.errors import InputError
+from modelcheck.spec import SpecDefinition
+
+
+def all_specs() -> dict[str, SpecDefinition]:
+    from specs import kafka_truncate_to_high_watermark, kip101, kip279, kip320, kip320_first_try
+    modules = (kafka_truncate_to_high_watermark, kip101, kip279, kip320, kip320_first_try)
+    return {m.SPEC.name: m.SPEC for m in modules}
+
+
+def get_spec(name: str) -> SpecDefinition:
+    specs = all_specs()
+    if name not in specs:
+        raise InputError(f"unknown spec {name!r} (known specs: {', '.join(specs)})")
+    return specs[name]

@@ -1,0 +1,19 @@
+"""The one place a replication-family spec is assembled from its Next.
+
+Every module built on KafkaReplication shares its constants, state, Init,
+invariants and reachability checks; they differ only in their actions.
+"""
+
+from __future__ import annotations
+
+from modelcheck.spec import ActionDef, SpecDefinition
+from specs.kafka_replication import (BASE_INVARIANTS, BASE_SOMETIMES, CONSTANTS, DEFAULT_INVARIANTS, Init,
+                                     fields, variables)
+
+
+def replication_spec(name: str, module: str, summary: str, next_actions: tuple[ActionDef, ...],
+                     notes: str = "") -> SpecDefinition:
+    return SpecDefinition(
+        name=name, module=module, summary=summary, constants=CONSTANTS, fields=fields, init=Init,
+        next=next_actions, invariants=BASE_INVARIANTS, default_invariants=DEFAULT_INVARIANTS,
+        variables=variables, sometimes=BASE_SOMETIMES, notes=notes)
