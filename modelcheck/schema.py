@@ -63,6 +63,9 @@ def _indices(shape: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
             yield (i,) + rest
 
 
+RESERVED = ("c", "require", "built_guard", "built_assignments")
+
+
 class Schema:
     """The slot layout of one spec instance."""
 
@@ -74,6 +77,8 @@ class Schema:
         self.slot_field: list[Field] = []
         offset = 0
         for f in self.fields:
+            if f.name.startswith("_") or f.name in RESERVED:
+                raise SpecDefinitionError(f"{f.name!r} cannot name a field (it is reserved by the state views)")
             if f.name in self.by_name:
                 raise SpecDefinitionError(f"field {f.name} declared twice")
             self.by_name[f.name] = f
@@ -253,17 +258,19 @@ class NextState:
     def __init__(self, schema: Schema, current: StateView):
         self._schema = schema
         self._current = current
-        self.guard_parts: list[Expr] = []
-        self.updates: dict[int, Expr] = {}
+        self._guard_parts: list[Expr] = []
+        self._assignments: dict[int, Expr] = {}
 
     def require(self, *conditions) -> None:
         """Add conjuncts to the action's guard."""
         for c in conditions:
-            self.guard_parts.append(lift(c))
+            self._guard_parts.append(lift(c))
 
-    @property
-    def guard(self) -> Expr:
-        return and_(*self.guard_parts)
+    def built_guard(self) -> Expr:
+        return and_(*self._guard_parts)
+
+    def built_assignments(self) -> dict[int, Expr]:
+        return dict(self._assignments)
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
@@ -274,7 +281,7 @@ class NextState:
         return _Slots(self, schema.by_name[name], ())
 
     def __setattr__(self, name: str, value) -> None:
-        if name.startswith("_") or name in ("guard_parts", "updates"):
+        if name.startswith("_"):
             object.__setattr__(self, name, value)
             return
         schema = self._schema
@@ -286,8 +293,8 @@ class NextState:
         self._assign(schema.slot(name), _slot_value(f, value))
 
     def _assign(self, slot: int, e: Expr) -> None:
-        if slot in self.updates:
+        if slot in self._assignments:
             raise SpecDefinitionError(f"{self._schema.slot_names[slot]} is assigned twice in one action")
         if e.op == "var" and e.args[0] == slot:
             return  # x' = x is the default
-        self.updates[slot] = e
+        self._assignments[slot] = e

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 from modelcheck.constants import ConstantDecl, Constants, resolve
 from modelcheck.errors import InputError, SpecDefinitionError
-from modelcheck.expr import BOOL, FALSE, Expr, const_value, is_const, lift
+from modelcheck.expr import BOOL, FALSE, TRUE, Expr, const_value, is_const, lift
 from modelcheck.schema import Field, NextState, Schema, StateView
 
 
@@ -178,11 +178,11 @@ class Model:
     def _build_init(self, view: StateView) -> tuple:
         n = NextState(self.schema, view)
         self.spec.init(view, n)
-        if n.guard_parts:
+        if n.built_guard() is not TRUE:
             raise SpecDefinitionError(f"{self.spec.name}: Init must only assign values")
         state = []
         for slot in range(self.schema.width):
-            e = n.updates.get(slot)
+            e = n.built_assignments().get(slot)
             if e is None:
                 raise SpecDefinitionError(f"{self.spec.name}: Init leaves {self.schema.slot_names[slot]} unassigned")
             if not is_const(e):
@@ -205,11 +205,11 @@ class Model:
                     continue
                 n = NextState(self.schema, view)
                 act.fn(view, n, **params)
-                guard = n.guard
+                guard = n.built_guard()
                 if guard is FALSE:
                     continue
                 shown = tuple((p, d.show(c, v)) for (p, d), v in zip(act.params, combo))
-                out.append(ActionInstance(len(out), act.name, tuple(params.items()), shown, guard, dict(n.updates)))
+                out.append(ActionInstance(len(out), act.name, tuple(params.items()), shown, guard, n.built_assignments()))
         return out
 
     def _predicate(self, p: PredicateDef, view: StateView) -> Expr:

@@ -1,0 +1,132 @@
+"""The ``modelcheck`` command line.
+
+Every failure the user can fix is reported as a single ``modelcheck: error:``
+line with exit code 2; a violated invariant exits with 12 and a reached
+deadlock with 11 (TLC's codes); anything unexpected is an internal error,
+exit 1, with the traceback shown only when MODELCHECK_DEBUG is set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from modelcheck import __version__
+from modelcheck.errors import InputError
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_VIOLATION = 0, 1, 2, 12
+
+
+class OneLineGroup(click.Group):
+    """Reports click's own usage errors as one line, like ours."""
+
+    def main(self, args=None, prog_name=None, **extra):
+        try:
+            rv = super().main(args=args, prog_name=prog_name or "modelcheck", standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as e:
+            click.echo(e.ctx.get_help())
+            sys.exit(EXIT_USAGE)
+        except click.UsageError as e:
+            _fail(e.format_message() if hasattr(e, "format_message") else str(e))
+        except click.exceptions.Abort:
+            click.echo("modelcheck: interrupted", err=True)
+            sys.exit(130)
+        except click.ClickException as e:
+            _fail(e.format_message())
+        except InputError as e:
+            _fail(str(e))
+        except KeyboardInterrupt:
+            click.echo("modelcheck: interrupted", err=True)
+            sys.exit(130)
+        except BrokenPipeError:
+            sys.exit(EXIT_OK)
+        except Exception as e:  # an internal error: say so plainly
+            if os.environ.get("MODELCHECK_DEBUG"):
+                raise
+            click.echo(f"modelcheck: internal error: {type(e).__name__}: {e} "
+                       f"(set MODELCHECK_DEBUG=1 for the traceback)", err=True)
+            sys.exit(EXIT_INTERNAL)
+        sys.exit(rv if isinstance(rv, int) else EXIT_OK)
+
+
+def _fail(message: str) -> None:
+    message = " ".join(message.split())
+    click.echo(f"modelcheck: error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+@click.group(cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="modelcheck")
+def main():
+    """Model-check the Kafka replication protocol (KIP-320 and its predecessors)."""
+
+
+@main.command()
+@click.argument("spec")
+@click.option("--engine", default="bfs", show_default=True, help="Exploration engine.")
+@click.option("--const", "consts", multiple=True, metavar="NAME=VALUE",
+              help="Set a constant, e.g. Replicas=3, Replicas={a,b}, LogSize=2. Repeatable.")
+@click.option("--config", type=str, metavar="FILE.cfg", help="Read CONSTANTS and INVARIANTS from a TLC .cfg file.")
+@click.option("--inv", "invariants", multiple=True, metavar="NAME",
+              help="Check this invariant (repeatable); default: the spec's default invariants.")
+@click.option("--max-depth", type=int, metavar="N", help="Explore only the first N levels (initial states are level 1).")
+@click.option("--check-deadlock/--no-check-deadlock", default=None,
+              help="Report states without successors (off by default: these specs are bounded).")
+@click.option("--trace-out", type=str, metavar="PATH",
+              help="Where to write the ITF trace of a violation (default: a new file in ./traces).")
+@click.option("--overwrite", is_flag=True, help="Allow --trace-out to replace an existing file.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, trace_out, overwrite, as_json, quiet):
+    """Check SPEC's invariants over every reachable state."""
+    from modelcheck.progress import Progress
+    from modelcheck.run import RunRequest, execute, prepare, summary_text, warn
+
+    request = RunRequest(spec=spec, engine=engine, consts=tuple(consts), config=config,
+                         invariants=tuple(invariants), max_depth=max_depth, check_deadlock=check_deadlock,
+                         trace_out=trace_out, overwrite=overwrite)
+    prepared = prepare(request)
+    warn(prepared.warnings)
+    progress = Progress(enabled=False) if quiet else Progress()
+    outcome = execute(prepared, progress)
+    if as_json:
+        click.echo(json.dumps(outcome.to_json()))
+    else:
+        click.echo(summary_text(outcome))
+    return outcome.exit_code
+
+
+@main.command(name="list")
+@click.option("--json", "as_json", is_flag=True, help="Print the specs as JSON.")
+def list_specs(as_json):
+    """Show the specs with their actions, invariants and default constants."""
+    from modelcheck.constants import format_value
+    from specs import all_specs
+
+    specs = all_specs()
+    if as_json:
+        click.echo(json.dumps([{
+            "name": s.name, "module": s.module, "summary": s.summary,
+            "actions": [a.name for a in s.next],
+            "invariants": s.invariant_names(), "default_invariants": list(s.default_invariants),
+            "constants": {d.name: format_value(d.kind, d.default) for d in s.constants},
+        } for s in specs.values()], indent=1))
+        return
+    for s in specs.values():
+        click.echo(f"{s.name}  ({s.module}.tla)")
+        click.echo(f"  {s.summary}")
+        click.echo("  constants:  " + ", ".join(f"{d.name}={format_value(d.kind, d.default)}" for d in s.constants))
+        defaults = set(s.default_invariants)
+        click.echo("  invariants: " + ", ".join(n + ("*" if n in defaults else "") for n in s.invariant_names())
+                   + "   (* checked by default)")
+        click.echo("  actions:    " + ", ".join(a.name for a in s.next))
+        if s.notes:
+            click.echo(f"  note:       {s.notes}")
+        click.echo("")
+
+
+if __name__ == "__main__":
+    main()

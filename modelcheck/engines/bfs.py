@@ -1,0 +1,140 @@
+"""The reference explicit-state engine: breadth-first, level by level.
+
+Because a level is finished before the next begins and invariants are checked
+as each new state is found, the first violation found lies at the smallest
+possible depth, and its trace (rebuilt from parent pointers) is a shortest
+one. Depth is counted as TLC counts it: the initial states are level 1.
+
+The visited set keeps only fingerprints, each mapped to a dense state number;
+parent numbers and action indices sit in flat arrays beside it. A trace is
+rebuilt by replaying the recorded actions from the initial state, checking
+each fingerprint on the way, as TLC does.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+
+from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
+from modelcheck.fingerprint import fingerprinter
+
+
+class VisitedStore:
+    """Fingerprint -> state number, with each state's parent and action."""
+
+    def __init__(self):
+        self.number: dict[int, int] = {}
+        self.parent = array("q")
+        self.action = array("l")  # action instance index, or -1 - k for initial state k
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def add(self, fp: int, parent: int, action: int) -> int | None:
+        """The new state's number, or None if the fingerprint was seen before."""
+        number = self.number
+        if fp in number:
+            return None
+        n = len(self.parent)
+        number[fp] = n
+        self.parent.append(parent)
+        self.action.append(action)
+        return n
+
+    def path_to(self, n: int) -> list[int]:
+        """Action entries from an initial state to state ``n``, oldest first."""
+        out = []
+        while n >= 0:
+            out.append(self.action[n])
+            n = self.parent[n]
+        out.reverse()
+        return out
+
+
+def rebuild_trace(model, path: list[int], fingerprint=None) -> tuple[list[tuple], list[int | None]]:
+    """Replay a recorded path (initial-state entry, then action indices) into
+    concrete states."""
+    first = path[0]
+    state = model.init_states[-1 - first]
+    states, actions = [state], [None]
+    for index in path[1:]:
+        matches = [t for i, t in model.successors(state) if i == index]
+        if not matches:
+            raise RuntimeError(f"trace replay failed: {model.instances[index].label()} is not enabled")
+        state = matches[0]
+        states.append(state)
+        actions.append(index)
+    return states, actions
+
+
+class BfsChecker:
+    name = "bfs"
+
+    def check(self, model, options: CheckOptions) -> CheckResult:
+        started = time.perf_counter()
+        progress = options.progress
+        compiled = model.compiled
+        successors = compiled.successors
+        violated_by = compiled.first_violation(list(options.invariants))
+        fingerprint = fingerprinter(model.schema)
+        pending_sometimes = {name: compiled.predicates[name] for name in model.sometimes}
+        sometimes_seen: dict[str, int | None] = {name: None for name in model.sometimes}
+        visited = VisitedStore()
+        generated = 0
+
+        def finish(result: str, depth: int, violation: Violation | None = None) -> CheckResult:
+            progress.clear()
+            return CheckResult(self.name, result, len(visited), depth, time.perf_counter() - started,
+                               violation, generated, sometimes_seen)
+
+        def violation_at(number: int, invariant: str) -> Violation:
+            states, actions = rebuild_trace(model, visited.path_to(number))
+            return Violation(invariant, states, actions)
+
+        def note_sometimes(state: tuple, depth: int) -> None:
+            for name, pred in list(pending_sometimes.items()):
+                if pred(state):
+                    sometimes_seen[name] = depth
+                    del pending_sometimes[name]
+
+        frontier: list[tuple[int, tuple]] = []
+        for k, state in enumerate(model.init_states):
+            generated += 1
+            number = visited.add(fingerprint(state), -1, -1 - k)
+            if number is None:
+                continue
+            bad = violated_by(state)
+            if bad:
+                return finish("violation", 1, violation_at(number, bad))
+            note_sometimes(state, 1)
+            frontier.append((number, state))
+
+        depth = 1
+        while frontier:
+            if options.max_depth is not None and depth >= options.max_depth:
+                more = any(fingerprint(t) not in visited.number
+                           for _, s in frontier for _, t in successors(s))
+                return finish("bounded-ok" if more else "ok", depth)
+            next_frontier: list[tuple[int, tuple]] = []
+            add = visited.add
+            for parent, state in frontier:
+                succ = successors(state)
+                if not succ and options.check_deadlock:
+                    return finish("violation", depth, violation_at(parent, DEADLOCK))
+                generated += len(succ)
+                for index, t in succ:
+                    number = add(fingerprint(t), parent, index)
+                    if number is None:
+                        continue
+                    bad = violated_by(t)
+                    if bad:
+                        return finish("violation", depth + 1, violation_at(number, bad))
+                    if pending_sometimes:
+                        note_sometimes(t, depth + 1)
+                    next_frontier.append((number, t))
+                progress.search(depth, len(visited), len(next_frontier))
+            frontier = next_frontier
+            if frontier:
+                depth += 1
+        return finish("ok", depth)

@@ -1,0 +1,223 @@
+"""Counterexample traces: built from a violation, written as ITF, shown as text.
+
+A ``Trace`` holds TLA+ values (through the spec's codec), so it reads the same
+whichever engine found it. ITF files carry the spec, the constants and each
+step's action with its parameters in ``#meta``, so ``modelcheck`` can replay
+them and other ITF tools (itf-py, Quint, Apalache's viewers) can read them.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from modelcheck import __version__
+from modelcheck.errors import InputError
+from modelcheck.values import Function, Record, show, to_itf, to_plain_json
+
+ITF_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
+
+
+@dataclass(frozen=True)
+class Step:
+    """The action that produced a state, with its parameters as TLA+ values."""
+
+    action: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def label(self) -> str:
+        if not self.params:
+            return self.action
+        return f"{self.action}({', '.join(f'{k}={show(v)}' for k, v in self.params)})"
+
+
+@dataclass
+class Trace:
+    spec: str
+    module: str
+    constants: dict[str, Any]
+    variables: list[str]
+    states: list[dict[str, Any]]
+    steps: list[Step | None]
+    invariant: str | None = None
+    engine: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+
+def trace_from_states(model, states: list[tuple], actions: list[int | None], invariant: str | None = None,
+                      engine: str | None = None) -> Trace:
+    steps: list[Step | None] = []
+    for index in actions:
+        if index is None:
+            steps.append(None)
+        else:
+            inst = model.instances[index]
+            steps.append(Step(inst.action, inst.shown_params))
+    return Trace(model.spec.name, model.spec.module, model.json_constants(), model.codec.names,
+                 [model.codec.encode(s) for s in states], steps, invariant, engine)
+
+
+# --- ITF ------------------------------------------------------------------------
+
+def to_itf_json(trace: Trace) -> dict[str, Any]:
+    meta = {
+        "format": "ITF",
+        "format-description": ITF_DESCRIPTION,
+        "source": f"{trace.module}.tla",
+        "description": f"modelcheck {__version__}: {trace.spec}"
+                       + (f", {trace.invariant} violated" if trace.invariant else ""),
+        "modelcheck": {"spec": trace.spec, "module": trace.module, "constants": trace.constants,
+                       "invariant": trace.invariant, "engine": trace.engine, **trace.meta},
+    }
+    params = list(trace.constants)
+    constant_values = {k: _constant_itf(v) for k, v in trace.constants.items()}
+    states = []
+    for i, (values, step) in enumerate(zip(trace.states, trace.steps)):
+        state_meta: dict[str, Any] = {"index": i}
+        if step is None:
+            state_meta["action"] = "Init"
+        else:
+            state_meta["action"] = step.action
+            state_meta["parameters"] = {k: to_plain_json(v) for k, v in step.params}
+        state = {"#meta": state_meta}
+        state.update(constant_values)
+        state.update({name: to_itf(values[name]) for name in trace.variables})
+        states.append(state)
+    return {"#meta": meta, "params": params, "vars": list(trace.variables), "states": states}
+
+
+def _constant_itf(value: Any) -> Any:
+    # replica sets are sets of model values (strings) in TLA+
+    if isinstance(value, list):
+        return {"#set": list(value)}
+    return to_itf(value)
+
+
+def check_trace_destination(path: str | None, overwrite: bool = False) -> None:
+    """Fail early, before a long run, if a trace could not be written there."""
+    if path is None:
+        return
+    if os.path.isdir(path):
+        _check_writable_dir(path, f"--trace-out {path}")
+        return
+    if os.path.exists(path) and not overwrite:
+        raise InputError(f"--trace-out {path} already exists (pass --overwrite to replace it)")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise InputError(f"cannot write --trace-out {path}: directory {parent} does not exist")
+    _check_writable_dir(parent, f"--trace-out {path}")
+
+
+def _check_writable_dir(directory: str, what: str) -> None:
+    probe = os.path.join(directory, f".modelcheck-write-test-{os.getpid()}")
+    try:
+        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise InputError(f"cannot write {what}: {e.strerror or e}") from None
+
+
+def write_trace(trace: Trace, path: str | None = None, overwrite: bool = False,
+                default_dir: str = "traces") -> str:
+    """Write the trace as ITF and return the path used.
+
+    Without ``path`` it goes into ``default_dir`` under a name derived from the
+    spec and invariant, with a numeric suffix so an existing file is never
+    replaced. A directory ``path`` is treated the same way.
+    """
+    text = json.dumps(to_itf_json(trace), indent=1) + "\n"
+    if path is not None and not os.path.isdir(path):
+        mode = "w" if overwrite else "x"
+        try:
+            with open(path, mode, encoding="utf-8") as f:
+                f.write(text)
+        except FileExistsError:
+            raise InputError(f"--trace-out {path} already exists (pass --overwrite to replace it)") from None
+        except OSError as e:
+            raise InputError(f"cannot write trace {path}: {e.strerror or e}") from None
+        return path
+    directory = path or default_dir
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"cannot create trace directory {directory}: {e.strerror or e}") from None
+    stem = f"{trace.spec}-{trace.invariant or 'trace'}"
+    for k in range(1, 100000):
+        name = os.path.join(directory, f"{stem}.itf.json" if k == 1 else f"{stem}-{k}.itf.json")
+        try:
+            fd = os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            continue
+        except OSError as e:
+            raise InputError(f"cannot write trace into {directory}: {e.strerror or e}") from None
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        return name
+    raise InputError(f"cannot find a free trace file name in {directory}")
+
+
+# --- text ------------------------------------------------------------------------
+
+def describe_changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """One line per changed value, descending into records and functions
+    while both sides have the same shape; sets of records list what was
+    added and removed."""
+    lines: list[str] = []
+    for var in after:
+        _diff(var, before.get(var), after[var], lines)
+    return lines
+
+
+def _diff(path: str, old: Any, new: Any, lines: list[str]) -> None:
+    if old == new:
+        return
+    if isinstance(old, Record) and isinstance(new, Record) and list(old) == list(new):
+        for k in new:
+            _diff(f"{path}.{k}", old[k], new[k], lines)
+    elif isinstance(old, Function) and isinstance(new, Function) and list(old) == list(new):
+        for k in new:
+            _diff(f"{path}[{show(k)}]", old[k], new[k], lines)
+    elif isinstance(old, frozenset) and isinstance(new, frozenset) and _is_record_set(old | new):
+        for gone in sorted(old - new, key=show):
+            lines.append(f"{path}: - {show(gone)}")
+        for added in sorted(new - old, key=show):
+            lines.append(f"{path}: + {show(added)}")
+    else:
+        lines.append(f"{path}: {show(old)} -> {show(new)}")
+
+
+def _is_record_set(values: frozenset) -> bool:
+    return any(not isinstance(v, (str, int, bool)) for v in values)
+
+
+def state_lines(values: dict[str, Any]) -> list[str]:
+    """A whole state, one line per variable (per replica for functions)."""
+    lines = []
+    for var, value in values.items():
+        if isinstance(value, Function):
+            lines.extend(f"{var}[{show(k)}] = {show(v)}" for k, v in value.items())
+        else:
+            lines.append(f"{var} = {show(value)}")
+    return lines
+
+
+def render_text(trace: Trace) -> str:
+    """The trace as text: the initial state in full, then for each step its
+    action with parameters and only what changed."""
+    out = []
+    for i, (values, step) in enumerate(zip(trace.states, trace.steps)):
+        if step is None:
+            out.append(f"State {i + 1}: Init")
+            out.extend(f"  {line}" for line in state_lines(values))
+        else:
+            out.append(f"State {i + 1}: {step.label()}")
+            changes = describe_changes(trace.states[i - 1], values)
+            out.extend(f"  {line}" for line in changes) if changes else out.append("  (no change)")
+    return "\n".join(out)
