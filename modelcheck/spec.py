@@ -99,6 +99,7 @@ class SpecDefinition:
     sometimes: tuple[PredicateDef, ...] = ()
     notes: str = ""
     check_constants: Callable[[Constants], None] | None = None
+    summarize: Callable[["Model", tuple], str] | None = None  # a one-line state summary
 
     def constant_decl(self, name: str) -> ConstantDecl:
         for d in self.constants:

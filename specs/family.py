@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from modelcheck.spec import ActionDef, SpecDefinition
 from specs.kafka_replication import (BASE_INVARIANTS, BASE_SOMETIMES, CONSTANTS, DEFAULT_INVARIANTS, Init,
-                                     fields, variables)
+                                     fields, summarize, variables)
 
 
 def replication_spec(name: str, module: str, summary: str, next_actions: tuple[ActionDef, ...],
@@ -16,4 +16,4 @@ def replication_spec(name: str, module: str, summary: str, next_actions: tuple[A
     return SpecDefinition(
         name=name, module=module, summary=summary, constants=CONSTANTS, fields=fields, init=Init,
         next=next_actions, invariants=BASE_INVARIANTS, default_invariants=DEFAULT_INVARIANTS,
-        variables=variables, sometimes=BASE_SOMETIMES, notes=notes)
+        variables=variables, sometimes=BASE_SOMETIMES, notes=notes, summarize=summarize)

@@ -1,0 +1,46 @@
+import pytest
+
+from modelcheck.cfgfile import parse_config
+from modelcheck.errors import InputError
+
+TLC_STYLE = r"""
+\* a model for Kip320
+CONSTANTS
+    Replicas = {r1, r2}
+    LogSize = 2   MaxRecords = 2
+    MaxLeaderEpoch = 2
+    r1 = r1
+(* the spec itself
+   is not evaluated *)
+INIT Init
+NEXT Next
+INVARIANT TypeOk
+INVARIANTS WeakIsr StrongIsr
+CHECK_DEADLOCK FALSE
+"""
+
+
+def test_reads_constants_invariants_and_deadlock_flag():
+    cfg = parse_config(TLC_STYLE, "mc.cfg")
+    assert cfg.constants == {"Replicas": "{r1,r2}", "LogSize": "2", "MaxRecords": "2", "MaxLeaderEpoch": "2"}
+    assert cfg.invariants == ["TypeOk", "WeakIsr", "StrongIsr"]
+    assert cfg.check_deadlock is False
+    assert any("INIT" in w for w in cfg.warnings) and any("NEXT" in w for w in cfg.warnings)
+
+
+@pytest.mark.parametrize("text, line, fragment", [
+    ("CONSTANTS\n  LogSize 2\n", 2, "expected ="),
+    ("CONSTANTS\n  Replicas = {r1, r2\n", 2, "expected , or }"),
+    ("CONSTANTS\n LogSize = 2\nbogus\n", 3, "expected = after constant bogus"),
+    ("bogus\nCONSTANTS\n", 1, "section keyword"),
+    ("INVARIANT\n", 1, "names no invariant"),
+    ("CONSTANTS\n  LogSize = 2\n  LogSize = 3\n", 3, "given twice"),
+    ("CONSTANTS\n  Replicas <- MCReplicas\n", 2, "substitution"),
+    ("(* never closed\nCONSTANTS\n", 1, "unterminated"),
+    ("CHECK_DEADLOCK maybe\n", 1, "TRUE or FALSE"),
+])
+def test_malformed_files_report_the_line(text, line, fragment):
+    with pytest.raises(InputError) as e:
+        parse_config(text, "bad.cfg")
+    assert f"bad.cfg:{line}:" in str(e.value)
+    assert fragment in str(e.value)

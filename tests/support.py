@@ -1,0 +1,87 @@
+"""Helpers shared by the tests: building models, crafting states, running the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from functools import lru_cache
+
+from click.testing import CliRunner
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+from specs import get_spec  # noqa: E402
+
+
+@lru_cache(maxsize=None)
+def _model(name: str, consts: tuple):
+    spec = get_spec(name)
+    return spec.instantiate(spec.resolve_constants(dict(consts)))
+
+
+def model(name: str, **consts):
+    """A model of spec ``name`` with constants given as strings or ints."""
+    return _model(name, tuple(sorted((k, str(v)) for k, v in consts.items())))
+
+
+def crafted(m, base: tuple | None = None, **fields) -> tuple:
+    """A state: ``base`` (default: the initial state) with fields replaced.
+
+    A field value is a scalar, or a dict from index (or index tuple) to value.
+    Replica names are accepted wherever a replica index is stored.
+    """
+    state = list(base if base is not None else m.init_states[0])
+    names = list(getattr(m.constants, "Replicas", ()))
+
+    def idx(i):
+        return names.index(i) if isinstance(i, str) else i
+
+    def val(v):
+        if isinstance(v, str):
+            return -1 if v == "NONE" else names.index(v)
+        if isinstance(v, (set, frozenset)):
+            return sum(1 << names.index(x) for x in v)
+        return int(v)
+
+    for name, value in fields.items():
+        if isinstance(value, dict):
+            for k, v in value.items():
+                key = tuple(idx(x) for x in k) if isinstance(k, tuple) else (idx(k),)
+                state[m.schema.slot(name, *key)] = val(v)
+        else:
+            state[m.schema.slot(name)] = val(value)
+    return tuple(state)
+
+
+def enabled(m, state: tuple) -> dict[str, tuple]:
+    """Enabled action instances, by label, with the state each leads to."""
+    return {m.instances[i].label(): t for i, t in m.successors(state)}
+
+
+def field(m, state: tuple, name: str, *index):
+    names = list(getattr(m.constants, "Replicas", ()))
+    key = tuple(names.index(i) if isinstance(i, str) else i for i in index)
+    return state[m.schema.slot(name, *key)]
+
+
+def invoke(*args):
+    """Run the CLI in-process; returns (exit code, stdout, stderr)."""
+    from cli import main
+    runner = CliRunner()
+    result = runner.invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def invoke_json(*args):
+    code, out, err = invoke(*args, "--json")
+    return code, json.loads(out), err
+
+
+def run_subprocess(*args, cwd=None, env=None, timeout=600):
+    """Run the CLI as users do, in a fresh process."""
+    full_env = dict(os.environ, **(env or {}))
+    full_env["PYTHONPATH"] = ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-c", "from cli import main; main()", *args], cwd=cwd, env=full_env,
+                          capture_output=True, text=True, timeout=timeout)
