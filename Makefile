@@ -1,0 +1,13 @@
+# `make test` is the one command that installs everything and runs the tests
+# (it is also what CI runs, through .ci/run).
+.PHONY: test install bench
+
+test:
+	sh tests/install-deps.sh
+	python3 -m pytest
+
+install:
+	python3 -m pip install .
+
+bench:
+	python3 bench/bench_bfs.py

@@ -1,0 +1,66 @@
+"""Measuring whole commands: wall-clock seconds and peak RSS of each run.
+
+Each run is a fresh process; ``os.wait4`` gives that child's own resource
+usage, so peak RSS is the child's high-water mark and nothing else's.
+Benchmarks report medians, and check only that every run gave the same
+answer; they are not tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass
+class RunFigures:
+    seconds: float
+    peak_rss_mib: float
+    output: dict
+
+
+def modelcheck_command(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from cli import main; main()", *args]
+
+
+def measure_once(cmd: list[str], cwd: str) -> RunFigures:
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 12):
+        raise SystemExit(f"benchmark command failed ({proc.returncode}): {' '.join(cmd)}")
+    return RunFigures(seconds, usage.ru_maxrss / 1024.0, json.loads(out))
+
+
+def measure(cmd: list[str], runs: int, cwd: str) -> dict:
+    figures = [measure_once(cmd, cwd) for _ in range(runs)]
+    answers = {(f.output["result"], f.output["distinct_states"], f.output["depth"]) for f in figures}
+    if len(answers) != 1:
+        raise SystemExit(f"runs disagree: {answers}")
+    result, distinct, depth = answers.pop()
+    seconds = statistics.median(f.seconds for f in figures)
+    return {
+        "command": " ".join(cmd[3:]),
+        "result": result, "distinct_states": distinct, "depth": depth,
+        "runs": runs,
+        "median_seconds": round(seconds, 2),
+        "median_states_per_second": round(distinct / seconds) if distinct else None,
+        "median_peak_rss_mib": round(statistics.median(f.peak_rss_mib for f in figures), 1),
+        "all_seconds": [round(f.seconds, 2) for f in figures],
+    }
+
+
+def machine() -> str:
+    import platform
+    return f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores"
