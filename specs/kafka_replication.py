@@ -89,6 +89,11 @@ def fields(c):
 
 def variables(c, schema) -> StateCodec:
     """How the fields read as the six TLA+ variables."""
+    return StateCodec(schema, replication_codecs(c, schema))
+
+
+def replication_codecs(c, schema) -> dict:
+    """The six variables' codecs, for specs that extend the state."""
     names, size, e = c.Replicas, c.LogSize, c.MaxLeaderEpoch
     slot = schema.slot
     f = schema.by_name
@@ -112,7 +117,7 @@ def variables(c, schema) -> StateCodec:
     }
     blank = {slot("request_leader", epoch): NONE for epoch in range(e + 1)}
     blank.update({slot("request_isr", epoch): 0 for epoch in range(e + 1)})
-    return StateCodec(schema, {
+    return {
         "replicaLog": Fn(names, [log(r) for r in range(len(names))]),
         "replicaState": Fn(names, [replica_state(r) for r in range(len(names))]),
         "nextRecordId": int_of("next_record_id"),
@@ -120,7 +125,7 @@ def variables(c, schema) -> StateCodec:
         "leaderAndIsrRequests": KeyedSet("leaderEpoch", requests, blank),
         "quorumState": Rec(leaderEpoch=int_of("quorum_epoch"), leader=ReplicaSlot(slot("quorum_leader"), names),
                            isr=ReplicaSetSlot(slot("quorum_isr"), names)),
-    })
+    }
 
 
 def Init(s, n) -> None:

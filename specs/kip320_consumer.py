@@ -1,0 +1,191 @@
+"""Kip320Consumer: a consumer reading one partition of the Kip320 model.
+
+KIP-320's consumer-side mechanisms are switched by boolean constants:
+
+* ``ConsumerFencing``: metadata carries the leader epoch, the consumer ignores
+  metadata older than what it has, and a leader serves a fetch only on
+  exactly the consumer's epoch;
+* ``TruncationCheck``: after adopting a new epoch the consumer asks the leader
+  where the epoch of its last consumed record ends (OffsetsForLeaderEpoch)
+  and rewinds if the log was truncated below its position;
+* ``UncleanElection``: with no leader, the controller may elect a replica
+  outside the ISR, the way committed data gets lost.
+
+Stale metadata is modelled by letting a refresh return any LeaderAndIsr
+state the controller ever published. NoDivergentDelivery says the consumer
+never delivers a record on top of a prefix that differs from what it already
+delivered.
+
+State: Kip320's fields plus the consumer's (``consumer_*``) and the history
+flag ``divergent_delivery``; the consumer's delivered log holds Nil at and
+beyond its position, like a replica log.
+"""
+
+from __future__ import annotations
+
+from modelcheck.codec import BoolSlot, Fn, IntSlot, NilOr, Rec, ReplicaSlot, StateCodec
+from modelcheck.constants import BOOL, INT, REPLICAS, ConstantDecl
+from modelcheck.expr import and_, any_of, implies, ite, member, min_, not_, or_
+from modelcheck.schema import boolean, integer
+from modelcheck.spec import SpecDefinition, action, invariant, sometimes
+from specs import kafka_replication as base
+from specs.finite_replicated_log import NIL, LogRecord, get_record_at_offset, has_offset, offsets
+from specs.kafka_replication import NONE, REPLICA, REQUEST, controller_update_isr, replica_presumes_leadership
+from specs.kip320 import NEXT as KIP320_NEXT
+
+CONSTANTS = (
+    ConstantDecl("Replicas", REPLICAS, ("r1", "r2"), minimum=1, maximum=8,
+                 doc="the replicas of the partition: a count (2) or names ({a,b})"),
+    ConstantDecl("LogSize", INT, 2, minimum=1, maximum=16, doc="the capacity of each replica's log"),
+    ConstantDecl("MaxRecords", INT, 3, minimum=1, maximum=64,
+                 doc="how many records producers may write in all (3 lets a divergence show)"),
+    ConstantDecl("MaxLeaderEpoch", INT, 2, minimum=0, maximum=64, doc="the largest leader epoch"),
+    ConstantDecl("UncleanElection", BOOL, True, doc="the controller may elect a replica outside the ISR"),
+    ConstantDecl("ConsumerFencing", BOOL, True, doc="fetches and metadata are fenced by leader epoch"),
+    ConstantDecl("TruncationCheck", BOOL, True, doc="the consumer validates its position after an epoch change"),
+)
+
+
+def fields(c):
+    size, e, m, r = c.LogSize, c.MaxLeaderEpoch, c.MaxRecords, len(c.Replicas)
+    return base.fields(c) + [
+        integer("consumer_leader", NONE, r - 1),
+        integer("consumer_epoch", NIL, e),
+        integer("consumer_position", 0, size),
+        integer("consumer_last_epoch", NIL, e),
+        integer("consumer_log_id", NIL, m - 1, (size,)),
+        integer("consumer_log_epoch", NIL, e, (size,)),
+        boolean("consumer_validated"),
+        boolean("divergent_delivery"),
+    ]
+
+
+def variables(c, schema) -> StateCodec:
+    replication = base.replication_codecs(c, schema)
+    slot, f = schema.slot, schema.by_name
+
+    def int_of(name, *idx):
+        return IntSlot(slot(name, *idx), f[name].lo, f[name].hi)
+
+    delivered = [NilOr(Rec(id=int_of("consumer_log_id", o), epoch=int_of("consumer_log_epoch", o)))
+                 for o in range(c.LogSize)]
+    return StateCodec(schema, {
+        **replication,
+        "consumerLeader": ReplicaSlot(slot("consumer_leader"), c.Replicas),
+        "consumerEpoch": int_of("consumer_epoch"),
+        "consumerPosition": int_of("consumer_position"),
+        "consumerLastEpoch": int_of("consumer_last_epoch"),
+        "consumerLog": Fn(range(c.LogSize), delivered),
+        "consumerValidated": BoolSlot(slot("consumer_validated")),
+        "divergentDelivery": BoolSlot(slot("divergent_delivery")),
+    })
+
+
+def FullInit(s, n) -> None:
+    """Kip320's Init, and a consumer that knows no leader and has read nothing."""
+    base.Init(s, n)
+    n.consumer_leader = NONE
+    n.consumer_epoch = NIL
+    n.consumer_position = 0
+    n.consumer_last_epoch = NIL
+    for o in offsets(s):
+        n.consumer_log_id[o] = NIL
+        n.consumer_log_epoch[o] = NIL
+    n.consumer_validated = True
+    n.divergent_delivery = False
+
+
+def consumer_record(s, offset) -> LogRecord:
+    return LogRecord(s.consumer_log_id[offset], s.consumer_log_epoch[offset])
+
+
+def end_offset_for_epoch(s, leader, epoch):
+    """EndOffsetForEpoch, as the leader answers OffsetsForLeaderEpoch: the
+    first offset holding a larger epoch, or its log end if there is none."""
+    answer = s.log_end[leader]
+    for o in reversed(offsets(s)):
+        answer = ite(and_(has_offset(s, leader, o), s.log_epoch[leader][o] > epoch), o, answer)
+    return answer
+
+
+@action(newLeader=REPLICA)
+def ControllerUncleanElectLeader(s, n, newLeader):
+    """With no leader, elect a replica outside the ISR, alone in its new ISR."""
+    n.require(s.c.UncleanElection, s.quorum_leader == NONE, not_(member(s.quorum_isr, newLeader)))
+    controller_update_isr(s, n, newLeader, 1 << newLeader)
+
+
+@action(leaderAndIsrRequest=REQUEST)
+def ConsumerRefreshMetadata(s, n, leaderAndIsrRequest):
+    """Adopt any published leader and epoch other than the current one; with
+    fencing, only a newer epoch."""
+    request = leaderAndIsrRequest
+    n.require(s.request_sent[request], s.request_leader[request] != NONE, s.consumer_epoch != request,
+              implies(s.c.ConsumerFencing, request > s.consumer_epoch))
+    n.consumer_leader = s.request_leader[request]
+    n.consumer_epoch = request
+    n.consumer_validated = not_(and_(s.c.TruncationCheck, s.consumer_last_epoch != NIL))
+
+
+@action(leader=REPLICA)
+def ConsumerFetch(s, n, leader):
+    """Read the record at the consumer's position from the replica it believes
+    leads (which must presume leadership, and with fencing be on the
+    consumer's epoch), below that replica's high watermark. Remember whether
+    the records below differ from what was delivered."""
+    position = s.consumer_position
+    n.require(s.consumer_leader == leader, s.consumer_validated, replica_presumes_leadership(s, leader),
+              implies(s.c.ConsumerFencing, s.leader_epoch[leader] == s.consumer_epoch),
+              position < s.hw[leader], position < s.log_end[leader])
+    record = get_record_at_offset(s, leader, position)
+    n.consumer_log_id[position] = record.id
+    n.consumer_log_epoch[position] = record.epoch
+    n.consumer_last_epoch = record.epoch
+    differs_below = any_of(and_(o < position, not_(get_record_at_offset(s, leader, o).equals(consumer_record(s, o))))
+                           for o in offsets(s))
+    n.divergent_delivery = or_(s.divergent_delivery, differs_below)
+    n.consumer_position = position + 1
+
+
+@action(leader=REPLICA)
+def ConsumerValidatePosition(s, n, leader):
+    """After an epoch change, ask the leader (on the consumer's epoch) where
+    the last consumed epoch ends, and rewind to it if that is below the
+    position."""
+    n.require(not_(s.consumer_validated), s.consumer_leader == leader, replica_presumes_leadership(s, leader),
+              s.leader_epoch[leader] == s.consumer_epoch)
+    end_offset = end_offset_for_epoch(s, leader, s.consumer_last_epoch)
+    rewind = end_offset < s.consumer_position
+    n.consumer_position = min_(end_offset, s.consumer_position)
+    for o in offsets(s):
+        dropped = and_(rewind, o >= end_offset)
+        n.consumer_log_id[o] = ite(dropped, NIL, s.consumer_log_id[o])
+        n.consumer_log_epoch[o] = ite(dropped, NIL, s.consumer_log_epoch[o])
+    last_kept_epoch = ite(end_offset == 0, NIL, s.consumer_log_epoch[end_offset - 1])
+    n.consumer_last_epoch = ite(rewind, last_kept_epoch, s.consumer_last_epoch)
+    n.consumer_validated = True
+
+
+@invariant
+def NoDivergentDelivery(s):
+    """The consumer never delivered a record on top of a prefix that differs
+    from the records it had already delivered."""
+    return not_(s.divergent_delivery)
+
+
+@sometimes
+def ConsumerDelivered(s):
+    """The consumer delivered at least one record."""
+    return s.consumer_position > 0
+
+
+SPEC = SpecDefinition(
+    name="kip320-consumer", module="Kip320Consumer",
+    summary="a KIP-320 consumer through leader changes, unclean elections and stale metadata",
+    constants=CONSTANTS, fields=fields, init=FullInit,
+    next=KIP320_NEXT + (ControllerUncleanElectLeader, ConsumerRefreshMetadata, ConsumerFetch,
+                        ConsumerValidatePosition),
+    invariants=base.BASE_INVARIANTS + (NoDivergentDelivery,),
+    default_invariants=("NoDivergentDelivery",),
+    variables=variables, sometimes=base.BASE_SOMETIMES + (ConsumerDelivered,),
+    notes="UncleanElection, ConsumerFencing and TruncationCheck switch the mechanisms (TRUE/FALSE)")
