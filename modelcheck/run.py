@@ -121,7 +121,7 @@ def execute(prepared: PreparedRun, progress: Progress) -> RunOutcome:
     request = prepared.request
     engine = get_engine(request.engine)
     options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
-                           **request.engine_options)
+                           dict(request.engine_options))
     result = engine.check(prepared.model, options)
     trace_file = trace_text = None
     if result.violation is not None:

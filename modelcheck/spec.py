@@ -242,6 +242,11 @@ class Model:
     def instance_labels(self) -> list[str]:
         return [i.label() for i in self.instances]
 
+    def key(self) -> tuple:
+        """A small picklable name for this model: ``load_model(key)`` rebuilds
+        it in another process (worker processes, Spark executors)."""
+        return (self.spec.name, tuple(self.constants.items()))
+
     def describe_constants(self) -> str:
         from modelcheck.constants import format_value
         kinds = {d.name: d.kind for d in self.spec.constants}
@@ -251,3 +256,18 @@ class Model:
         from modelcheck.constants import json_value
         kinds = {d.name: d.kind for d in self.spec.constants}
         return {k: json_value(kinds[k], v) for k, v in self.constants.items()}
+
+
+_LOADED: dict[tuple, Model] = {}
+
+
+def load_model(key: tuple) -> Model:
+    """The model named by ``Model.key()``, built once per process."""
+    model = _LOADED.get(key)
+    if model is None:
+        from specs import get_spec
+        name, items = key
+        spec = get_spec(name)
+        model = spec.instantiate(spec.resolve_constants(parsed=dict(items)))
+        _LOADED[key] = model
+    return model

@@ -1,16 +1,27 @@
-"""Engines behind one interface: ``check(model, options) -> CheckResult``."""
+"""Engines behind one interface: ``check(model, options) -> CheckResult``.
+
+Each engine lives in its own module and is imported only when chosen, so an
+engine's heavy dependencies (pyspark, z3) cost nothing to the others.
+"""
 
 from __future__ import annotations
 
+import importlib
+
 from modelcheck.errors import InputError
+
+# engine name -> (module, class)
+ENGINES: dict[str, tuple[str, str]] = {
+    "bfs": ("modelcheck.engines.bfs", "BfsChecker"),
+}
 
 
 def engine_names() -> list[str]:
-    return ["bfs"]
+    return list(ENGINES)
 
 
 def get_engine(name: str):
-    if name == "bfs":
-        from modelcheck.engines.bfs import BfsChecker
-        return BfsChecker()
-    raise InputError(f"unknown engine {name!r} (engines: {', '.join(engine_names())})")
+    if name not in ENGINES:
+        raise InputError(f"unknown engine {name!r} (engines: {', '.join(engine_names())})")
+    module, cls = ENGINES[name]
+    return getattr(importlib.import_module(module), cls)()

@@ -1,8 +1,16 @@
-"""What every engine takes and returns."""
+"""What every engine takes and returns.
+
+An engine is an object with a ``name`` and ``check(model, options) ->
+CheckResult``. It must report the distinct-state count, depth and shortest
+violation length that the breadth-first engine reports on the same model; a
+field it cannot compute is None (z3's bounded model checking has no
+distinct-state count, for example).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 from modelcheck.progress import Progress, Silent
 
@@ -11,10 +19,14 @@ DEADLOCK = "Deadlock"
 
 @dataclass(frozen=True)
 class CheckOptions:
+    """What to check and how far. ``engine_options`` carries settings only one
+    engine understands (a Spark master URL, a worker count...)."""
+
     invariants: tuple[str, ...]
     max_depth: int | None = None
     check_deadlock: bool = False
     progress: Progress = field(default_factory=Silent)
+    engine_options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass
