@@ -1,0 +1,258 @@
+"""Starting and stopping the SparkContext a search runs in.
+
+What this adds to a plain ``SparkContext(conf)``:
+
+* the checks that turn the usual ways of failing into one clear line: no
+  pyspark, no Java 17, a master that does not answer, a cluster on which no
+  executor ever registers (each bounded in time, so nothing hangs);
+* Spark's own logging held at WARN (``--verbose`` gives its full log);
+* this project's code, zipped at start and shipped with ``addPyFile``, so the
+  executors run exactly the code the driver runs, wherever they are: an
+  installed copy of modelcheck on a worker (or none) does not matter;
+* a checkpoint directory: a temporary one, removed afterwards, unless the
+  user named one, which is kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import py_compile
+import shutil
+import socket
+import sys
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass
+from typing import Iterator
+
+from modelcheck.errors import InputError
+from modelcheck.spark.java import require_java
+from modelcheck.spark.settings import DEFAULT_MASTER, SparkSettings, is_loopback_master, standalone_addresses
+
+# Spark at WARN, less the warnings every run on a laptop prints and no user
+# can act on (no native Hadoop library, the loopback hostname). --verbose
+# gives Spark's INFO log instead.
+LOG4J = """\
+rootLogger.level = LEVEL
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = spark: %p %c{1}: %m%n%ex
+logger.repl.name = org.apache.spark.repl.Main
+logger.repl.level = LEVEL
+"""
+QUIET_LOGGERS = """\
+logger.nativecode.name = org.apache.hadoop.util.NativeCodeLoader
+logger.nativecode.level = error
+logger.utils.name = org.apache.spark.util.Utils
+logger.utils.level = error
+"""
+
+
+def log4j_config(verbose: bool) -> str:
+    if verbose:
+        return LOG4J.replace("LEVEL", "info")
+    return LOG4J.replace("LEVEL", "warn") + QUIET_LOGGERS
+
+PACKAGES = ("modelcheck", "specs")
+
+
+@dataclass
+class SparkRun:
+    """An open SparkContext with what one search needs from it."""
+
+    sc: object  # pyspark.SparkContext
+    master: str
+    partitions: int
+    checkpoint_dir: str
+    code_zip: str  # the file name executors must import modelcheck from
+    startup_seconds: float
+
+
+def import_pyspark():
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        raise InputError("the spark engine needs pyspark: pip install 'modelcheck[spark]'") from None
+    return pyspark
+
+
+def check_master_reachable(master: str, timeout: float) -> None:
+    """Fail fast when no address of a spark:// master accepts a connection."""
+    addresses = standalone_addresses(master)
+    if not addresses:
+        return
+    problems = []
+    for host, port in addresses:
+        try:
+            with socket.create_connection((host, port), timeout=timeout):
+                return
+        except OSError as e:
+            reason = "timed out" if isinstance(e, TimeoutError) else (e.strerror or str(e))
+            problems.append(f"{host}:{port}: {reason}")
+    raise InputError(f"cannot reach the Spark master {master} ({'; '.join(problems)}); is it running? "
+                     f"`modelcheck cluster start` starts one and prints its URL")
+
+
+def build_code_zip(directory: str) -> str:
+    """Zip the packages the driver imported (not whatever is installed) into
+    ``directory``; the name carries a digest of the content.
+
+    Each module goes in as source and as bytecode for this interpreter
+    (unchecked hash-based .pyc): every Python worker Spark starts imports
+    the whole package, and compiling it each time costs a noticeable part of
+    a short run. An executor on another Python version ignores the bytecode.
+    """
+    import modelcheck
+    import specs
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for package in (modelcheck, specs):
+            root = os.path.dirname(os.path.abspath(package.__file__))
+            base = os.path.dirname(root)
+            for folder, dirs, files in os.walk(root):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                for name in sorted(files):
+                    if name.endswith(".py"):
+                        path = os.path.join(folder, name)
+                        inner = os.path.relpath(path, base)
+                        with open(path, "rb") as f:
+                            z.writestr(_zip_entry(inner), f.read())
+                        z.writestr(_zip_entry(inner + "c"), _bytecode(path, inner, directory))
+    data = buffer.getvalue()
+    path = os.path.join(directory, f"modelcheck-code-{hashlib.blake2b(data, digest_size=6).hexdigest()}.zip")
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def _zip_entry(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def _bytecode(path: str, shown_as: str, scratch: str) -> bytes:
+    target = os.path.join(scratch, "module.pyc")
+    py_compile.compile(path, cfile=target, dfile=shown_as, doraise=True,
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    with open(target, "rb") as f:
+        return f.read()
+
+
+def spark_conf_pairs(settings: SparkSettings, master: str | None, app_name: str, log_config: str | None,
+                     under_submit: bool) -> list[tuple[str, str]]:
+    """The Spark settings for a run; the user's ``--spark-conf`` win."""
+    pairs = [("spark.app.name", app_name), ("spark.ui.showConsoleProgress", "false")]
+    if master is not None:
+        pairs.append(("spark.master", master))
+    if not under_submit:
+        pairs.append(("spark.ui.enabled", "false"))
+        if master is not None and is_loopback_master(master):
+            pairs += [("spark.driver.host", "127.0.0.1"), ("spark.driver.bindAddress", "127.0.0.1")]
+        if log_config is not None:
+            pairs.append(("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log_config}"))
+    given = dict(settings.conf)
+    return [(k, v) for k, v in pairs if k not in given] + list(settings.conf)
+
+
+@contextlib.contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    """Set environment variables that are unset, for the launch of the JVM
+    (pyspark reads them from this process' environment), then restore."""
+    added = [k for k, v in values.items() if v is not None and k not in os.environ]
+    for k in added:
+        os.environ[k] = values[k]
+    try:
+        yield
+    finally:
+        for k in added:
+            os.environ.pop(k, None)
+
+
+def executor_count(sc) -> int:
+    """Executors registered with the driver (the driver itself not counted,
+    except in local mode, where it is the executor)."""
+    if sc.master.startswith("local"):
+        return 1
+    return int(sc._jsc.sc().getExecutorMemoryStatus().size()) - 1
+
+
+def wait_for_executors(sc, master: str, limit: float) -> None:
+    deadline = time.monotonic() + limit
+    while executor_count(sc) < 1:
+        if time.monotonic() > deadline:
+            raise InputError(f"no Spark executor registered with {master} within {limit:.0f} s: does the cluster "
+                             f"have a worker with free cores and enough memory for an executor?")
+        time.sleep(0.1)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+@contextlib.contextmanager
+def spark_run(settings: SparkSettings, app_name: str, context=None) -> Iterator[SparkRun]:
+    """A SparkContext ready for a search. With ``context`` (an existing
+    SparkContext) that one is used and left running; otherwise one is
+    started here and stopped on the way out, whatever happens."""
+    import_pyspark()
+    started = time.perf_counter()
+    scratch = tempfile.mkdtemp(prefix="modelcheck-spark-")
+    sc = None
+    try:
+        if context is None:
+            sc = start_context(settings, app_name, scratch)
+        else:
+            sc = context
+        master = sc.master
+        code_zip = build_code_zip(scratch)
+        sc.addPyFile(code_zip)
+        checkpoint_dir = settings.checkpoint_dir or os.path.join(scratch, "checkpoints")
+        os.makedirs(checkpoint_dir, exist_ok=True)
+        sc.setCheckpointDir(os.path.abspath(checkpoint_dir))
+        partitions = settings.partitions or max(1, int(sc.defaultParallelism))
+        yield SparkRun(sc, master, partitions, checkpoint_dir, os.path.basename(code_zip),
+                       time.perf_counter() - started)
+    finally:
+        if sc is not None and context is None:
+            sc.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def start_context(settings: SparkSettings, app_name: str, scratch: str):
+    """Start a SparkContext, or fail with one line saying why."""
+    from pyspark import SparkConf, SparkContext
+
+    require_java()
+    under_submit = "PYSPARK_GATEWAY_PORT" in os.environ
+    master = settings.master or (None if under_submit else DEFAULT_MASTER)
+    if master is not None:
+        check_master_reachable(master, settings.connect_timeout)
+    log_config = os.path.join(scratch, "log4j2.properties")
+    with open(log_config, "w") as f:
+        f.write(log4j_config(settings.verbose))
+    conf = SparkConf(loadDefaults=False).setAll(spark_conf_pairs(settings, master, app_name, log_config,
+                                                                 under_submit))
+    loopback = master is not None and is_loopback_master(master)
+    try:
+        with _environment(PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1" if loopback else None):
+            sc = SparkContext(conf=conf)
+    except Exception as e:  # the JVM did not start, or refused the settings
+        raise InputError(f"Spark did not start: {_first_line(e)}") from None
+    try:
+        if not settings.verbose:
+            sc.setLogLevel("WARN")
+        wait_for_executors(sc, sc.master, settings.executor_wait)
+    except BaseException:
+        sc.stop()
+        raise
+    return sc
