@@ -16,6 +16,7 @@ import click
 
 from modelcheck import __version__
 from modelcheck.errors import InputError
+from modelcheck.spark.commands import cluster, engine_options_from, spark_options
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_VIOLATION = 0, 1, 2, 12
 
@@ -80,17 +81,21 @@ def main():
 @click.option("--overwrite", is_flag=True, help="Allow --trace-out to replace an existing file.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, trace_out, overwrite, as_json, quiet):
+@spark_options
+def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, trace_out, overwrite, as_json, quiet,
+        **spark):
     """Check SPEC's invariants over every reachable state."""
     from modelcheck.progress import Progress
     from modelcheck.run import RunRequest, execute, prepare, summary_text, warn
 
     request = RunRequest(spec=spec, engine=engine, consts=tuple(consts), config=config,
                          invariants=tuple(invariants), max_depth=max_depth, check_deadlock=check_deadlock,
-                         trace_out=trace_out, overwrite=overwrite)
+                         trace_out=trace_out, overwrite=overwrite,
+                         engine_options=engine_options_from(engine, spark))
     prepared = prepare(request)
     warn(prepared.warnings)
-    progress = Progress(enabled=False) if quiet else Progress()
+    # a Spark run logs a line per level even into a file: such runs are long
+    progress = Progress(enabled=False) if quiet else Progress(enabled=True if engine == "spark" else None)
     outcome = execute(prepared, progress)
     if as_json:
         click.echo(json.dumps(outcome.to_json()))
@@ -172,6 +177,9 @@ def graph(spec, out, consts, config, max_states, max_depth, overwrite, as_json, 
         click.echo(f"  e.g. deadlock: {g.nodes[n]['label']}")
     click.echo(f"  written to        {out}")
     return 0
+
+
+main.add_command(cluster)
 
 
 if __name__ == "__main__":

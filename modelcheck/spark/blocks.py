@@ -152,8 +152,8 @@ def expand_partition(model_key: tuple, partitions: int, check_deadlock: bool,
     successors = model.compiled.successors
     packer = state_struct(model.schema)
     pack = packer.pack
-    from_bytes = int.from_bytes
-    found: dict[int, tuple[int, int, bytes]] = {}
+    # keyed by the 8 digest bytes: turned into integers once, by numpy, at the end
+    found: dict[bytes, tuple[int, int, bytes]] = {}
     generated = 0
     deadlocks = []
     for _, (tag, block) in records:
@@ -169,12 +169,12 @@ def expand_partition(model_key: tuple, partitions: int, check_deadlock: bool,
             generated += len(succ)
             for index, t in succ:
                 b = pack(*t)
-                fp = from_bytes(blake2b(b, digest_size=8).digest(), "little")
-                if fp not in found:
-                    found[fp] = (parent, index, b)
+                digest = blake2b(b, digest_size=8).digest()
+                if digest not in found:
+                    found[digest] = (parent, index, b)
     count = len(found)
     values = found.values()
-    fps = np.fromiter(found.keys(), dtype=np.uint64, count=count)
+    fps = np.frombuffer(b"".join(found), dtype="<u8").astype(np.uint64)
     parent_fps = np.fromiter((v[0] for v in values), dtype=np.uint64, count=count)
     actions = np.fromiter((v[1] for v in values), dtype=np.int32, count=count)
     states = b"".join(v[2] for v in values)

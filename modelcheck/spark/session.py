@@ -22,7 +22,9 @@ import os
 import py_compile
 import shutil
 import socket
+import subprocess
 import sys
+import threading
 import tempfile
 import time
 import zipfile
@@ -150,7 +152,10 @@ def _bytecode(path: str, shown_as: str, scratch: str) -> bytes:
 def spark_conf_pairs(settings: SparkSettings, master: str | None, app_name: str, log_config: str | None,
                      under_submit: bool) -> list[tuple[str, str]]:
     """The Spark settings for a run; the user's ``--spark-conf`` win."""
-    pairs = [("spark.app.name", app_name), ("spark.ui.showConsoleProgress", "false")]
+    # PYTHONSAFEPATH: a Python worker started in a directory holding a
+    # modelcheck/ (a checkout, say) would import that before the shipped zip
+    pairs = [("spark.app.name", app_name), ("spark.ui.showConsoleProgress", "false"),
+             ("spark.executorEnv.PYTHONSAFEPATH", "1")]
     if master is not None:
         pairs.append(("spark.master", master))
     if not under_submit:
@@ -228,6 +233,38 @@ def spark_run(settings: SparkSettings, app_name: str, context=None) -> Iterator[
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+# What the JVM prints on every start that says nothing to a user.
+JVM_NOISE = ("WARNING: Using incubator modules",)
+
+
+def _launch_gateway(conf, verbose: bool):
+    """Start the driver JVM with its output piped through this process: its
+    stdout must not mix with ``--json`` output, and the line the JVM prints
+    on every start is dropped unless ``verbose``. None when this process
+    already has a JVM (pyspark starts one per process and reuses it)."""
+    from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return None
+    gateway = launch_gateway(conf, popen_kwargs={"stdout": subprocess.PIPE, "stderr": subprocess.PIPE})
+    for stream in (gateway.proc.stdout, gateway.proc.stderr):
+        threading.Thread(target=_forward, args=(stream, sys.stderr, () if verbose else JVM_NOISE),
+                         daemon=True).start()
+    return gateway
+
+
+def _forward(source, target, drop: tuple[str, ...]) -> None:
+    for raw in iter(source.readline, b""):
+        line = raw.decode("utf-8", "replace")
+        if not line.startswith(drop):
+            try:
+                target.write(line)
+                target.flush()
+            except (ValueError, OSError):  # the target was closed: keep draining
+                pass
+
+
 def start_context(settings: SparkSettings, app_name: str, scratch: str):
     """Start a SparkContext, or fail with one line saying why."""
     from pyspark import SparkConf, SparkContext
@@ -245,12 +282,13 @@ def start_context(settings: SparkSettings, app_name: str, scratch: str):
     loopback = master is not None and is_loopback_master(master)
     try:
         with _environment(PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1" if loopback else None):
-            sc = SparkContext(conf=conf)
+            sc = SparkContext(conf=conf, gateway=_launch_gateway(conf, settings.verbose))
+    except InputError:
+        raise
     except Exception as e:  # the JVM did not start, or refused the settings
         raise InputError(f"Spark did not start: {_first_line(e)}") from None
     try:
-        if not settings.verbose:
-            sc.setLogLevel("WARN")
+        sc.setLogLevel("INFO" if settings.verbose else "WARN")
         wait_for_executors(sc, sc.master, settings.executor_wait)
     except BaseException:
         sc.stop()
