@@ -158,15 +158,20 @@ def _last_line(text: str) -> str:
     return (errors or lines or ["no output"])[-1][:300]
 
 
-def start_cluster(settings: ClusterSettings, state_dir: str) -> ClusterState:
-    """Start a master and ``settings.workers`` workers; wait until every
-    worker has registered. On any failure, stop what was started."""
+def check_startable(state_dir: str) -> None:
+    """Java is there, and no cluster recorded in ``state_dir`` still runs."""
     require_java()
-    os.makedirs(state_dir, exist_ok=True)
     existing = ClusterState.load(state_dir)
     if existing is not None and any(p.running() for p in existing.processes):
         raise InputError(f"a cluster recorded in {state_dir} is still running ({existing.master_url}); "
                          f"stop it first with `modelcheck cluster stop`")
+
+
+def start_cluster(settings: ClusterSettings, state_dir: str) -> ClusterState:
+    """Start a master and ``settings.workers`` workers; wait until every
+    worker has registered. On any failure, stop what was started."""
+    check_startable(state_dir)
+    os.makedirs(state_dir, exist_ok=True)
     command = spark_class()
     env = _daemon_env(settings.host)
     logs = os.path.join(state_dir, "logs")
@@ -180,8 +185,7 @@ def start_cluster(settings: ClusterSettings, state_dir: str) -> ClusterState:
                          "master", os.path.join(logs, f"master-{stamp}.log"), env)
         started.append(master)
         url = _wait_for_log(master, _MASTER_URL, deadline).group(1)
-        ui = _MASTER_UI.search(open(master.log, errors="replace").read())
-        state = ClusterState(url, ui.group(1) if ui else None, started)
+        state = ClusterState(url, None, started)
         state.save(state_dir)
         for i in range(1, settings.workers + 1):
             work_dir = os.path.join(state_dir, f"work-{i}")
@@ -193,6 +197,10 @@ def start_cluster(settings: ClusterSettings, state_dir: str) -> ClusterState:
             state.save(state_dir)
         for worker in state.workers():
             _wait_for_log(worker, _REGISTERED, deadline)
+        with open(master.log, errors="replace") as f:
+            ui = _MASTER_UI.search(f.read())
+        state.web_ui = ui.group(1) if ui else None
+        state.save(state_dir)
         return state
     except BaseException:
         stop_processes(started)

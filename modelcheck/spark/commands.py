@@ -17,6 +17,7 @@ SPARK_OPTIONS = {
     "checkpoint_dir": "checkpoint_dir",
     "checkpoint_every": "checkpoint_every",
     "spark_conf": "conf",
+    "executor_wait": "executor_wait",
     "verbose": "verbose",
 }
 
@@ -36,6 +37,8 @@ def spark_options(fn):
                      help="--engine spark: checkpoint every N levels (default 5)."),
         click.option("--spark-conf", multiple=True, metavar="KEY=VALUE",
                      help="--engine spark: a Spark setting, e.g. spark.executor.memory=4g. Repeatable."),
+        click.option("--executor-wait", type=float, metavar="SECONDS",
+                     help="--engine spark: how long to wait for a cluster's first executor (default 60)."),
         click.option("--verbose", is_flag=True, help="--engine spark: show Spark's own log."),
     ]
     for option in reversed(options):
@@ -74,9 +77,10 @@ def _state_dir_option(fn):
 @_state_dir_option
 def start(workers, cores, memory, port, webui_port, state_dir):
     """Start a master and workers; print the master URL to run against."""
-    from modelcheck.spark.cluster import ClusterSettings, start_cluster
+    from modelcheck.spark.cluster import ClusterSettings, check_startable, start_cluster
 
     settings = ClusterSettings(workers=workers, cores=cores, memory=memory, port=port, webui_port=webui_port)
+    check_startable(state_dir)
     click.echo(f"starting a Spark master and {workers} worker(s) on 127.0.0.1 ...", err=True)
     state = start_cluster(settings, state_dir)
     click.echo(state.master_url)

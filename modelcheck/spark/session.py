@@ -57,10 +57,23 @@ logger.utils.level = error
 """
 
 
-def log4j_config(verbose: bool) -> str:
-    if verbose:
-        return LOG4J.replace("LEVEL", "info")
-    return LOG4J.replace("LEVEL", "warn") + QUIET_LOGGERS
+# Spark warns that checkpoints on a local path are unsafe off local mode: a
+# cluster on this machine shares that path, so there it is noise.
+SHARED_DISK_FILTER = """\
+filter.localcheckpoint.type = RegexFilter
+filter.localcheckpoint.regex = .*checkpoint directory must not be on the local filesystem.*
+filter.localcheckpoint.onMatch = DENY
+filter.localcheckpoint.onMismatch = NEUTRAL
+"""
+
+
+def log4j_config(verbose: bool, same_machine: bool) -> str:
+    text = LOG4J.replace("LEVEL", "info" if verbose else "warn")
+    if not verbose:
+        text += QUIET_LOGGERS
+    if same_machine:
+        text += SHARED_DISK_FILTER
+    return text
 
 PACKAGES = ("modelcheck", "specs")
 
@@ -191,8 +204,19 @@ def executor_count(sc) -> int:
 
 
 def wait_for_executors(sc, master: str, limit: float) -> None:
+    """Wait (at most ``limit`` seconds) for the first executor, so that a
+    cluster without usable workers fails now instead of hanging the first job."""
     deadline = time.monotonic() + limit
-    while executor_count(sc) < 1:
+    while True:
+        try:
+            stopped = sc._jsc.sc().isStopped()
+            if not stopped and executor_count(sc) >= 1:
+                return
+        except Exception:  # the context stopped between the two calls
+            stopped = True
+        if stopped:
+            raise InputError(f"the Spark master {master} did not take the application (is it a Spark master, "
+                             f"of a compatible version?)")
         if time.monotonic() > deadline:
             raise InputError(f"no Spark executor registered with {master} within {limit:.0f} s: does the cluster "
                              f"have a worker with free cores and enough memory for an executor?")
@@ -274,12 +298,12 @@ def start_context(settings: SparkSettings, app_name: str, scratch: str):
     master = settings.master or (None if under_submit else DEFAULT_MASTER)
     if master is not None:
         check_master_reachable(master, settings.connect_timeout)
+    loopback = master is not None and is_loopback_master(master)
     log_config = os.path.join(scratch, "log4j2.properties")
     with open(log_config, "w") as f:
-        f.write(log4j_config(settings.verbose))
+        f.write(log4j_config(settings.verbose, loopback))
     conf = SparkConf(loadDefaults=False).setAll(spark_conf_pairs(settings, master, app_name, log_config,
                                                                  under_submit))
-    loopback = master is not None and is_loopback_master(master)
     try:
         with _environment(PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1" if loopback else None):
             sc = SparkContext(conf=conf, gateway=_launch_gateway(conf, settings.verbose))

@@ -54,8 +54,10 @@ class SparkSettings:
             raise InputError(f"--partitions must be between 1 and {MAX_PARTITIONS:,}, got {self.partitions}")
         if self.checkpoint_every < 1:
             raise InputError(f"--checkpoint-every must be at least 1, got {self.checkpoint_every}")
-        if self.executor_wait <= 0 or self.connect_timeout <= 0:
-            raise InputError("Spark time limits must be positive")
+        if self.executor_wait <= 0:
+            raise InputError(f"--executor-wait must be positive, got {self.executor_wait}")
+        if self.connect_timeout <= 0:
+            raise InputError(f"the connection timeout must be positive, got {self.connect_timeout}")
         if self.checkpoint_dir is not None:
             check_checkpoint_dir(self.checkpoint_dir)
 
