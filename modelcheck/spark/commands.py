@@ -49,7 +49,8 @@ def spark_options(fn):
 def engine_options_from(engine: str, given: dict) -> dict:
     """The engine options for ``RunRequest``; Spark options with another
     engine are a mistake worth saying."""
-    chosen = {SPARK_OPTIONS[k]: v for k, v in given.items() if k in SPARK_OPTIONS and v not in (None, False, ())}
+    chosen = {SPARK_OPTIONS[k]: v for k, v in given.items()
+              if k in SPARK_OPTIONS and v is not None and v is not False and v != ()}
     if chosen and engine != "spark":
         flag = next(k for k in SPARK_OPTIONS if SPARK_OPTIONS[k] in chosen).replace("_", "-")
         raise InputError(f"--{flag} applies only to --engine spark")
