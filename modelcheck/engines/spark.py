@@ -136,7 +136,7 @@ class LevelSearch:
         level_started = time.perf_counter()
         current = self._first_level()
         summaries = self._materialize(current, 1)
-        self._check_code_origin(summaries)
+        check_code_origin(summaries, self.run_.code_zip)
         depth, total = 1, 0
         while True:
             new = sum(s.new for s in summaries)
@@ -174,12 +174,6 @@ class LevelSearch:
         return CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
                            self.generated, dict(self.sometimes), notes)
 
-    def _check_code_origin(self, summaries: list[blocks.LevelSummary]) -> None:
-        """Executors must run the code the driver shipped, not an installed copy."""
-        for s in summaries:
-            if self.run_.code_zip not in s.code_origin:
-                raise RuntimeError(f"an executor imported modelcheck from {s.code_origin}, "
-                                   f"not from the shipped {self.run_.code_zip}")
 
     # --- traces ----------------------------------------------------------------
     def _violation(self, level_rdd, fp: int, invariant: str, depth: int) -> Violation:
@@ -201,3 +195,10 @@ class LevelSearch:
             raise RuntimeError(f"trace rebuilding: the replayed path does not end in the state found at depth {depth}")
         return Violation(invariant, states, actions)
 
+
+def check_code_origin(summaries: list[blocks.LevelSummary], code_zip: str) -> None:
+    """Executors must run the code the driver shipped, not an installed copy
+    or a checkout that happens to lie in their working directory."""
+    for s in summaries:
+        if code_zip not in s.code_origin:
+            raise RuntimeError(f"an executor imported modelcheck from {s.code_origin}, not from the shipped {code_zip}")
