@@ -69,6 +69,8 @@ class LevelSearch:
         self.generated = 0
         self.persisted = []
         self.report = run.sc.accumulator({}, blocks.SummaryParam())
+        # a successor on its way to its partition: fingerprint, parent, action, packed state
+        self.candidate_bytes = 8 + 8 + 4 + blocks.state_struct(model.schema).size
 
     # --- building a level's RDD -----------------------------------------------
     def _shuffle(self, rdd):
@@ -84,16 +86,21 @@ class LevelSearch:
         if both.getNumPartitions() != self.partitions or both.partitioner is None:
             raise RuntimeError("the visited set and the successors are not co-partitioned "
                                f"({both.getNumPartitions()} partitions instead of {self.partitions})")
+        return self._step(both, level, probe)
+
+    def _step(self, inputs, level: int, probe: bool):
+        """Each partition's visited block and incoming successors -> the next level."""
         pending = tuple(name for name, depth in self.sometimes.items() if depth is None)
         step = partial(blocks.select_new, self.key, tuple(self.options.invariants), pending, probe, level,
                        self.report)
-        return both.mapPartitionsWithIndex(step, preservesPartitioning=True)
+        return inputs.mapPartitionsWithIndex(step, preservesPartitioning=True)
 
     def _first_level(self):
+        """Empty visited blocks and the initial states, in one shuffle."""
         n = self.partitions
-        visited = self._shuffle(self.sc.parallelize([(i, (blocks.VISITED, blocks.empty_visited())) for i in range(n)], n))
-        initial = self._shuffle(self.sc.parallelize(blocks.initial_blocks(self.model, n), n))
-        return self._select_new(visited, initial, 1, probe=False)
+        empty = [(i, (blocks.VISITED, blocks.empty_visited())) for i in range(n)]
+        inputs = self._shuffle(self.sc.parallelize(empty + blocks.initial_blocks(self.model, n), n))
+        return self._step(inputs, 1, probe=False)
 
     def _next_level(self, current, level: int, probe: bool = False):
         expand = partial(blocks.expand_partition, self.key, self.partitions,
@@ -142,8 +149,10 @@ class LevelSearch:
             new = sum(s.new for s in summaries)
             total = sum(s.visited for s in summaries)
             self.generated += sum(s.generated for s in summaries)
+            received = sum(s.received for s in summaries)
             progress.note(f"level {depth:>3} · {new:>11,} new · {total:>13,} total · "
-                          f"{time.perf_counter() - level_started:6.2f} s")
+                          f"{time.perf_counter() - level_started:6.2f} s · shuffled {received:,} successors "
+                          f"({_mb(received * self.candidate_bytes)}) · cached {_mb(cached_bytes(self.sc, current))}")
             dead = [s.deadlock for s in summaries if s.deadlock is not None]
             if dead:  # found while expanding the level before this one: a shorter trace
                 return self._finish(started, "violation", depth - 1, total - new,
@@ -202,3 +211,15 @@ def check_code_origin(summaries: list[blocks.LevelSummary], code_zip: str) -> No
     for s in summaries:
         if code_zip not in s.code_origin:
             raise RuntimeError(f"an executor imported modelcheck from {s.code_origin}, not from the shipped {code_zip}")
+
+
+def cached_bytes(sc, rdd) -> int:
+    """What Spark holds for ``rdd`` in memory and on disk (0 if not cached)."""
+    for info in sc._jsc.sc().getRDDStorageInfo():
+        if info.id() == rdd.id():
+            return int(info.memSize()) + int(info.diskSize())
+    return 0
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB"

@@ -73,6 +73,7 @@ class LevelSummary(NamedTuple):
     new: int
     visited: int
     generated: int
+    received: int  # successor candidates this partition received through the shuffle
     violation: tuple[int, int] | None  # (invariant rank, fingerprint), the smallest in this partition
     sometimes: tuple[str, ...]  # reachability checks some new state satisfies
     deadlock: int | None  # the smallest fingerprint of a state without successors
@@ -247,11 +248,12 @@ def select_new(model_key: tuple, invariants: tuple[str, ...], sometimes: tuple[s
     new = ~contains(visited.fps, fps)
     fps, parents, actions, rows = fps[new], parents[new], actions[new], rows[new]
     generated = sum(p.generated for p in parts)
+    received = sum(len(p.fps) for p in parts)
     dead = np.concatenate([p.deadlocks for p in parts]) if parts else _EMPTY_FPS
     deadlock = int(dead.min()) if len(dead) else None
     origin = modelcheck.__file__
     if probe:
-        report.add({(level, split): LevelSummary(split, len(fps), len(visited.fps), generated, None, (), None,
+        report.add({(level, split): LevelSummary(split, len(fps), len(visited.fps), generated, received, None, (), None,
                                                  origin)})
         return
     states_bytes = rows.tobytes()
@@ -260,7 +262,7 @@ def select_new(model_key: tuple, invariants: tuple[str, ...], sometimes: tuple[s
     predicates = model.compiled.predicates
     seen = tuple(name for name in sometimes if any(map(predicates[name], states)))
     merged = insert_sorted(visited, fps, parents, actions)
-    report.add({(level, split): LevelSummary(split, len(fps), len(merged.fps), generated, violation, seen,
+    report.add({(level, split): LevelSummary(split, len(fps), len(merged.fps), generated, received, violation, seen,
                                              deadlock, origin)})
     yield split, (VISITED, merged)
     yield split, (FRONTIER, Frontier(fps, states_bytes))

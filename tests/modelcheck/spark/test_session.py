@@ -42,7 +42,7 @@ def test_executors_import_the_zip_even_beside_another_checkout(tmp_path):
 
 def test_a_foreign_origin_stops_the_run():
     def summary(origin):
-        return LevelSummary(0, 1, 1, 1, None, (), None, origin)
+        return LevelSummary(0, 1, 1, 1, 1, None, (), None, origin)
     check_code_origin([summary("/tmp/x/modelcheck-code-ab.zip/modelcheck/__init__.py")], "modelcheck-code-ab.zip")
     with pytest.raises(RuntimeError, match="imported modelcheck from /work/modelcheck"):
         check_code_origin([summary("/work/modelcheck/__init__.py")], "modelcheck-code-ab.zip")
