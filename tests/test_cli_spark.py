@@ -86,3 +86,13 @@ def test_stop_without_a_cluster_says_so(tmp_path):
     assert code == 0 and "nothing to stop" in err
     code, out, _ = invoke("cluster", "status", "--state-dir", str(tmp_path))
     assert code == 0 and "no cluster is recorded" in out
+
+
+def test_without_pyspark_the_engine_is_one_line(tmp_path):
+    shadow = tmp_path / "shadow" / "pyspark"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('pyspark is not installed here')\n")
+    done = run_subprocess("run", "kip320", "--engine", "spark", cwd=str(tmp_path),
+                          env={"PYTHONPATH": str(shadow.parent)})
+    assert done.returncode == 2
+    assert "needs pyspark: pip install 'modelcheck[spark]'" in one_error_line(done.stderr)

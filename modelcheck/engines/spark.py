@@ -28,9 +28,12 @@ from functools import partial
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
 from modelcheck.engines.bfs import rebuild_trace
 from modelcheck.fingerprint import fingerprinter
-from modelcheck.spark import blocks
-from modelcheck.spark.session import SparkRun, spark_run
+from modelcheck.spark.session import SparkRun, import_pyspark, spark_run
 from modelcheck.spark.settings import SparkSettings
+
+import_pyspark()  # without pyspark, choosing this engine is bad input: say so plainly
+
+from modelcheck.spark import blocks  # noqa: E402  (the executor side needs pyspark)
 
 
 class SparkChecker:

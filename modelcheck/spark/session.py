@@ -33,7 +33,8 @@ from typing import Iterator
 
 from modelcheck.errors import InputError
 from modelcheck.spark.java import require_java
-from modelcheck.spark.settings import DEFAULT_MASTER, SparkSettings, is_loopback_master, standalone_addresses
+from modelcheck.spark.settings import (DEFAULT_MASTER, SparkSettings, is_loopback_master, is_url,
+                                       standalone_addresses)
 
 # Spark at WARN, less the warnings every run on a laptop prints and no user
 # can act on (no native Hadoop library, the loopback hostname). --verbose
@@ -249,8 +250,10 @@ def spark_run(settings: SparkSettings, app_name: str, context=None) -> Iterator[
         code_zip = build_code_zip(scratch)
         sc.addPyFile(code_zip)
         checkpoint_dir = settings.checkpoint_dir or os.path.join(scratch, "checkpoints")
-        os.makedirs(checkpoint_dir, exist_ok=True)
-        sc.setCheckpointDir(os.path.abspath(checkpoint_dir))
+        if not is_url(checkpoint_dir):
+            os.makedirs(checkpoint_dir, exist_ok=True)
+            checkpoint_dir = os.path.abspath(checkpoint_dir)
+        sc.setCheckpointDir(checkpoint_dir)
         partitions = settings.partitions or max(1, int(sc.defaultParallelism))
         yield SparkRun(sc, master, partitions, checkpoint_dir, os.path.basename(code_zip),
                        time.perf_counter() - started)
@@ -282,14 +285,38 @@ def _launch_gateway(conf, verbose: bool):
 
 
 def _forward(source, target, drop: tuple[str, ...]) -> None:
+    lines = DaemonShutdownFilter(drop)
     for raw in iter(source.readline, b""):
-        line = raw.decode("utf-8", "replace")
-        if not line.startswith(drop):
+        for line in lines.feed(raw.decode("utf-8", "replace")):
             try:
                 target.write(line)
                 target.flush()
             except (ValueError, OSError):  # the target was closed: keep draining
                 pass
+
+
+class DaemonShutdownFilter:
+    """Passes the JVM's output through, less lines starting with ``drop``
+    and the broken-pipe tracebacks pyspark's Python worker daemon prints
+    when a SparkContext stops under it (harmless, and alarming to read)."""
+
+    def __init__(self, drop: tuple[str, ...] = ()):
+        self.drop = drop
+        self.held: list[str] = []
+
+    def feed(self, line: str) -> list[str]:
+        if self.held:
+            self.held.append(line)
+            if line[:1].isspace():
+                return []
+            held, self.held = self.held, []
+            harmless = (line.startswith(("BrokenPipeError", "ConnectionResetError"))
+                        and any("pyspark/daemon.py" in h for h in held))
+            return [] if harmless else held
+        if line.startswith("Traceback (most recent call last):"):
+            self.held = [line]
+            return []
+        return [] if self.drop and line.startswith(self.drop) else [line]
 
 
 def start_context(settings: SparkSettings, app_name: str, scratch: str):

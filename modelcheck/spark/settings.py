@@ -110,7 +110,14 @@ def is_loopback_master(master: str) -> bool:
     return bool(addresses) and all(h in ("127.0.0.1", "localhost", "::1") for h, _ in addresses)
 
 
+def is_url(path: str) -> bool:
+    """hdfs://..., s3a://..., file://...: for Spark to resolve, not this machine."""
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", path) is not None
+
+
 def check_checkpoint_dir(path: str) -> None:
+    if is_url(path):
+        return
     if os.path.exists(path) and not os.path.isdir(path):
         raise InputError(f"--checkpoint-dir {path} exists and is not a directory")
     parent = os.path.dirname(os.path.abspath(path))

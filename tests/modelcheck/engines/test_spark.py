@@ -13,7 +13,7 @@ from modelcheck.backends.interpreter import evaluate
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.engines.spark import SparkChecker
-from modelcheck.spark.session import start_context
+from modelcheck.spark.session import spark_run, start_context
 from modelcheck.spark.settings import SparkSettings
 
 
@@ -120,3 +120,9 @@ def test_checkpoints_every_level_into_a_kept_directory(context, tmp_path):
     assert (spark.distinct_states, spark.depth) == (bfs.distinct_states, bfs.depth)
     written = [os.path.join(d, f) for d, _, files in os.walk(target) for f in files]
     assert any("rdd-" in path for path in written), written
+
+
+def test_the_default_checkpoint_directory_is_temporary(context):
+    with spark_run(SparkSettings(), "modelcheck tests", context) as run:
+        assert os.path.isdir(run.checkpoint_dir) and run.partitions == 2
+    assert not os.path.exists(run.checkpoint_dir)

@@ -10,7 +10,7 @@ from spark_support import free_port
 from modelcheck.engines.spark import check_code_origin
 from modelcheck.errors import InputError
 from modelcheck.spark.blocks import LevelSummary
-from modelcheck.spark.session import build_code_zip, check_master_reachable, log4j_config, spark_conf_pairs
+from modelcheck.spark.session import DaemonShutdownFilter, build_code_zip, check_master_reachable, log4j_config, spark_conf_pairs
 from modelcheck.spark.settings import SparkSettings
 
 
@@ -74,3 +74,14 @@ def test_log_levels():
     assert "NativeCodeLoader" in log4j_config(False, False)
     assert "rootLogger.level = info" in log4j_config(True, False)
     assert "must not be on the local filesystem" in log4j_config(False, True)
+
+
+def test_jvm_output_filter_drops_only_daemon_shutdown_noise():
+    f = DaemonShutdownFilter(("WARNING: Using incubator",))
+    noise = ["Traceback (most recent call last):\n",
+             '  File ".../pyspark.zip/pyspark/daemon.py", line 95, in worker\n',
+             "BrokenPipeError: [Errno 32] Broken pipe\n"]
+    real = ["Traceback (most recent call last):\n", '  File "x.py", line 1, in f\n', "ValueError: bad\n"]
+    out = [line for text in ["WARNING: Using incubator modules\n", *noise, "spark: WARN x\n", *real]
+           for line in f.feed(text)]
+    assert out == ["spark: WARN x\n", *real]

@@ -50,6 +50,7 @@ def test_checkpoint_dir_must_be_a_directory(tmp_path):
     with pytest.raises(InputError, match="does not exist"):
         SparkSettings(checkpoint_dir=str(tmp_path / "no" / "such"))
     SparkSettings(checkpoint_dir=str(tmp_path / "new"))  # created when the run starts
+    SparkSettings(checkpoint_dir="hdfs://namenode:8020/modelcheck")  # for Spark to resolve
 
 
 def test_options_become_settings():
