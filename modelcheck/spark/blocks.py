@@ -153,8 +153,9 @@ def expand_partition(model_key: tuple, partitions: int, check_deadlock: bool,
     successors = model.compiled.successors
     packer = state_struct(model.schema)
     pack = packer.pack
-    # keyed by the 8 digest bytes: turned into integers once, by numpy, at the end
-    found: dict[bytes, tuple[int, int, bytes]] = {}
+    # keyed by the packed state: hashing 41 bytes for the dict is far cheaper
+    # than blake2b, which then runs once per distinct successor only
+    found: dict[bytes, tuple[int, int]] = {}
     generated = 0
     deadlocks = []
     for _, (tag, block) in records:
@@ -170,15 +171,15 @@ def expand_partition(model_key: tuple, partitions: int, check_deadlock: bool,
             generated += len(succ)
             for index, t in succ:
                 b = pack(*t)
-                digest = blake2b(b, digest_size=8).digest()
-                if digest not in found:
-                    found[digest] = (parent, index, b)
+                if b not in found:
+                    found[b] = (parent, index)
     count = len(found)
     values = found.values()
-    fps = np.frombuffer(b"".join(found), dtype="<u8").astype(np.uint64)
+    digests = b"".join([blake2b(b, digest_size=8).digest() for b in found])
+    fps = np.frombuffer(digests, dtype="<u8").astype(np.uint64)
     parent_fps = np.fromiter((v[0] for v in values), dtype=np.uint64, count=count)
     actions = np.fromiter((v[1] for v in values), dtype=np.int32, count=count)
-    states = b"".join(v[2] for v in values)
+    states = b"".join(found)
     return iter(route(fps, parent_fps, actions, states, packer.size, partitions, generated, split % partitions,
                       np.array(deadlocks, dtype=np.uint64)))
 
