@@ -65,6 +65,9 @@ def test_conf_users_win_and_local_runs_bind_loopback():
     assert pairs["spark.executorEnv.PYTHONSAFEPATH"] == "1"
     remote = dict(spark_conf_pairs(SparkSettings(), "spark://10.0.0.5:7077", "app", None, under_submit=False))
     assert "spark.driver.host" not in remote
+    own = SparkSettings(conf=(("spark.driver.extraJavaOptions", "-Xmx8g"),))
+    options = dict(spark_conf_pairs(own, "local[2]", "app", "/tmp/l.properties", False))["spark.driver.extraJavaOptions"]
+    assert options.startswith("-Dlog4j2.configurationFile=file:/tmp/l.properties") and options.endswith(" -Xmx8g")
     submitted = dict(spark_conf_pairs(SparkSettings(), None, "app", "/tmp/x", under_submit=True))
     assert "spark.master" not in submitted and "spark.driver.extraJavaOptions" not in submitted
 
