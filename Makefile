@@ -1,6 +1,6 @@
 # `make test` is the one command that installs everything and runs the tests
 # (it is also what CI runs, through .ci/run).
-.PHONY: test install bench
+.PHONY: test install bench bench-spark
 
 test:
 	sh tests/install-deps.sh
@@ -11,3 +11,6 @@ install:
 
 bench:
 	python3 bench/bench_bfs.py
+
+bench-spark:
+	python3 bench/bench_spark.py
