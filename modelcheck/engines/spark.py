@@ -182,10 +182,9 @@ class LevelSearch:
 
     def _finish(self, started: float, result: str, depth: int, total: int,
                 violation: Violation | None = None) -> CheckResult:
-        notes = []
+        where = f"ran on Spark {self.run_.master} with {self.partitions} partitions"
         return CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
-                           self.generated, dict(self.sometimes), notes)
-
+                           self.generated, dict(self.sometimes), [where])
 
     # --- traces ----------------------------------------------------------------
     def _violation(self, level_rdd, fp: int, invariant: str, depth: int) -> Violation:

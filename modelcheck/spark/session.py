@@ -38,7 +38,8 @@ from modelcheck.spark.settings import (DEFAULT_MASTER, SparkSettings, is_loopbac
 
 # Spark at WARN, less the warnings every run on a laptop prints and no user
 # can act on (no native Hadoop library, the loopback hostname). --verbose
-# gives Spark's INFO log instead.
+# gives Spark's INFO log instead. pyspark starts the JVM as a shell, and a
+# shell's console level is that of the SparkSubmit logger: set it too.
 LOG4J = """\
 rootLogger.level = LEVEL
 rootLogger.appenderRef.stderr.ref = console
@@ -47,8 +48,8 @@ appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = spark: %p %c{1}: %m%n%ex
-logger.repl.name = org.apache.spark.repl.Main
-logger.repl.level = LEVEL
+logger.shell.name = org.apache.spark.deploy.SparkSubmit
+logger.shell.level = LEVEL
 """
 QUIET_LOGGERS = """\
 logger.nativecode.name = org.apache.hadoop.util.NativeCodeLoader
@@ -68,10 +69,17 @@ filter.localcheckpoint.onMismatch = NEUTRAL
 """
 
 
+# Spark's shell console filter passes what is below its threshold only for
+# loggers configured on their own, so --verbose names Spark's.
+VERBOSE_LOGGERS = """\
+logger.spark.name = org.apache.spark
+logger.spark.level = info
+"""
+
+
 def log4j_config(verbose: bool, same_machine: bool) -> str:
     text = LOG4J.replace("LEVEL", "info" if verbose else "warn")
-    if not verbose:
-        text += QUIET_LOGGERS
+    text += VERBOSE_LOGGERS if verbose else QUIET_LOGGERS
     if same_machine:
         text += SHARED_DISK_FILTER
     return text
