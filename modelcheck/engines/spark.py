@@ -51,8 +51,8 @@ class SparkChecker:
         started = time.perf_counter()
         with spark_run(settings, f"modelcheck {model.spec.name}", self._context) as run:
             options.progress.note(f"spark: {run.master} · {run.partitions} partitions · checkpoint every "
-                                  f"{settings.checkpoint_every} levels · started in {run.startup_seconds:.1f} s")
-            result = LevelSearch(model, options, run, settings.checkpoint_every).run()
+                                  f"{settings.checkpoint_levels} levels · started in {run.startup_seconds:.1f} s")
+            result = LevelSearch(model, options, run, settings.checkpoint_levels).run()
         result.seconds = time.perf_counter() - started
         return result
 
@@ -60,13 +60,13 @@ class SparkChecker:
 class LevelSearch:
     """One search: the level loop, driven from the Spark driver."""
 
-    def __init__(self, model, options: CheckOptions, run: SparkRun, checkpoint_every: int):
+    def __init__(self, model, options: CheckOptions, run: SparkRun, checkpoint_levels: int):
         self.model = model
         self.options = options
         self.run_ = run
         self.sc = run.sc
         self.partitions = run.partitions
-        self.checkpoint_every = checkpoint_every
+        self.checkpoint_levels = checkpoint_levels
         self.key = model.key()
         self.sometimes: dict[str, int | None] = {name: None for name in model.sometimes}
         self.generated = 0
@@ -115,7 +115,7 @@ class LevelSearch:
         from pyspark import StorageLevel
         if keep:
             level_rdd.persist(StorageLevel.MEMORY_AND_DISK)
-            if level % self.checkpoint_every == 0:
+            if level % self.checkpoint_levels == 0:
                 level_rdd.checkpoint()
         # Counting on the JVM side computes (and caches) the partitions with
         # no further Python pass over them; the summaries arrive through the

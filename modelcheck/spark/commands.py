@@ -15,7 +15,7 @@ SPARK_OPTIONS = {
     "master": "master",
     "partitions": "partitions",
     "checkpoint_dir": "checkpoint_dir",
-    "checkpoint_every": "checkpoint_every",
+    "checkpoint_levels": "checkpoint_levels",
     "spark_conf": "conf",
     "executor_wait": "executor_wait",
     "verbose": "verbose",
@@ -33,7 +33,7 @@ def spark_options(fn):
         click.option("--checkpoint-dir", metavar="DIR",
                      help="--engine spark: keep checkpoints here (default: a temporary directory, removed "
                           "afterwards). On a multi-machine cluster, a directory every executor can reach."),
-        click.option("--checkpoint-every", type=int, metavar="N",
+        click.option("--checkpoint-levels", type=int, metavar="N",
                      help="--engine spark: checkpoint every N levels (default 5)."),
         click.option("--spark-conf", multiple=True, metavar="KEY=VALUE",
                      help="--engine spark: a Spark setting, e.g. spark.executor.memory=4g. Repeatable."),

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from modelcheck.errors import InputError
 
 DEFAULT_MASTER = "local[*]"
-DEFAULT_CHECKPOINT_EVERY = 5
+DEFAULT_CHECKPOINT_LEVELS = 5
 DEFAULT_EXECUTOR_WAIT = 60.0
 DEFAULT_CONNECT_TIMEOUT = 5.0
 MAX_PARTITIONS = 10_000
@@ -41,7 +41,7 @@ class SparkSettings:
     master: str | None = None
     partitions: int | None = None
     checkpoint_dir: str | None = None
-    checkpoint_every: int = DEFAULT_CHECKPOINT_EVERY
+    checkpoint_levels: int = DEFAULT_CHECKPOINT_LEVELS
     verbose: bool = False
     executor_wait: float = DEFAULT_EXECUTOR_WAIT
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
@@ -52,8 +52,8 @@ class SparkSettings:
             check_master(self.master)
         if self.partitions is not None and not 1 <= self.partitions <= MAX_PARTITIONS:
             raise InputError(f"--partitions must be between 1 and {MAX_PARTITIONS:,}, got {self.partitions}")
-        if self.checkpoint_every < 1:
-            raise InputError(f"--checkpoint-every must be at least 1, got {self.checkpoint_every}")
+        if self.checkpoint_levels < 1:
+            raise InputError(f"--checkpoint-levels must be at least 1, got {self.checkpoint_levels}")
         if self.executor_wait <= 0:
             raise InputError(f"--executor-wait must be positive, got {self.executor_wait}")
         if self.connect_timeout <= 0:

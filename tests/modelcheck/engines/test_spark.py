@@ -116,7 +116,7 @@ def test_deadlock_is_found_when_asked(context):
 def test_checkpoints_every_level_into_a_kept_directory(context, tmp_path):
     target = tmp_path / "checkpoints"
     bfs, spark = both(context, model("kip101", Replicas=2, MaxLeaderEpoch=1),
-                      engine_options={"checkpoint_dir": str(target), "checkpoint_every": 1, "partitions": 3})
+                      engine_options={"checkpoint_dir": str(target), "checkpoint_levels": 1, "partitions": 3})
     assert (spark.distinct_states, spark.depth) == (bfs.distinct_states, bfs.depth)
     written = [os.path.join(d, f) for d, _, files in os.walk(target) for f in files]
     assert any("rdd-" in path for path in written), written

@@ -32,7 +32,7 @@ def test_standalone_addresses_and_loopback():
 
 @pytest.mark.parametrize("options, fragment", [
     ({"partitions": 0}, "--partitions"),
-    ({"checkpoint_every": 0}, "--checkpoint-every"),
+    ({"checkpoint_levels": 0}, "--checkpoint-levels"),
     ({"conf": ["executor.memory=1g"]}, "start with 'spark.'"),
     ({"conf": ["spark.executor.memory"]}, "KEY=VALUE"),
     ({"workers": 2}, "no option 'workers'"),
