@@ -14,19 +14,19 @@ Python objects:
 * each state keeps only its parent's number and its action index, from which
   a violation's trace is replayed, as in the reference engine.
 
-Expansion of a level is split across worker processes (``workers``, default:
-the number of cores). They hold nothing but the compiled model; the parent
-process owns the visited set and hands out chunks.
+Engine options: ``checkpoint`` (a directory to save the search into at level
+boundaries, at most every ``checkpoint_every`` seconds, and when a limit or
+Ctrl-C stops the run) and ``resume`` (a directory to continue from).
 """
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from modelcheck.engines import checkpoint as ckpt
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
 from modelcheck.engines.bfs import rebuild_trace
 from modelcheck.fingerprint import collision_probability
@@ -37,18 +37,37 @@ CHUNK = 1 << 15
 
 @dataclass
 class Expansion:
-    """The successors of one chunk, duplicates within it removed."""
+    """Successors of a chunk, unique by fingerprint (sorted)."""
 
-    fps: np.ndarray  # uint64, sorted, unique
+    fps: np.ndarray  # uint64
     words: np.ndarray  # (words, k) uint64
-    parents: np.ndarray  # int64: index of the parent within the level
+    parents: np.ndarray  # int64: index of the parent within its level
     actions: np.ndarray  # int32: action instance
-    generated: int
-    deadlocked: int  # index within the level of a state with no successor, or -1
+    generated: int = 0
+    deadlocked: int = -1  # index within the level of a state with no successor
+
+    def select(self, keep: np.ndarray) -> "Expansion":
+        return Expansion(self.fps[keep], self.words[:, keep], self.parents[keep], self.actions[keep])
+
+    @staticmethod
+    def empty(words: int) -> "Expansion":
+        return Expansion(np.zeros(0, np.uint64), np.zeros((words, 0), np.uint64), np.zeros(0, np.int64),
+                         np.zeros(0, np.int32))
+
+    @staticmethod
+    def merge(parts: list["Expansion"], words: int) -> "Expansion":
+        """Concatenate and keep the first of each fingerprint."""
+        if not parts:
+            return Expansion.empty(words)
+        fps = np.concatenate([p.fps for p in parts])
+        unique, first = np.unique(fps, return_index=True)
+        return Expansion(unique, np.concatenate([p.words for p in parts], axis=1)[:, first],
+                         np.concatenate([p.parents for p in parts])[first],
+                         np.concatenate([p.actions for p in parts])[first])
 
 
 class Expander:
-    """Turns chunks of a level into their successors (one per process)."""
+    """Turns chunks of a level into their successors."""
 
     def __init__(self, model, check_deadlock: bool):
         from modelcheck.backends.numpy_codegen import compile_numpy
@@ -78,9 +97,9 @@ class Expander:
             stuck = np.flatnonzero(~has_successor)
             deadlocked = int(stuck[0]) + offset if stuck.size else -1
         if not parts_words:
-            empty = np.zeros(0, dtype=np.uint64)
-            return Expansion(empty, np.zeros((packing.words, 0), np.uint64), np.zeros(0, np.int64),
-                             np.zeros(0, np.int32), 0, deadlocked)
+            result = Expansion.empty(packing.words)
+            result.deadlocked = deadlocked
+            return result
         all_words = np.concatenate(parts_words, axis=1)
         fps = fingerprints(all_words)
         unique, first = np.unique(fps, return_index=True)
@@ -91,8 +110,8 @@ class Expander:
 class VisitedFingerprints:
     """The visited set: one sorted array of fingerprints."""
 
-    def __init__(self):
-        self.fps = np.zeros(0, dtype=np.uint64)
+    def __init__(self, fps: np.ndarray | None = None):
+        self.fps = fps if fps is not None else np.zeros(0, dtype=np.uint64)
 
     def __len__(self) -> int:
         return self.fps.size
@@ -112,11 +131,13 @@ class VisitedFingerprints:
 class ParentStore:
     """Each state's parent number and action, level by level."""
 
-    def __init__(self):
+    def __init__(self, parents: list[np.ndarray] | None = None, actions: list[np.ndarray] | None = None):
         self.parents: list[np.ndarray] = []
         self.actions: list[np.ndarray] = []
         self.starts: list[int] = []
         self.count = 0
+        for p, a in zip(parents or [], actions or []):
+            self.add_level(p, a)
 
     def add_level(self, parents: np.ndarray, actions: np.ndarray) -> int:
         """Numbers the level's states; returns the first number."""
@@ -138,99 +159,146 @@ class ParentStore:
         return out
 
 
-def _default_workers() -> int:
-    return max(1, min(os.cpu_count() or 1, 8))
-
-
 class FastChecker:
     name = "fast"
 
     def check(self, model, options: CheckOptions) -> CheckResult:
-        started = time.perf_counter()
-        progress = options.progress
+        return _Search(model, options).run()
+
+
+class _Search:
+    """One run of the fast engine; its fields are the search state."""
+
+    def __init__(self, model, options: CheckOptions):
         from modelcheck.backends.numpy_codegen import compile_numpy
-        predicates = compile_numpy(model, list(options.invariants) + list(model.sometimes)).predicates
-        packing = Packing(model.schema)
-        expander = Expander(model, options.check_deadlock)
-        visited, store = VisitedFingerprints(), ParentStore()
-        sometimes_seen: dict[str, int | None] = {n: None for n in model.sometimes}
-        generated = 0
+        self.model, self.options = model, options
+        self.started = time.perf_counter()
+        self.packing = Packing(model.schema)
+        self.predicates = compile_numpy(model, list(options.invariants) + list(model.sometimes)).predicates
+        self.expander = Expander(model, options.check_deadlock)
+        engine_options = options.engine_options
+        self.checkpoint_dir = engine_options.get("resume") or engine_options.get("checkpoint")
+        self.checkpoint_every = float(engine_options.get("checkpoint_every", 60.0))
+        self.identity = ckpt.RunIdentity.of(model, options)
+        self.visited, self.store = VisitedFingerprints(), ParentStore()
+        self.sometimes_seen: dict[str, int | None] = {n: None for n in model.sometimes}
+        self.generated = 0
+        self.notes: list[str] = []
 
-        def finish(result: str, depth: int, violation: Violation | None = None) -> CheckResult:
-            progress.clear()
-            r = CheckResult(self.name, result, len(visited), depth, time.perf_counter() - started,
-                            violation, generated, sometimes_seen)
-            p = collision_probability(len(visited), generated)
-            if p > 1e-9:
-                r.notes.append(f"fingerprint collision probability (optimistic estimate): {p:.1e}")
-            return r
+    # --- results --------------------------------------------------------------
+    def finish(self, result: str, depth: int, violation: Violation | None = None,
+               stopped: str | None = None) -> CheckResult:
+        self.options.progress.clear()
+        r = CheckResult("fast", result, len(self.visited), depth, time.perf_counter() - self.started,
+                        violation, self.generated, self.sometimes_seen, list(self.notes), stopped)
+        p = collision_probability(len(self.visited), self.generated)
+        if p > 1e-12:
+            r.notes.append(f"fingerprint collision probability (optimistic estimate, as TLC reports it): {p:.1e}")
+        return r
 
-        def trace_to(number: int, invariant: str) -> Violation:
-            states, actions = rebuild_trace(model, store.path_to(number))
-            return Violation(invariant, states, actions)
+    def trace_to(self, number: int, invariant: str) -> Violation:
+        states, actions = rebuild_trace(self.model, self.store.path_to(number))
+        return Violation(invariant, states, actions)
 
-        def check_level(words: np.ndarray, first_number: int, depth: int) -> Violation | None:
-            for start in range(0, words.shape[1], CHUNK):
-                results = predicates(packing.unpack(words[:, start:start + CHUNK]))
-                bad_rows = [(int(np.argmin(results[inv])), inv) for inv in options.invariants
-                            if not results[inv].all()]
-                if bad_rows:
-                    row = min(r for r, _ in bad_rows)
-                    invariant = next(inv for inv in options.invariants if not results[inv][row])
-                    return trace_to(first_number + start + row, invariant)
-                for name, seen in sometimes_seen.items():
-                    if seen is None and results[name].any():
-                        sometimes_seen[name] = depth
-            return None
+    def check_level(self, words: np.ndarray, first_number: int, depth: int) -> Violation | None:
+        invariants = self.options.invariants
+        for start in range(0, words.shape[1], CHUNK):
+            results = self.predicates(self.packing.unpack(words[:, start:start + CHUNK]))
+            failing = [int(np.argmin(results[inv])) for inv in invariants if not results[inv].all()]
+            if failing:
+                row = min(failing)
+                invariant = next(inv for inv in invariants if not results[inv][row])
+                return self.trace_to(first_number + start + row, invariant)
+            for name, seen in self.sometimes_seen.items():
+                if seen is None and results[name].any():
+                    self.sometimes_seen[name] = depth
+        return None
 
-        # level 1: the initial states
-        init_words = packing.pack_states(model.init_states)
-        init_fps = fingerprints(init_words)
-        fps, first = np.unique(init_fps, return_index=True)
-        order = np.sort(first)  # keep the spec's order of initial states
+    # --- checkpoints ------------------------------------------------------------
+    def snapshot(self, depth: int, level_words: np.ndarray, level_start: int) -> ckpt.SearchState:
+        return ckpt.SearchState(depth, level_words, level_start, self.visited.fps, self.store.parents,
+                                self.store.actions, self.generated, dict(self.sometimes_seen))
+
+    def save(self, depth: int, level_words: np.ndarray, level_start: int) -> None:
+        seconds = ckpt.save(self.checkpoint_dir, self.identity, self.snapshot(depth, level_words, level_start))
+        self.options.progress.note(f"checkpoint saved at depth {depth} ({len(self.visited):,} states, "
+                                   f"{seconds:.1f} s) in {self.checkpoint_dir}")
+
+    def restore(self) -> tuple[int, np.ndarray, int]:
+        state = ckpt.load(self.options.engine_options["resume"], self.identity)
+        self.visited = VisitedFingerprints(state.visited)
+        self.store = ParentStore(state.parents, state.actions)
+        self.generated = state.generated
+        self.sometimes_seen.update(state.sometimes)
+        self.notes.append(f"resumed at depth {state.depth} with {len(self.visited):,} states")
+        return state.depth, state.level_words, state.level_start
+
+    # --- the search ----------------------------------------------------------------
+    def start(self) -> tuple[int, np.ndarray, int] | CheckResult:
+        model = self.model
+        init_words = self.packing.pack_states(model.init_states)
+        fps, first = np.unique(fingerprints(init_words), return_index=True)
+        order = np.sort(first)  # the spec's order of initial states
+        self.generated += len(model.init_states)
+        level_start = self.store.add_level(np.full(order.size, -1, np.int64), (-1 - order).astype(np.int32))
+        self.visited.add(fps)
         level_words = init_words[:, order]
-        generated += len(model.init_states)
-        level_start = store.add_level(np.full(order.size, -1, np.int64), (-1 - order).astype(np.int32))
-        visited.add(fps)
-        bad = check_level(level_words, level_start, 1)
+        bad = self.check_level(level_words, level_start, 1)
         if bad:
-            return finish("violation", 1, bad)
+            return self.finish("violation", 1, bad)
+        return 1, level_words, level_start
 
-        depth = 1
+    def run(self) -> CheckResult:
+        options, progress = self.options, self.options.progress
+        if options.engine_options.get("resume"):
+            depth, level_words, level_start = self.restore()
+        else:
+            started = self.start()
+            if isinstance(started, CheckResult):
+                return started
+            depth, level_words, level_start = started
+        last_save = time.monotonic()
         while level_words.shape[1]:
             bounded = options.max_depth is not None and depth >= options.max_depth
-            fps, words, parents, actions, level_generated, deadlocked = self._expand_level(
-                expander, level_words, visited)
-            generated += level_generated
-            if deadlocked >= 0:
-                return finish("violation", depth, trace_to(level_start + deadlocked, DEADLOCK))
+            expansion, stopped = self.expand_level(level_words)
+            if stopped:
+                if self.checkpoint_dir:
+                    self.save(depth, level_words, level_start)
+                return self.finish("bounded-ok", depth, stopped=stopped)
+            if expansion.deadlocked >= 0:
+                return self.finish("violation", depth, self.trace_to(level_start + expansion.deadlocked, DEADLOCK))
             if bounded:
-                return finish("bounded-ok" if fps.size else "ok", depth)
-            if fps.size == 0:
+                return self.finish("bounded-ok" if expansion.fps.size else "ok", depth)
+            if expansion.fps.size == 0:
                 break
-            visited.add(fps)
-            level_start = store.add_level(parents + level_start, actions)
+            self.visited.add(expansion.fps)
+            level_start = self.store.add_level(expansion.parents + level_start, expansion.actions)
             depth += 1
-            bad = check_level(words, level_start, depth)
+            bad = self.check_level(expansion.words, level_start, depth)
             if bad:
-                return finish("violation", depth, bad)
-            level_words = words
-            progress.search(depth, len(visited), level_words.shape[1], force=True)
-        return finish("ok", depth)
+                return self.finish("violation", depth, bad)
+            level_words = expansion.words
+            progress.search(depth, len(self.visited), level_words.shape[1], force=True)
+            if self.checkpoint_dir and time.monotonic() - last_save >= self.checkpoint_every:
+                self.save(depth, level_words, level_start)
+                last_save = time.monotonic()
+        return self.finish("ok", depth)
 
-    def _expand_level(self, expander: Expander, level: np.ndarray, visited: VisitedFingerprints):
+    def expand_level(self, level: np.ndarray) -> tuple[Expansion, str | None]:
+        """The level's new successors, or the reason a limit stopped it."""
         parts: list[Expansion] = []
         generated, deadlocked = 0, -1
+        limits = self.options.limits
         for start in range(0, level.shape[1], CHUNK):
-            e = expander.expand(level[:, start:start + CHUNK], start)
+            e = self.expander.expand(level[:, start:start + CHUNK], start)
             generated += e.generated
             if deadlocked < 0 and e.deadlocked >= 0:
                 deadlocked = e.deadlocked
-            keep = visited.unseen(e.fps)
-            parts.append(Expansion(e.fps[keep], e.words[:, keep], e.parents[keep], e.actions[keep], 0, -1))
-        fps = np.concatenate([p.fps for p in parts]) if parts else np.zeros(0, np.uint64)
-        unique, first = np.unique(fps, return_index=True)
-        words = np.concatenate([p.words for p in parts], axis=1)[:, first] if parts else None
-        parents = np.concatenate([p.parents for p in parts])[first] if parts else None
-        actions = np.concatenate([p.actions for p in parts])[first] if parts else None
-        return unique, words, parents, actions, generated, deadlocked
+            parts.append(e.select(self.visited.unseen(e.fps)))
+            reason = limits.reached(len(self.visited) + sum(p.fps.size for p in parts))
+            if reason:
+                return Expansion.empty(self.packing.words), reason
+        self.generated += generated
+        merged = Expansion.merge(parts, self.packing.words)
+        merged.deadlocked = deadlocked
+        return merged, None
