@@ -1,0 +1,38 @@
+import json
+
+import pytest
+
+from support import invoke
+
+
+def test_each_combination_is_a_full_run(in_tmp):
+    code, out, _ = invoke("sweep", "kip320", "--vary", "Replicas=1,2", "--vary", "MaxLeaderEpoch=0,2",
+                          "--format", "json", "-q")
+    assert code == 0
+    rows = json.loads(out)
+    assert [(r["Replicas"], r["MaxLeaderEpoch"]) for r in rows] == [("1", "0"), ("1", "2"), ("2", "0"), ("2", "2")]
+    assert rows[3]["distinct_states"] == 5973 and rows[3]["depth"] == 18 and rows[3]["result"] == "ok"
+
+
+def test_counterexamples_are_named_after_their_combination(in_tmp):
+    (in_tmp / "t").mkdir()
+    code, out, _ = invoke("sweep", "kip320-first-try", "--const", "Replicas=3", "--inv", "StrongIsr",
+                          "--vary", "MaxLeaderEpoch=1,2", "--trace-dir", "t", "--format", "markdown", "-q")
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("| MaxLeaderEpoch | result |")
+    assert "| 2 | StrongIsr violated |" in out
+    assert (in_tmp / "t" / "kip320-first-try-MaxLeaderEpoch=2.itf.json").exists()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    ((), "at least one --vary"),
+    (("--vary", "Replicas"), "NAME=V1,V2"),
+    (("--vary", "Nope=1,2"), "no constant 'Nope'"),
+    (("--vary", "LogSize=1,x"), "must be an integer"),
+    (("--vary", "LogSize=1", "--vary", "LogSize=2"), "given twice"),
+    (("--vary", "LogSize=1", "--trace-dir", "missing"), "not a directory"),
+])
+def test_bad_sweeps_are_one_line_errors(in_tmp, args, fragment):
+    code, _, err = invoke("sweep", "kip320", *args)
+    assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1
