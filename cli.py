@@ -118,8 +118,10 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
 
 @main.command()
 @click.argument("spec")
+@click.option("--row", "rows", multiple=True, metavar='"NAME=V NAME=V"',
+              help="One run's constants. Repeatable: one table line each.")
 @click.option("--vary", "vary", multiple=True, metavar="NAME=V1,V2",
-              help="A constant and the values to try. Repeatable: combinations multiply.")
+              help="A constant and the values to try. Repeatable: combinations multiply (and cross each --row).")
 @click.option("--engine", default="bfs", show_default=True, help="Exploration engine for every run.")
 @click.option("--const", "consts", multiple=True, metavar="NAME=VALUE", help="Constants shared by every run.")
 @click.option("--inv", "invariants", multiple=True, metavar="NAME", help="Invariants to check (repeatable).")
@@ -128,18 +130,19 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
 @click.option("--overwrite", is_flag=True, help="Allow traces in --trace-dir to replace existing files.")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def sweep(spec, vary, engine, consts, invariants, max_depth, trace_dir, overwrite, fmt, quiet):
-    """Check SPEC for every combination of the --vary values and print one row per run."""
+def sweep(spec, rows, vary, engine, consts, invariants, max_depth, trace_dir, overwrite, fmt, quiet):
+    """Check SPEC once per --row and per combination of --vary values; print one line per run."""
     from modelcheck.progress import Progress
     from modelcheck.run import RunRequest
-    from modelcheck.sweep import parse_vary, render, sweep as run_sweep
+    from modelcheck.sweep import combinations, parse_rows, parse_vary, render, sweep as run_sweep
 
     if trace_dir and not os.path.isdir(trace_dir):
         raise InputError(f"--trace-dir {trace_dir} is not a directory")
     base = RunRequest(spec=spec, engine=engine, consts=tuple(consts), invariants=tuple(invariants),
                       max_depth=max_depth, overwrite=overwrite)
-    rows = run_sweep(base, parse_vary(tuple(vary)), trace_dir, Progress(enabled=False) if quiet else Progress())
-    click.echo(render(rows, fmt))
+    runs = combinations(parse_rows(tuple(rows)), parse_vary(tuple(vary)))
+    results = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress())
+    click.echo(render(results, fmt))
     return 0
 
 

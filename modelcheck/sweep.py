@@ -1,9 +1,11 @@
 """``modelcheck sweep``: one spec checked across combinations of constant values.
 
-Each ``--vary NAME=V1,V2`` multiplies the combinations; every combination is a
-full ``run`` (same engine, invariants and limits) and becomes one row of a
-table, as text, markdown or JSON. Counterexamples are written into a trace
-directory under names that say which combination produced them.
+Runs are given as explicit ``--row "NAME=V NAME=V"`` assignments, as
+``--vary NAME=V1,V2`` products, or both (each row is crossed with the
+products). Every run is a full ``run`` (same engine, invariants and limits)
+and becomes one line of a table, as text, markdown or JSON, whose first
+columns are the constants the rows and products name. Counterexamples are
+written into a trace directory under names that say which run produced them.
 """
 
 from __future__ import annotations
@@ -46,9 +48,23 @@ def parse_vary(texts: tuple[str, ...]) -> list[tuple[str, list[str]]]:
         if name.strip() in (n for n, _ in out):
             raise InputError(f"--vary {name}: given twice")
         out.append((name.strip(), items))
-    if not out:
-        raise InputError("sweep needs at least one --vary NAME=V1,V2")
     return out
+
+
+def parse_rows(texts: tuple[str, ...]) -> list[dict[str, str]]:
+    rows = []
+    for text in texts:
+        row: dict[str, str] = {}
+        for item in re.findall(r"[^\s=]+=(?:\{[^}]*\}|\S+)", text):
+            name, value = item.split("=", 1)
+            if name in row:
+                raise InputError(f"--row {text!r}: {name} is given twice")
+            row[name] = value
+        leftover = re.sub(r"[^\s=]+=(?:\{[^}]*\}|\S+)", "", text).strip()
+        if leftover or not row:
+            raise InputError(f"--row expects NAME=VALUE assignments separated by spaces, got {text!r}")
+        rows.append(row)
+    return rows
 
 
 def trace_name(spec: str, varied: dict[str, str]) -> str:
@@ -57,22 +73,45 @@ def trace_name(spec: str, varied: dict[str, str]) -> str:
     return f"{spec}-{safe}.itf.json"
 
 
-def sweep(base: RunRequest, vary: list[tuple[str, list[str]]], trace_dir: str | None,
-          progress: Progress) -> list[SweepRow]:
+def combinations(rows: list[dict[str, str]], vary: list[tuple[str, list[str]]]) -> list[dict[str, str]]:
+    if not rows and not vary:
+        raise InputError("sweep needs at least one --row or --vary")
     names = [n for n, _ in vary]
+    out = []
+    for row in rows or [{}]:
+        for values in itertools.product(*(vs for _, vs in vary)):
+            clash = set(row) & set(names)
+            if clash:
+                raise InputError(f"{', '.join(sorted(clash))} is set by both --row and --vary")
+            out.append({**row, **dict(zip(names, values))})
+    return out
+
+
+def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str | None,
+          progress: Progress) -> list[SweepRow]:
+    columns = list(dict.fromkeys(name for run in runs for name in run))
     requests = []
-    for values in itertools.product(*(vs for _, vs in vary)):
-        varied = dict(zip(names, values))
-        consts = tuple(c for c in base.consts if c.split("=", 1)[0].strip() not in varied)
-        consts += tuple(f"{k}={v}" for k, v in varied.items())
-        trace_out = os.path.join(trace_dir, trace_name(base.spec, varied)) if trace_dir else None
+    for given in runs:
+        consts = tuple(c for c in base.consts if c.split("=", 1)[0].strip() not in given)
+        consts += tuple(f"{k}={v}" for k, v in given.items())
+        trace_out = os.path.join(trace_dir, trace_name(base.spec, given)) if trace_dir else None
         request = RunRequest(**{**base.__dict__, "consts": consts, "trace_out": trace_out})
-        requests.append((varied, prepare(request)))  # all input is checked before the first run
+        prepared = prepare(request)  # all input is checked before the first run
+        shown = _shown_constants(prepared, columns)
+        requests.append((shown, prepared))
     rows = []
-    for varied, prepared in requests:
-        progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in varied.items()))
-        rows.append(SweepRow(varied, execute(prepared, progress)))
+    for shown, prepared in requests:
+        progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()))
+        rows.append(SweepRow(shown, execute(prepared, progress)))
     return rows
+
+
+def _shown_constants(prepared, columns: list[str]) -> dict[str, str]:
+    """Each column's value in this run, as the user would write it."""
+    from modelcheck.constants import format_value
+    kinds = {d.name: d.kind for d in prepared.spec.constants}
+    values = dict(prepared.model.constants.items())
+    return {name: format_value(kinds[name], values[name]) for name in columns}
 
 
 def render(rows: list[SweepRow], fmt: str) -> str:

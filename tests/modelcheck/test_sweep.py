@@ -10,7 +10,8 @@ def test_each_combination_is_a_full_run(in_tmp):
                           "--format", "json", "-q")
     assert code == 0
     rows = json.loads(out)
-    assert [(r["Replicas"], r["MaxLeaderEpoch"]) for r in rows] == [("1", "0"), ("1", "2"), ("2", "0"), ("2", "2")]
+    assert [(r["Replicas"], r["MaxLeaderEpoch"]) for r in rows] == [
+        ("{r1}", "0"), ("{r1}", "2"), ("{r1, r2}", "0"), ("{r1, r2}", "2")]
     assert rows[3]["distinct_states"] == 5973 and rows[3]["depth"] == 18 and rows[3]["result"] == "ok"
 
 
@@ -26,7 +27,10 @@ def test_counterexamples_are_named_after_their_combination(in_tmp):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    ((), "at least one --vary"),
+    ((), "at least one --row or --vary"),
+    (("--row", "LogSize"), "NAME=VALUE assignments"),
+    (("--row", "LogSize=1 LogSize=2"), "given twice"),
+    (("--row", "LogSize=1", "--vary", "LogSize=1,2"), "both --row and --vary"),
     (("--vary", "Replicas"), "NAME=V1,V2"),
     (("--vary", "Nope=1,2"), "no constant 'Nope'"),
     (("--vary", "LogSize=1,x"), "must be an integer"),
@@ -36,3 +40,11 @@ def test_counterexamples_are_named_after_their_combination(in_tmp):
 def test_bad_sweeps_are_one_line_errors(in_tmp, args, fragment):
     code, _, err = invoke("sweep", "kip320", *args)
     assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1
+
+
+def test_explicit_rows_show_every_named_constant(in_tmp):
+    code, out, _ = invoke("sweep", "kip320", "--row", "Replicas=1 LogSize=1", "--row", "Replicas={a,b}",
+                          "--format", "json", "-q")
+    rows = json.loads(out)
+    assert [(r["Replicas"], r["LogSize"]) for r in rows] == [("{r1}", "1"), ("{a, b}", "2")]
+    assert rows[1]["distinct_states"] == 5973
