@@ -166,6 +166,22 @@ def is_true_leader(s, leader):
                 s.leader_epoch[leader] == s.quorum_epoch)
 
 
+def all_isr_members(s, leader, condition):
+    """\\A follower \\in replicaState[leader].isr : condition(follower)."""
+    return all_of(implies(member(s.isr[leader], f), condition(f)) for f in replicas(s))
+
+
+def adopt_request(s, n, replica, request, leader) -> None:
+    """A replica takes a LeaderAndIsr request that names ``leader`` and is
+    newer than its own epoch: it adopts the request's epoch, leader and ISR.
+    Every BecomeLeader / BecomeFollower variant starts this way."""
+    n.require(s.request_sent[request], s.request_leader[request] == leader,
+              request > s.leader_epoch[replica])
+    n.leader_epoch[replica] = request
+    n.leader[replica] = leader
+    n.isr[replica] = s.request_isr[request]
+
+
 def controller_update_isr(s, n, new_leader, new_isr) -> None:
     """ControllerUpdateIsr: take the next leader epoch, write the quorum state
     and send the matching LeaderAndIsr request."""
@@ -207,12 +223,8 @@ def become_follower_and_truncate_to(s, n, leader, replica, request, truncation_o
     quantifies ``leader`` over the replicas, so that branch can never fire and
     is not carried over.
     """
-    n.require(s.request_sent[request], s.request_leader[request] == leader,
-              request > s.leader_epoch[replica])
+    adopt_request(s, n, replica, request, leader)
     truncate_to(s, n, replica, truncation_offset)
-    n.leader_epoch[replica] = request
-    n.leader[replica] = leader
-    n.isr[replica] = s.request_isr[request]
     n.hw[replica] = min_(truncation_offset, s.hw[replica])
 
 
@@ -244,12 +256,7 @@ def ControllerElectLeader(s, n, newLeader):
 def BecomeLeader(s, n, leaderAndIsrRequest, leader):
     """A replica named leader by a request newer than its epoch takes the
     leadership; it keeps its own (possibly stale) high watermark."""
-    request = leaderAndIsrRequest
-    n.require(s.request_sent[request], s.request_leader[request] == leader,
-              request > s.leader_epoch[leader])
-    n.leader_epoch[leader] = request
-    n.leader[leader] = leader
-    n.isr[leader] = s.request_isr[request]
+    adopt_request(s, n, leader, leaderAndIsrRequest, leader)
 
 
 @action(replica=REPLICA)
@@ -285,9 +292,7 @@ def LeaderIncHighWatermark(s, n, leader):
     the leader's ISR follows it and has the offset, whatever its epoch."""
     hw = s.hw[leader]
     n.require(replica_presumes_leadership(s, leader), hw <= s.c.LogSize - 1,
-              all_of(implies(member(s.isr[leader], f),
-                             and_(replica_is_following(s, f, leader), has_offset(s, f, hw)))
-                     for f in replicas(s)))
+              all_isr_members(s, leader, lambda f: and_(replica_is_following(s, f, leader), has_offset(s, f, hw))))
     n.hw[leader] = hw + 1
 
 

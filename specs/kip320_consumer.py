@@ -29,7 +29,7 @@ from modelcheck.expr import and_, any_of, implies, ite, member, min_, not_, or_
 from modelcheck.schema import boolean, integer
 from modelcheck.spec import SpecDefinition, action, invariant, sometimes
 from specs import kafka_replication as base
-from specs.finite_replicated_log import NIL, LogRecord, get_record_at_offset, has_offset, offsets
+from specs.finite_replicated_log import NIL, LogRecord, get_record_at_offset, has_offset, min_offset_where, offsets
 from specs.kafka_replication import NONE, REPLICA, REQUEST, controller_update_isr, replica_presumes_leadership
 from specs.kip320 import NEXT as KIP320_NEXT
 
@@ -102,10 +102,8 @@ def consumer_record(s, offset) -> LogRecord:
 def end_offset_for_epoch(s, leader, epoch):
     """EndOffsetForEpoch, as the leader answers OffsetsForLeaderEpoch: the
     first offset holding a larger epoch, or its log end if there is none."""
-    answer = s.log_end[leader]
-    for o in reversed(offsets(s)):
-        answer = ite(and_(has_offset(s, leader, o), s.log_epoch[leader][o] > epoch), o, answer)
-    return answer
+    return min_offset_where(s, lambda o: and_(has_offset(s, leader, o), s.log_epoch[leader][o] > epoch),
+                            s.log_end[leader])
 
 
 @action(newLeader=REPLICA)
