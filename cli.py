@@ -175,6 +175,40 @@ def graph(spec, out, consts, config, max_states, max_depth, overwrite, as_json, 
 
 
 
+
+@main.command(name="show")
+@click.argument("trace", metavar="TRACE")
+@click.option("--diff", is_flag=True, help="After the first state, show only what each step changed.")
+@click.option("--html", "html_out", metavar="OUT.html",
+              help="Write a self-contained HTML viewer to OUT.html instead of printing.")
+@click.option("--spec", "spec_name", metavar="NAME", help="The spec, for traces that do not name theirs (TLC's).")
+@click.option("--const", "consts", multiple=True, metavar="NAME=VALUE",
+              help="Set a constant (overrides the trace's own). Repeatable.")
+@click.option("--inv", "invariants", multiple=True, metavar="NAME",
+              help="Explain this invariant if the trace breaks it (default: the one the trace records, "
+                   "else the spec's defaults).")
+@click.option("--color/--no-color", default=None, help="Colour (default: only on a terminal).")
+@click.option("--overwrite", is_flag=True, help="Allow --html to replace an existing file.")
+def show_trace(trace, diff, html_out, spec_name, consts, invariants, color, overwrite):
+    """Show a counterexample TRACE step by step: each replica's leader, epoch,
+    high watermark, ISR and log, the quorum state, the LeaderAndIsr requests
+    and the counters, with changed values highlighted, and why the last state
+    breaks the invariant."""
+    from modelcheck.viewer import load_view
+
+    if html_out:
+        from modelcheck.viewer.html import check_destination, write_html
+        check_destination(html_out, overwrite)
+        view = load_view(trace, spec_name, consts, invariants)
+        write_html(view, html_out, overwrite)
+        click.echo(f"wrote {html_out} ({len(view.frames)} states); open it in a browser")
+        return 0
+    from modelcheck.viewer.terminal import render
+    view = load_view(trace, spec_name, consts, invariants)
+    use_color = color if color is not None else sys.stdout.isatty()
+    click.echo(render(view, diff=diff, color=use_color))
+    return 0
+
 @main.command(name="replay")
 @click.argument("spec")
 @click.argument("trace", metavar="TRACE")
