@@ -59,6 +59,7 @@ class TraceDocument:
     constants: dict[str, Any] = field(default_factory=dict)  # JSON values, by constant name
     invariant: str | None = None
     notes: list[str] = field(default_factory=list)
+    raw: Any = None  # the parsed JSON as it was in the file
 
 
 @dataclass
@@ -109,6 +110,7 @@ def parse_trace(data: Any, path: str = "<trace>") -> TraceDocument:
                                f"(expected a 'states' list or a 'counterexample' with a 'state' list)")
     if not doc.states:
         raise TraceFormatError(f"{path} holds no states")
+    doc.raw = data
     return doc
 
 
