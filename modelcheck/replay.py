@@ -142,35 +142,46 @@ def flatten_state(model, state: tuple) -> dict[str, Any]:
     return out
 
 
-def _find_claimed(model, claimed: ClaimedStep | None):
-    """The action instance the file names, if the name and parameters pick one."""
+def claimed_instances(model, claimed: ClaimedStep | None) -> list:
+    """The action instances consistent with what the file says: the same
+    action, and equal values for the parameters both name.
+
+    Only scalar parameters are compared: TLC reports a quantified request as
+    the whole record where modelcheck names it by its epoch, and it reports
+    bound variables modelcheck does not have (LeaderWrite's id and offset)."""
     if claimed is None:
-        return None
-    wanted = {k: _text(v) for k, v in claimed.params}
+        return []
+    wanted = {k: _text(v) for k, v in claimed.params if _is_scalar(v)}
+    found = []
     for inst in model.instances:
-        if inst.action != claimed.action:
-            continue
-        shown = {k: _text(v) for k, v in inst.shown_params}
-        if all(shown.get(k) == v for k, v in wanted.items() if k in shown):
-            if set(wanted) >= set(shown) or not wanted:
-                return inst
-    return None
+        if inst.action == claimed.action:
+            shown = {k: _text(v) for k, v in inst.shown_params}
+            if all(shown[k] == v for k, v in wanted.items() if k in shown):
+                found.append(inst)
+    return found
+
+
+def _is_scalar(v: Any) -> bool:
+    return isinstance(v, (str, int, bool)) or (isinstance(v, dict) and set(v) == {"#bigint"})
 
 
 def _claim_detail(model, claimed: ClaimedStep | None, before: tuple, after: tuple, k: int) -> list[str]:
     if claimed is None:
         return []
-    inst = _find_claimed(model, claimed)
-    if inst is None:
+    candidates = claimed_instances(model, claimed)
+    if not candidates:
         if claimed.action in {a.name for a in model.spec.next}:
             return [f"the trace says {claimed.label()}, which names no instance of {claimed.action} here"]
         return [f"the trace says {claimed.label()}; {model.spec.name} has no action {claimed.action}"]
+    if len(candidates) > 1:
+        enabled = [i for i in candidates if evaluate(i.guard, before)]
+        return [f"the trace says {claimed.label()}: {len(candidates)} instances fit, {len(enabled)} of them "
+                f"enabled in state {k}, and none leads to state {k + 1}"]
+    inst = candidates[0]
     if not evaluate(inst.guard, before):
         return [f"the trace says {inst.label()}, which is not enabled in state {k}: "
                 + failing_conjuncts_text(model, before, inst.guard)]
-    produced = dict(model.successors(before)).get(inst.index)
-    if produced is None:
-        return [f"the trace says {inst.label()}"]
+    produced = dict(model.successors(before))[inst.index]
     _, diff = _closest(model, after, [(inst.label(), produced)])
     return [f"the trace says {inst.label()}, which is enabled in state {k} but leads elsewhere:"] + diff
 
@@ -181,8 +192,7 @@ def _claim_note(model, claimed: ClaimedStep | None, matches: list[str]) -> str |
     whole Next disjunct, are not remarked on)."""
     if claimed is None or claimed.action not in {a.name for a in model.spec.next}:
         return None
-    inst = _find_claimed(model, claimed)
-    if inst is not None and inst.label() in matches:
+    if any(inst.label() in matches for inst in claimed_instances(model, claimed)):
         return None
     return f"the trace says {claimed.label()}"
 
