@@ -254,7 +254,7 @@ def explain_valid_high_watermark(probe) -> str | None:
     if not lagging:
         return None
     hw = probe.value(high_watermark(s))
-    behind = ", ".join(f"{probe.replica(r)} has reached offset {probe.value(s.offsets[r])}" for r in lagging)
+    behind = ", ".join(f"{probe.replica(r)} has only reached offset {probe.value(s.offsets[r])}" for r in lagging)
     return (f"the leader's high watermark is {hw}, the lowest offset over its ISR "
             f"{probe.replica_set(probe.value(s.leader_isr))} and pending ISR "
             f"{probe.replica_set(probe.value(s.pending_isr))}, but in the controller's ISR "
