@@ -206,7 +206,7 @@ def show_trace(trace, diff, html_out, spec_name, consts, invariants, color, over
     from modelcheck.viewer.terminal import render
     view = load_view(trace, spec_name, consts, invariants)
     use_color = color if color is not None else sys.stdout.isatty()
-    click.echo(render(view, diff=diff, color=use_color))
+    click.echo(render(view, diff=diff, color=use_color), color=use_color)
     return 0
 
 @main.command(name="replay")

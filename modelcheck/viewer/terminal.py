@@ -36,6 +36,10 @@ class Style:
     def changed(self, text: str) -> str:
         return self._wrap("1;33", text) if self.color else text + "*"
 
+    def fresh(self, text: str) -> str:
+        """A new value in a ``old -> new`` line (which needs no star)."""
+        return self._wrap("1;33", text)
+
     def alarm(self, text: str) -> str:
         return self._wrap("1;31", text)
 
@@ -65,7 +69,7 @@ def frame_lines(view: TraceView, index: int, frame: Frame, style: Style, only_ch
     head = f"State {frame.number}: {frame.label}"
     lines = [style.alarm(head) if index in view.illegal else style.heading(head)]
     if only_changes:
-        lines.extend(change_lines(view, index, frame) or ["  (no change)"])
+        lines.extend(change_lines(view, index, frame, style) or ["  (no change)"])
         return lines
     for group in view.groups:
         rows = [r for r in frame.rows if r.group == group.name]
@@ -113,7 +117,7 @@ def line_of(group: Group, row: Row, frame: Frame, style: Style) -> str:
     return f"  {style.dim(label)}  " + " · ".join(parts)
 
 
-def change_lines(view: TraceView, index: int, frame: Frame) -> list[str]:
+def change_lines(view: TraceView, index: int, frame: Frame, style: Style) -> list[str]:
     """What the step changed, one line per row: ``r2  epoch 0 -> 1 · log ... -> ...``."""
     out = []
     for row in frame.rows:
@@ -122,7 +126,8 @@ def change_lines(view: TraceView, index: int, frame: Frame) -> list[str]:
             if frame.is_changed(row, c):
                 before = previous_text(view.frames, index, row, c)
                 name = f"{c.label} " if c.label else ""
-                changes.append(f"+ {name}{c.text}" if before is None else f"{name}{before} -> {c.text}")
+                new = style.fresh(c.text)
+                changes.append(f"+ {name}{new}" if before is None else f"{name}{before} -> {new}")
         if changes:
             out.append(f"  {row.name}  " + " · ".join(changes))
     return out
