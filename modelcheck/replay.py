@@ -88,9 +88,11 @@ def replay(trace: BoundTrace, invariants: Sequence[str]) -> ReplayReport:
             if invalid is not None:
                 break
             steps.append(step)
+    # states past an illegal step are not reachable: only the legal prefix is judged
+    checked = states if invalid is None else states[:invalid.state]
     violations = []
     for name in invariants:
-        at = first_violation(model, states, name)
+        at = first_violation(model, checked, name)
         if at is not None:
             violations.append(Violation(name, at, explain(model, states[at], name)))
     violations.sort(key=lambda v: v.state)
@@ -234,7 +236,7 @@ def report_text(report: ReplayReport) -> str:
     bad = report.invalid
     if bad is not None:
         lines.append(f"Not a behaviour of {model.spec.name}: {bad.reason}.")
-        lines.extend(f"  {line}" for line in bad.claimed)
+        lines.extend(("  " if i == 0 else "    ") + line for i, line in enumerate(bad.claimed))
         if bad.closest:
             lines.append(f"  closest legal {'initial state' if bad.state == 0 else 'successor'}: {bad.closest}, "
                          f"which differs in {len(bad.diff)} value{'s' if len(bad.diff) != 1 else ''}:")
@@ -248,8 +250,11 @@ def report_text(report: ReplayReport) -> str:
         for v in report.violations:
             lines.append(f"  state {v.state + 1}: {v.explanation}")
     holding = [i for i in report.invariants if i not in {v.invariant for v in report.violations}]
-    if holding:
-        lines.append(f"Holding in every state: {', '.join(holding)}")
+    if bad is not None and bad.state == 0:
+        lines.append("No invariant was checked: the trace does not start in an initial state.")
+    elif holding:
+        where = "every state" if bad is None else f"states 1 to {bad.state}, the legal prefix"
+        lines.append(f"Holding in {where}: {', '.join(holding)}")
     lines.extend(f"note: {note}" for note in doc.notes + trace.warnings)
     return "\n".join(lines)
 

@@ -77,7 +77,9 @@ def test_an_illegal_step_is_reported_with_its_number_and_the_closest_successor(f
     assert bad.claimed[0] == ("the trace says FollowerFetch(follower=r3, leader=r1), which is enabled in state 9 "
                               "but leads elsewhere:")
     assert len(report.steps) == 8
+    assert report.violations == []  # StrongIsr breaks in state 13, past the illegal step: not judged
     text = report_text(report)
+    assert "Holding in states 1 to 9, the legal prefix: StrongIsr" in text
     assert "Not a behaviour of kip320-first-try: state 10 is not reachable from state 9 by any action." in text
     assert "closest legal successor: FollowerFetch(follower=r3, leader=r1), which differs in 1 value:" in text
     assert report_json(report)["invalid_step"]["state"] == 10
@@ -126,6 +128,7 @@ def test_the_first_state_must_satisfy_init(first_try):
     assert report.invalid.state == 0 and report.invalid.reason == "the first state does not satisfy Init"
     assert report.invalid.closest == "Init" and report.invalid.diff == ["replicaState[r2].hw: 0 there, 1 in the trace"]
     assert report.steps == [] and report.exit_code == EXIT_NOT_A_BEHAVIOUR
+    assert "No invariant was checked: the trace does not start in an initial state." in report_text(report)
 
 
 def test_stuttering_steps_are_legal(first_try):
