@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from modelcheck.backends.interpreter import evaluate
-from modelcheck.codec import BoolSlot, Const, Fn, IntSlot, KeyedSet, NilOr, Rec, ReplicaSetSlot, ReplicaSlot
+from modelcheck.codec import BoolSlot, Fn, IntSlot, KeyedSet, NilOr, Rec, ReplicaSetSlot, ReplicaSlot
 from modelcheck.expr import Expr, lift, to_text
 from modelcheck.schema import StateView
 from modelcheck.values import show
@@ -115,15 +115,11 @@ def failing_conjuncts(expr: Expr, state: tuple) -> list[Expr]:
 
 def failing_conjuncts_text(model, state: tuple, expr: Expr, limit: int = 3, width: int = 200) -> str:
     """The false conjuncts, written with TLA+ variable paths and their values."""
-    paths = slot_paths(model)
-
-    def name(slot: int) -> str:
-        return f"{paths.get(slot, model.schema.slot_names[slot])}={state[slot]}"
-
+    leaves = slot_leaves(model)
     parts = failing_conjuncts(expr, state)
     shown = []
     for part in parts[:limit]:
-        text = to_text(part, name)
+        text = render_condition(part, state, leaves)
         shown.append(text if len(text) <= width else text[:width - 3] + "...")
     more = f" (and {len(parts) - limit} more)" if len(parts) > limit else ""
     lead = "this conjunct of its definition is false" if len(parts) == 1 else \
@@ -131,19 +127,78 @@ def failing_conjuncts_text(model, state: tuple, expr: Expr, limit: int = 3, widt
     return f"{lead}: {'; '.join(shown)}{more}"
 
 
-def slot_paths(model) -> dict[int, str]:
-    """Each state slot's TLA+ access path (``replicaState[r1].hw``), read off
-    the spec's codecs. Slots behind a codec this walk does not know keep their
-    schema names."""
-    out: dict[int, str] = {}
+@dataclass(frozen=True)
+class Leaf:
+    """What one state slot is in TLA+ terms: its path, and how to show a value of it."""
+
+    path: str
+    show: Callable[[int], str]
+
+
+def slot_leaves(model) -> dict[int, Leaf]:
+    """Every slot's TLA+ path and value display, read off the spec's codecs
+    (slots behind a codec the walk does not know keep their schema names)."""
+    found: dict[int, tuple[str, Any]] = {}
     for var, codec in model.codec.variables.items():
-        _walk(codec, var, out)
-    return out
+        _walk(codec, var, found)
+    leaves = {}
+    for slot in range(model.schema.width):
+        path, codec = found.get(slot, (model.schema.slot_names[slot], None))
+        leaves[slot] = Leaf(path, _shower(codec))
+    return leaves
 
 
-def _walk(codec, path: str, out: dict[int, str]) -> None:
+def _shower(codec) -> Callable[[int], str]:
+    if isinstance(codec, ReplicaSlot):
+        return lambda v: codec.names[v] if 0 <= v < len(codec.names) else (codec.none or "NONE")
+    if isinstance(codec, ReplicaSetSlot):
+        return lambda v: "{" + ", ".join(n for i, n in enumerate(codec.names) if v >> i & 1) + "}"
+    if isinstance(codec, BoolSlot):
+        return lambda v: "TRUE" if v else "FALSE"
+    return str
+
+
+def render_condition(e: Expr, state: tuple, leaves: dict[int, Leaf]) -> str:
+    """A condition in TLA+-like notation. A state slot is written as its path
+    with its current value in parentheses, and a constant compared with a slot
+    is shown the way the slot shows values (a replica name, not its index)."""
+    def slot_of(x: Expr):
+        return leaves[x.args[0]] if x.op == "var" else None
+
+    def go(x: Expr, like: Leaf | None = None) -> str:
+        if x.op == "const":
+            v = x.args[0]
+            if isinstance(v, bool):
+                return "TRUE" if v else "FALSE"
+            return like.show(v) if like is not None else str(v)
+        if x.op == "var":
+            leaf = leaves[x.args[0]]
+            return f"{leaf.path} ({leaf.show(state[x.args[0]])})"
+        if x.op in ("eq", "ne", "lt", "le") :
+            a, b = x.args
+            symbol = {"eq": "=", "ne": "#", "lt": "<", "le": "<="}[x.op]
+            return f"{go(a, slot_of(b))} {symbol} {go(b, slot_of(a))}"
+        if x.op == "not" and x.args[0].op == "eq":
+            a, b = x.args[0].args
+            return f"{go(a, slot_of(b))} # {go(b, slot_of(a))}"
+        if x.op in ("and", "or"):
+            joiner = " /\\ " if x.op == "and" else " \\/ "
+            return "(" + joiner.join(go(a) for a in x.args) + ")"
+        if x.op == "not":
+            return "~" + go(x.args[0])
+        return to_text(x, lambda slot: f"{leaves[slot].path} ({state[slot]})")
+
+    return go(e)
+
+
+def slot_paths(model) -> dict[int, str]:
+    """Each state slot's TLA+ access path (``replicaState[r1].hw``)."""
+    return {slot: leaf.path for slot, leaf in slot_leaves(model).items()}
+
+
+def _walk(codec, path: str, out: dict[int, tuple[str, Any]]) -> None:
     if isinstance(codec, (IntSlot, BoolSlot, ReplicaSlot, ReplicaSetSlot)):
-        out[codec.slot] = path
+        out[codec.slot] = (path, codec)
     elif isinstance(codec, Rec):
         for k, c in codec.fields.items():
             _walk(c, f"{path}.{k}", out)
@@ -154,7 +209,5 @@ def _walk(codec, path: str, out: dict[int, str]) -> None:
         _walk(codec.inner, path, out)
     elif isinstance(codec, KeyedSet):
         for k, (present, inner) in codec.entries.items():
-            out[present] = f"({path} has {codec.key}={k})"
+            out[present] = (f"({path} has {codec.key}={k})", BoolSlot(present))
             _walk(inner, f"{path}[{codec.key}={k}]", out)
-    elif isinstance(codec, Const):
-        pass

@@ -80,9 +80,18 @@ def test_an_invariant_that_holds_says_so():
 def test_generic_account_names_the_false_conjuncts_with_tla_paths():
     bad = crafted(KIP320, log_end={"r1": 1})  # a record slot inside the log left at Nil
     assert explain(KIP320, bad, "TypeOk") == (
-        "TypeOk broken: these conjuncts of its definition are false: (0 <= replicaLog[r1].records[0].id=-1); "
-        "(0 <= replicaLog[r1].records[0].epoch=-1)")
+        "TypeOk broken: these conjuncts of its definition are false: 0 <= replicaLog[r1].records[0].id (-1); "
+        "0 <= replicaLog[r1].records[0].epoch (-1)")
     assert failing_conjuncts(KIP320.invariants["TypeOk"], KIP320.init_states[0]) == []
+
+
+def test_guards_read_with_replica_names_not_indices():
+    from modelcheck.explain import failing_conjuncts_text
+    fetch = next(i for i in KIP320.instances if i.label() == "FencedFollowerFetch(follower=r2, leader=r1)")
+    assert failing_conjuncts_text(KIP320, KIP320.init_states[0], fetch.guard) == (
+        "these conjuncts of its definition are false: replicaState[r1].leader (NONE) = r1; "
+        "replicaState[r2].leader (NONE) = r1; replicaLog[r2].endOffset (0) < replicaLog[r1].endOffset (0) "
+        "(and 2 more)")
 
 
 def test_slot_paths_cover_every_slot_with_its_tla_name():
@@ -107,7 +116,7 @@ def test_no_divergent_delivery_without_a_witness_falls_back_to_the_definition():
     m = model("kip320-consumer")
     s = crafted(m, divergent_delivery=1)
     assert explain(m, s, "NoDivergentDelivery") == (
-        "NoDivergentDelivery broken: this conjunct of its definition is false: ~(divergentDelivery=1 = 1)")
+        "NoDivergentDelivery broken: this conjunct of its definition is false: divergentDelivery (TRUE) # TRUE")
 
 
 def test_valid_high_watermark_names_the_lagging_replica(monkeypatch):
