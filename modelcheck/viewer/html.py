@@ -59,8 +59,8 @@ def view_payload(view: TraceView) -> dict[str, Any]:
         "spec": model.spec.name,
         "module": model.spec.module,
         "constants": model.describe_constants(),
-        "groups": [{"name": g.name, "title": g.title, "style": g.style, "columns": [list(c) for c in g.columns]}
-                   for g in view.groups],
+        "groups": [{"name": g.name, "title": g.title, "style": g.style, "columns": [list(c) for c in g.columns],
+                    "heading": g.heading or g.name} for g in view.groups],
         "frames": frames,
         "breakages": [{"invariant": b.invariant, "state": b.state, "explanation": b.explanation}
                       for b in view.breakages],

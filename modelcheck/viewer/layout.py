@@ -43,9 +43,10 @@ class Row:
 @dataclass(frozen=True)
 class Group:
     name: str
-    title: str
+    title: str  # a line's label, or a table's first column header
     style: str  # "table": a header and a line per row; "line": each row on one line
     columns: tuple[tuple[str, str], ...] = ()  # (cell key, header) for tables
+    heading: str = ""  # the section heading in the HTML viewer (default: the name)
 
 
 @dataclass
@@ -107,9 +108,23 @@ REPLICATION_GROUPS = [
     Group("replicas", "replica", "table",
           (("leader", "leader"), ("epoch", "epoch"), ("hw", "hw"), ("isr", "isr"), ("log", "log"))),
     Group("quorum", "quorum", "line"),
-    Group("requests", "LeaderAndIsr requests", "line"),
+    Group("requests", "request", "table", (("leader", "leader"), ("isr", "isr"), ("pending", "pending for")),
+          "LeaderAndIsr requests"),
     Group("counters", "counters", "line"),
 ]
+
+
+def request_row(request, replica_states, replicas) -> Row:
+    """A LeaderAndIsr request, and the replicas still on an older epoch, for
+    which it is pending (requests stay in the set; a replica acts on one only
+    if its epoch is newer than its own)."""
+    epoch = request["leaderEpoch"]
+    pending = [name for name, rs in replica_states.items() if rs["leaderEpoch"] < epoch]
+    return Row("requests", f"epoch {epoch}", [
+        text_cell("leader", request["leader"]),
+        set_cell("isr", request["isr"], replicas),
+        Cell("pending", ", ".join(pending) or "-", "text", {"pending": pending}, "pending for"),
+    ])
 
 
 def replication_rows(model, state, values) -> list[Row]:
@@ -131,9 +146,9 @@ def replication_rows(model, state, values) -> list[Row]:
     rows.append(Row("quorum", "quorum", [text_cell("leader", q["leader"]), text_cell("epoch", q["leaderEpoch"]),
                                          set_cell("isr", q["isr"], replicas)]))
     requests = sorted(values["leaderAndIsrRequests"], key=lambda r: r["leaderEpoch"])
-    rows.append(Row("requests", "requests", [
-        Cell(f"e{r['leaderEpoch']}", f"epoch {r['leaderEpoch']}: {show(r['leader'])} {names_text(r['isr'])}")
-        for r in requests] or [Cell("none", "none sent")]))
+    rows.extend(request_row(r, values["replicaState"], replicas) for r in requests)
+    if not requests:
+        rows.append(Row("requests", "none sent", []))
     rows.append(Row("counters", "counters", [text_cell("nextRecordId", values["nextRecordId"]),
                                              text_cell("nextLeaderEpoch", values["nextLeaderEpoch"])]))
     return rows

@@ -118,16 +118,22 @@ def line_of(group: Group, row: Row, frame: Frame, style: Style) -> str:
 
 
 def change_lines(view: TraceView, index: int, frame: Frame, style: Style) -> list[str]:
-    """What the step changed, one line per row: ``r2  epoch 0 -> 1 · log ... -> ...``."""
+    """What the step changed, one line per row: ``r2  epoch 0 -> 1 · log ... -> ...``;
+    a row that is new in this step (a request just sent) is listed whole."""
+    titles = {g.name: g.title for g in view.groups}
     out = []
     for row in frame.rows:
+        before = {c.key: previous_text(view.frames, index, row, c) for c in row.cells}
+        if row.cells and all(b is None for b in before.values()):
+            cells = " · ".join(f"{c.label} {c.text}" if c.label else c.text for c in row.cells)
+            out.append(f"  + {titles.get(row.group, row.group)} {row.name}: {style.fresh(cells)}")
+            continue
         changes = []
         for c in row.cells:
             if frame.is_changed(row, c):
-                before = previous_text(view.frames, index, row, c)
                 name = f"{c.label} " if c.label else ""
                 new = style.fresh(c.text)
-                changes.append(f"+ {name}{new}" if before is None else f"{name}{before} -> {new}")
+                changes.append(f"+ {name}{new}" if before[c.key] is None else f"{name}{before[c.key]} -> {new}")
         if changes:
             out.append(f"  {row.name}  " + " · ".join(changes))
     return out

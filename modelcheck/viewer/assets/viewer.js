@@ -149,7 +149,7 @@
       var rows = frame.rows.filter(function (r) { return r.group === group.name; });
       if (!rows.length) { return; }
       body.appendChild(el("div", { className: "group", "data-group": group.name },
-                          [el("h3", { text: group.style === "table" ? group.name : group.title }),
+                          [el("h3", { text: group.heading }),
                            group.style === "table" ? drawTable(group, rows) : drawLines(group, rows)]));
     });
     if (history.replaceState) { history.replaceState(null, "", "#state-" + frame.number); }

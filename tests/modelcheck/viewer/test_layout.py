@@ -22,8 +22,9 @@ def test_replica_rows_show_leader_epoch_hw_isr_and_log():
     assert cells(rows, "replicas", "r3")["leader"] == "r1" and cells(rows, "replicas", "r3")["log"] == "| id0@2 _"
     assert cells(rows, "replicas", "r2") == {"leader": "NONE", "epoch": "-1", "hw": "0", "isr": "{}", "log": "| _ _"}
     assert cells(rows, "quorum", "quorum") == {"leader": "r1", "epoch": "2", "isr": "{r1, r3}"}
-    assert cells(rows, "requests", "requests") == {"e0": "epoch 0: r1 {r1, r3}", "e1": "epoch 1: r1 {r1, r3}",
-                                                   "e2": "epoch 2: r1 {r1, r3}"}
+    # every request is still pending for r2, which never acted on one
+    assert [cells(rows, "requests", f"epoch {e}") for e in range(3)] == [
+        {"leader": "r1", "isr": "{r1, r3}", "pending": "r2"}] * 3
     assert cells(rows, "counters", "counters") == {"nextRecordId": "0", "nextLeaderEpoch": "3"}
 
 
@@ -73,4 +74,6 @@ def test_frames_mark_what_each_step_changed():
     frames = build_frames(m, [s0, s1], ["Init", m.instances[i].label()])
     assert frames[0].changed == set()
     assert frames[1].changed == {("quorum", "quorum", "leader"), ("quorum", "quorum", "epoch"),
-                                 ("requests", "requests", "e0"), ("counters", "counters", "nextLeaderEpoch")}
+                                 ("requests", "epoch 0", "leader"), ("requests", "epoch 0", "isr"),
+                                 ("requests", "epoch 0", "pending"), ("counters", "counters", "nextLeaderEpoch")}
+    assert cells(frames[0].rows, "requests", "none sent") == {}

@@ -33,7 +33,9 @@ def test_plain_text_has_a_block_per_state_and_marks_changes(view):
     assert "  r1       self    2      1   {r1, r3}      id0@2 | _" in last
     assert "  r3       r2      1      0   {r1, r2, r3}  | _ _*" in last  # the truncated log changed
     assert "quorum  leader r1 · epoch 2 · isr {r1, r3}" in last
-    assert "LeaderAndIsr requests  epoch 0: r1 {r1, r2, r3} · epoch 1: r2 {r1, r2, r3}" in last
+    # r2 and r3 are on epoch 1: only the epoch-2 request is still pending, for both
+    assert "  request  leader  isr           pending for\n  epoch 0  r1      {r1, r2, r3}  -\n" \
+           "  epoch 1  r2      {r1, r2, r3}  -\n  epoch 2  r1      {r1, r2, r3}  r2, r3" in last
     assert "counters  nextRecordId 1 · nextLeaderEpoch 3" in last
     assert "!! StrongIsr is violated in state 13" in last
     assert text.rstrip().endswith("r3 is in the quorum ISR {r1, r3} and has\n  no record at offset 0 (r1 has id0@2)")
@@ -53,7 +55,7 @@ def test_diff_shows_only_what_changed(view):
     assert [line.strip() for line in block(text, 2).strip().splitlines()] == [
         "ControllerElectLeader(newLeader=r1)",
         "quorum  leader NONE -> r1 · epoch -1 -> 0",
-        "requests  + epoch 0: r1 {r1, r2, r3}",
+        "+ request epoch 0: leader r1 · isr {r1, r2, r3} · pending for r1, r2, r3",
         "counters  nextLeaderEpoch 0 -> 1"]
     assert "r3  log | id0@2 _ -> | _ _" in block(text, 13)
 
