@@ -146,3 +146,11 @@ def test_show_is_in_colour_on_a_terminal(in_tmp):
     os.close(master)
     assert proc.returncode == 0
     assert b"\x1b[1;33m" in seen and b"| _ _*" not in seen
+
+
+def test_run_explains_the_violation_it_finds(in_tmp):
+    code, out, _ = invoke("run", "kip320-first-try", "--const", "Replicas=3", "--inv", "StrongIsr")
+    assert code == 12
+    assert ("\nStrongIsr broken: r1 presumes leadership with hw=1, but r3 is in the quorum ISR {r1, r3} and has "
+            "no record at offset 0 (r1 has id0@2)\n") in out
+    assert "(modelcheck show traces/kip320-first-try-StrongIsr.itf.json)" in out
