@@ -1,6 +1,6 @@
 # `make test` is the one command that installs everything and runs the tests
 # (it is also what CI runs, through .ci/run).
-.PHONY: test install bench
+.PHONY: test install bench traces
 
 test:
 	sh tests/install-deps.sh
@@ -11,3 +11,7 @@ install:
 
 bench:
 	python3 bench/bench_bfs.py
+
+# rewrite traces/ from fresh checker runs (tests/test_traces.py compares them)
+traces:
+	MODELCHECK_REGENERATE_TRACES=1 python3 -m pytest -q tests/test_traces.py

@@ -221,5 +221,70 @@ def graph(spec, out, consts, config, max_states, max_depth, overwrite, as_json, 
     return 0
 
 
+
+
+@main.command(name="show")
+@click.argument("trace", metavar="TRACE")
+@click.option("--diff", is_flag=True, help="After the first state, show only what each step changed.")
+@click.option("--html", "html_out", metavar="OUT.html",
+              help="Write a self-contained HTML viewer to OUT.html instead of printing.")
+@click.option("--spec", "spec_name", metavar="NAME", help="The spec, for traces that do not name theirs (TLC's).")
+@click.option("--const", "consts", multiple=True, metavar="NAME=VALUE",
+              help="Set a constant (overrides the trace's own). Repeatable.")
+@click.option("--inv", "invariants", multiple=True, metavar="NAME",
+              help="Explain this invariant if the trace breaks it (default: the one the trace records, "
+                   "else the spec's defaults).")
+@click.option("--color/--no-color", default=None, help="Colour (default: only on a terminal).")
+@click.option("--overwrite", is_flag=True, help="Allow --html to replace an existing file.")
+def show_trace(trace, diff, html_out, spec_name, consts, invariants, color, overwrite):
+    """Show a counterexample TRACE step by step: each replica's leader, epoch,
+    high watermark, ISR and log, the quorum state, the LeaderAndIsr requests
+    and the counters, with changed values highlighted, and why the last state
+    breaks the invariant."""
+    from modelcheck.viewer import load_view
+
+    if html_out:
+        from modelcheck.viewer.html import check_destination, write_html
+        check_destination(html_out, overwrite)
+        view = load_view(trace, spec_name, consts, invariants)
+        write_html(view, html_out, overwrite)
+        click.echo(f"wrote {html_out} ({len(view.frames)} states); open it in a browser")
+        return 0
+    from modelcheck.viewer.terminal import render
+    view = load_view(trace, spec_name, consts, invariants)
+    use_color = color if color is not None else sys.stdout.isatty()
+    click.echo(render(view, diff=diff, color=use_color), color=use_color)
+    return 0
+
+@main.command(name="replay")
+@click.argument("spec")
+@click.argument("trace", metavar="TRACE")
+@click.option("--const", "consts", multiple=True, metavar="NAME=VALUE",
+              help="Set a constant (overrides the trace's own). Repeatable.")
+@click.option("--inv", "invariants", multiple=True, metavar="NAME",
+              help="Check this invariant along the trace (repeatable); default: the spec's defaults "
+                   "and the invariant the trace records.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
+def replay_trace(spec, trace, consts, invariants, as_json):
+    """Check that TRACE (ITF, or TLC's -dumpTrace json) is a behaviour of SPEC:
+    its first state satisfies Init and every step is a legal transition,
+    named by the action and parameters that explain it. Reports the
+    invariants that fail along the trace.
+
+    Exit codes: 0 a behaviour, no invariant broken; 12 a behaviour that breaks
+    an invariant; 3 not a behaviour (the failing step is shown, with a diff
+    against the closest legal successor); 2 bad input.
+    """
+    from modelcheck.replay import chosen_invariants, load, replay, report_json, report_text, warn_all
+
+    bound = load(spec, trace, consts)
+    report = replay(bound, chosen_invariants(bound, invariants))
+    if as_json:
+        click.echo(json.dumps(report_json(report)))
+    else:
+        warn_all(bound)
+        click.echo(report_text(report))
+    return report.exit_code
+
 if __name__ == "__main__":
     main()

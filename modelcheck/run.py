@@ -114,6 +114,7 @@ class RunOutcome:
     result: CheckResult
     trace_file: str | None
     trace_text: str | None
+    explanation: str | None = None  # why the last state breaks the invariant (modelcheck/explain.py)
 
     @property
     def exit_code(self) -> int:
@@ -151,13 +152,16 @@ def execute(prepared: PreparedRun, progress: Progress) -> RunOutcome:
                            dict(request.engine_options), limits)
     with interrupt_requests(limits.stop):
         result = engine.check(prepared.model, options)
-    trace_file = trace_text = None
+    trace_file = trace_text = explanation = None
     if result.violation is not None:
         v = result.violation
         trace = trace_from_states(prepared.model, v.states, v.actions, v.invariant, result.engine)
         trace_file = write_trace(trace, request.trace_out, request.overwrite)
         trace_text = render_text(trace)
-    return RunOutcome(prepared, result, trace_file, trace_text)
+        if v.invariant in prepared.model.invariants:
+            from modelcheck.explain import explain
+            explanation = explain(prepared.model, v.states[-1], v.invariant)
+    return RunOutcome(prepared, result, trace_file, trace_text, explanation)
 
 
 def summary_text(outcome: RunOutcome) -> str:
@@ -173,6 +177,9 @@ def summary_text(outcome: RunOutcome) -> str:
         lines.append("")
         lines.append(outcome.trace_text or "")
         lines.append("")
+        if outcome.explanation:
+            lines.append(outcome.explanation)
+            lines.append("")
     elif r.stopped:
         if r.stopped == MAX_STATES:
             why = f"Stopped at --max-states {p.request.max_states:,}"
@@ -201,7 +208,7 @@ def summary_text(outcome: RunOutcome) -> str:
         if unseen and r.result == "ok":
             stats.append(("never reached", ", ".join(unseen) + "  <- the model may be vacuous"))
     if outcome.trace_file:
-        stats.append(("trace", outcome.trace_file))
+        stats.append(("trace", f"{outcome.trace_file}  (modelcheck show {outcome.trace_file})"))
     width = max(len(k) for k, _ in stats)
     lines.extend(f"  {k.ljust(width)}  {v}" for k, v in stats)
     lines.extend(f"note: {n}" for n in r.notes)
