@@ -126,23 +126,26 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
 @click.option("--const", "consts", multiple=True, metavar="NAME=VALUE", help="Constants shared by every run.")
 @click.option("--inv", "invariants", multiple=True, metavar="NAME", help="Invariants to check (repeatable).")
 @click.option("--max-depth", type=int, metavar="N", help="Explore only the first N levels.")
-@click.option("--trace-dir", metavar="DIR", help="Write each counterexample into DIR, named after its combination.")
+@click.option("--trace-dir", metavar="DIR", default="traces", show_default=True,
+              help="Write each counterexample into DIR, named after its run.")
 @click.option("--overwrite", is_flag=True, help="Allow traces in --trace-dir to replace existing files.")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
+@click.option("--columns", metavar="A,B,...", help="Only these columns, in this order.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def sweep(spec, rows, vary, engine, consts, invariants, max_depth, trace_dir, overwrite, fmt, quiet):
+def sweep(spec, rows, vary, engine, consts, invariants, max_depth, trace_dir, overwrite, fmt, columns, quiet):
     """Check SPEC once per --row and per combination of --vary values; print one line per run."""
     from modelcheck.progress import Progress
     from modelcheck.run import RunRequest
     from modelcheck.sweep import combinations, parse_rows, parse_vary, render, sweep as run_sweep
 
-    if trace_dir and not os.path.isdir(trace_dir):
+    if os.path.exists(trace_dir) and not os.path.isdir(trace_dir):
         raise InputError(f"--trace-dir {trace_dir} is not a directory")
+    os.makedirs(trace_dir, exist_ok=True)
     base = RunRequest(spec=spec, engine=engine, consts=tuple(consts), invariants=tuple(invariants),
                       max_depth=max_depth, overwrite=overwrite)
     runs = combinations(parse_rows(tuple(rows)), parse_vary(tuple(vary)))
     results = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress())
-    click.echo(render(results, fmt))
+    click.echo(render(results, fmt, [c.strip() for c in columns.split(",")] if columns else None))
     return 0
 
 

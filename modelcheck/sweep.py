@@ -87,14 +87,26 @@ def combinations(rows: list[dict[str, str]], vary: list[tuple[str, list[str]]]) 
     return out
 
 
-def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str | None,
+def free_path(path: str, overwrite: bool) -> str:
+    """``path``, or with a numeric suffix if a file is already there (unless
+    replacing it was asked for)."""
+    if overwrite or not os.path.exists(path):
+        return path
+    stem = path.removesuffix(".itf.json")
+    k = 2
+    while os.path.exists(f"{stem}-{k}.itf.json"):
+        k += 1
+    return f"{stem}-{k}.itf.json"
+
+
+def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
           progress: Progress) -> list[SweepRow]:
     columns = list(dict.fromkeys(name for run in runs for name in run))
     requests = []
     for given in runs:
         consts = tuple(c for c in base.consts if c.split("=", 1)[0].strip() not in given)
         consts += tuple(f"{k}={v}" for k, v in given.items())
-        trace_out = os.path.join(trace_dir, trace_name(base.spec, given)) if trace_dir else None
+        trace_out = free_path(os.path.join(trace_dir, trace_name(base.spec, given)), base.overwrite)
         request = RunRequest(**{**base.__dict__, "consts": consts, "trace_out": trace_out})
         prepared = prepare(request)  # all input is checked before the first run
         shown = _shown_constants(prepared, columns)
@@ -114,8 +126,13 @@ def _shown_constants(prepared, columns: list[str]) -> dict[str, str]:
     return {name: format_value(kinds[name], values[name]) for name in columns}
 
 
-def render(rows: list[SweepRow], fmt: str) -> str:
+def render(rows: list[SweepRow], fmt: str, columns: list[str] | None = None) -> str:
     table = [row.cells() for row in rows]
+    if columns:
+        unknown = [c for c in columns if c not in table[0]]
+        if unknown:
+            raise InputError(f"--columns: no column {', '.join(unknown)} (columns: {', '.join(table[0])})")
+        table = [{c: r[c] for c in columns} for r in table]
     if fmt == "json":
         import json
         return json.dumps(table, indent=1)

@@ -23,6 +23,15 @@ BUGS = [
     ("kip279", {"Replicas": 3}, (), "kip279-WeakIsr.itf.json", 11),
     ("kip320-first-try", {"Replicas": 3}, ("StrongIsr",), "kip320-first-try-StrongIsr.itf.json", 13),
 ]
+# KIP-320's consumer: the switch combinations that deliver a divergent record
+# (README, "KIP-320 on the consumer side"), and full KIP-320 at larger bounds.
+CONSUMER_BUGS = [
+    ("kip320-consumer", {"ConsumerFencing": "FALSE", "TruncationCheck": "FALSE"}, (),
+     "kip320-consumer-no-fencing-no-check.itf.json", 17),
+    ("kip320-consumer", {"TruncationCheck": "FALSE"}, (), "kip320-consumer-fencing-no-check.itf.json", 17),
+    ("kip320-consumer", {"ConsumerFencing": "FALSE"}, (), "kip320-consumer-check-no-fencing.itf.json", 18),
+    ("kip320-consumer", {"LogSize": 3, "MaxLeaderEpoch": 3}, (), "kip320-consumer-kip320-epoch3.itf.json", 20),
+]
 REGENERATE = bool(os.environ.get("MODELCHECK_REGENERATE_TRACES"))
 
 
@@ -37,7 +46,8 @@ def comparable(itf: dict) -> dict:
     return out
 
 
-@pytest.mark.parametrize("spec, consts, invariants, name, length", BUGS, ids=[b[0] for b in BUGS])
+@pytest.mark.parametrize("spec, consts, invariants, name, length", BUGS + CONSUMER_BUGS,
+                         ids=[b[3].removesuffix(".itf.json") for b in BUGS + CONSUMER_BUGS])
 def test_committed_trace_is_what_the_checker_finds(spec, consts, invariants, name, length):
     m = model(spec, **consts)
     r = BfsChecker().check(m, CheckOptions(tuple(invariants) or m.spec.default_invariants))
@@ -74,3 +84,16 @@ def test_kip320_has_no_violation_at_the_same_constants(consts):
     r = BfsChecker().check(m, CheckOptions(("TypeOk", "WeakIsr", "StrongIsr")))
     assert r.result == "ok" and r.violation is None
     assert r.distinct_states == {2: 5973, 3: 737794}[consts["Replicas"]]
+
+
+@pytest.mark.parametrize("spec, consts, invariants, name, length", CONSUMER_BUGS,
+                         ids=[b[3].removesuffix(".itf.json") for b in CONSUMER_BUGS])
+def test_consumer_traces_replay_and_name_the_diverging_offsets(spec, consts, invariants, name, length):
+    args = [x for k, v in consts.items() for x in ("--const", f"{k}={v}")]
+    code, out, _ = invoke("replay", spec, trace_path(name), *args, "--json")
+    report = json.loads(out)
+    assert code == 12 and report["invalid_step"] is None and report["states"] == length
+    broken = {v["invariant"]: v for v in report["violations"]}
+    assert broken["NoDivergentDelivery"]["state"] == length
+    text = broken["NoDivergentDelivery"]["explanation"]
+    assert "at offset 0" in text and "where the consumer delivered" in text

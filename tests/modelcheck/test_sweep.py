@@ -35,9 +35,11 @@ def test_counterexamples_are_named_after_their_combination(in_tmp):
     (("--vary", "Nope=1,2"), "no constant 'Nope'"),
     (("--vary", "LogSize=1,x"), "must be an integer"),
     (("--vary", "LogSize=1", "--vary", "LogSize=2"), "given twice"),
-    (("--vary", "LogSize=1", "--trace-dir", "missing"), "not a directory"),
+    (("--vary", "LogSize=1", "--trace-dir", "afile"), "not a directory"),
+    (("--vary", "LogSize=1", "--columns", "result,nope"), "no column nope"),
 ])
 def test_bad_sweeps_are_one_line_errors(in_tmp, args, fragment):
+    (in_tmp / "afile").write_text("")
     code, _, err = invoke("sweep", "kip320", *args)
     assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1
 
@@ -48,3 +50,13 @@ def test_explicit_rows_show_every_named_constant(in_tmp):
     rows = json.loads(out)
     assert [(r["Replicas"], r["LogSize"]) for r in rows] == [("{r1}", "1"), ("{a, b}", "2")]
     assert rows[1]["distinct_states"] == 5973
+
+
+def test_traces_never_replace_existing_files(in_tmp):
+    args = ("sweep", "kip320-first-try", "--const", "Replicas=3", "--inv", "StrongIsr", "--vary", "MaxLeaderEpoch=2",
+            "--format", "json", "--columns", "MaxLeaderEpoch,trace_length,trace_file", "-q")
+    first = json.loads(invoke(*args)[1])[0]
+    second = json.loads(invoke(*args)[1])[0]
+    assert first == {"MaxLeaderEpoch": "2", "trace_length": 13,
+                     "trace_file": "traces/kip320-first-try-MaxLeaderEpoch=2.itf.json"}
+    assert second["trace_file"] == "traces/kip320-first-try-MaxLeaderEpoch=2-2.itf.json"
