@@ -323,10 +323,10 @@ class _Search:
                 if self.checkpoint_dir:
                     self.save(depth, level_words, level_start)
                 return self.finish("bounded-ok", depth, stopped=stopped)
+            if bounded:  # as in the reference engine, the last level is only looked past, not checked
+                return self.finish("bounded-ok" if expansion.fps.size else "ok", depth)
             if expansion.deadlocked >= 0:
                 return self.finish("violation", depth, self.trace_to(level_start + expansion.deadlocked, DEADLOCK))
-            if bounded:
-                return self.finish("bounded-ok" if expansion.fps.size else "ok", depth)
             if expansion.fps.size == 0:
                 break
             self.visited.add(expansion.fps)
