@@ -79,19 +79,39 @@ def main():
 @click.option("--trace-out", type=str, metavar="PATH",
               help="Where to write the ITF trace of a violation (default: a new file in ./traces).")
 @click.option("--overwrite", is_flag=True, help="Allow --trace-out to replace an existing file.")
+@click.option("--max-states", type=int, metavar="N", help="Stop cleanly once N distinct states are found.")
+@click.option("--max-memory", metavar="SIZE", help="Stop cleanly when memory use reaches SIZE (e.g. 2G, 512M).")
+@click.option("--workers", type=int, metavar="N", help="fast engine: expand on N processes (default: 1).")
+@click.option("--checkpoint", "checkpoint", metavar="DIR",
+              help="fast engine: save the search into DIR at level boundaries, and when stopped.")
+@click.option("--checkpoint-every", type=float, default=60.0, show_default=True, metavar="SECONDS",
+              help="fast engine: at most this often.")
+@click.option("--resume", metavar="DIR", help="fast engine: continue the search saved in DIR.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @spark_options
-def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, trace_out, overwrite, as_json, quiet,
-        **spark):
-    """Check SPEC's invariants over every reachable state."""
+def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, trace_out, overwrite, max_states,
+        max_memory, workers, checkpoint, checkpoint_every, resume, as_json, quiet, **spark):
+    """Check SPEC's invariants over every reachable state.
+
+    Engines: bfs (the reference, default), fast (numpy, whole frontiers at
+    once; for large models) and spark (distributed over a Spark cluster, or
+    local[*]). Ctrl-C stops cleanly and prints what was explored
+    (exit 130); a second Ctrl-C aborts at once.
+    """
     from modelcheck.progress import Progress
     from modelcheck.run import RunRequest, execute, prepare, summary_text, warn
 
+    engine_options = {k: v for k, v in (("checkpoint", checkpoint), ("resume", resume)) if v}
+    if engine_options:
+        engine_options["checkpoint_every"] = checkpoint_every
+    if workers is not None:
+        engine_options["workers"] = workers
+    engine_options.update(engine_options_from(engine, spark))
     request = RunRequest(spec=spec, engine=engine, consts=tuple(consts), config=config,
                          invariants=tuple(invariants), max_depth=max_depth, check_deadlock=check_deadlock,
-                         trace_out=trace_out, overwrite=overwrite,
-                         engine_options=engine_options_from(engine, spark))
+                         trace_out=trace_out, overwrite=overwrite, max_states=max_states, max_memory=max_memory,
+                         engine_options=engine_options)
     prepared = prepare(request)
     warn(prepared.warnings)
     # a Spark run logs a line per level even into a file: such runs are long
@@ -102,6 +122,39 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
     else:
         click.echo(summary_text(outcome))
     return outcome.exit_code
+
+
+@main.command()
+@click.argument("spec")
+@click.option("--row", "rows", multiple=True, metavar='"NAME=V NAME=V"',
+              help="One run's constants. Repeatable: one table line each.")
+@click.option("--vary", "vary", multiple=True, metavar="NAME=V1,V2",
+              help="A constant and the values to try. Repeatable: combinations multiply (and cross each --row).")
+@click.option("--engine", default="bfs", show_default=True, help="Exploration engine for every run.")
+@click.option("--const", "consts", multiple=True, metavar="NAME=VALUE", help="Constants shared by every run.")
+@click.option("--inv", "invariants", multiple=True, metavar="NAME", help="Invariants to check (repeatable).")
+@click.option("--max-depth", type=int, metavar="N", help="Explore only the first N levels.")
+@click.option("--trace-dir", metavar="DIR", default="traces", show_default=True,
+              help="Write each counterexample into DIR, named after its run.")
+@click.option("--overwrite", is_flag=True, help="Allow traces in --trace-dir to replace existing files.")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
+@click.option("--columns", metavar="A,B,...", help="Only these columns, in this order.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+def sweep(spec, rows, vary, engine, consts, invariants, max_depth, trace_dir, overwrite, fmt, columns, quiet):
+    """Check SPEC once per --row and per combination of --vary values; print one line per run."""
+    from modelcheck.progress import Progress
+    from modelcheck.run import RunRequest
+    from modelcheck.sweep import combinations, parse_rows, parse_vary, render, sweep as run_sweep
+
+    if os.path.exists(trace_dir) and not os.path.isdir(trace_dir):
+        raise InputError(f"--trace-dir {trace_dir} is not a directory")
+    os.makedirs(trace_dir, exist_ok=True)
+    base = RunRequest(spec=spec, engine=engine, consts=tuple(consts), invariants=tuple(invariants),
+                      max_depth=max_depth, overwrite=overwrite)
+    runs = combinations(parse_rows(tuple(rows)), parse_vary(tuple(vary)))
+    results = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress())
+    click.echo(render(results, fmt, [c.strip() for c in columns.split(",")] if columns else None))
+    return 0
 
 
 @main.command(name="list")
@@ -177,6 +230,72 @@ def graph(spec, out, consts, config, max_states, max_depth, overwrite, as_json, 
         click.echo(f"  e.g. deadlock: {g.nodes[n]['label']}")
     click.echo(f"  written to        {out}")
     return 0
+
+
+
+
+@main.command(name="show")
+@click.argument("trace", metavar="TRACE")
+@click.option("--diff", is_flag=True, help="After the first state, show only what each step changed.")
+@click.option("--html", "html_out", metavar="OUT.html",
+              help="Write a self-contained HTML viewer to OUT.html instead of printing.")
+@click.option("--spec", "spec_name", metavar="NAME", help="The spec, for traces that do not name theirs (TLC's).")
+@click.option("--const", "consts", multiple=True, metavar="NAME=VALUE",
+              help="Set a constant (overrides the trace's own). Repeatable.")
+@click.option("--inv", "invariants", multiple=True, metavar="NAME",
+              help="Explain this invariant if the trace breaks it (default: the one the trace records, "
+                   "else the spec's defaults).")
+@click.option("--color/--no-color", default=None, help="Colour (default: only on a terminal).")
+@click.option("--overwrite", is_flag=True, help="Allow --html to replace an existing file.")
+def show_trace(trace, diff, html_out, spec_name, consts, invariants, color, overwrite):
+    """Show a counterexample TRACE step by step: each replica's leader, epoch,
+    high watermark, ISR and log, the quorum state, the LeaderAndIsr requests
+    and the counters, with changed values highlighted, and why the last state
+    breaks the invariant."""
+    from modelcheck.viewer import load_view
+
+    if html_out:
+        from modelcheck.viewer.html import check_destination, write_html
+        check_destination(html_out, overwrite)
+        view = load_view(trace, spec_name, consts, invariants)
+        write_html(view, html_out, overwrite)
+        click.echo(f"wrote {html_out} ({len(view.frames)} states); open it in a browser")
+        return 0
+    from modelcheck.viewer.terminal import render
+    view = load_view(trace, spec_name, consts, invariants)
+    use_color = color if color is not None else sys.stdout.isatty()
+    click.echo(render(view, diff=diff, color=use_color), color=use_color)
+    return 0
+
+@main.command(name="replay")
+@click.argument("spec")
+@click.argument("trace", metavar="TRACE")
+@click.option("--const", "consts", multiple=True, metavar="NAME=VALUE",
+              help="Set a constant (overrides the trace's own). Repeatable.")
+@click.option("--inv", "invariants", multiple=True, metavar="NAME",
+              help="Check this invariant along the trace (repeatable); default: the spec's defaults "
+                   "and the invariant the trace records.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
+def replay_trace(spec, trace, consts, invariants, as_json):
+    """Check that TRACE (ITF, or TLC's -dumpTrace json) is a behaviour of SPEC:
+    its first state satisfies Init and every step is a legal transition,
+    named by the action and parameters that explain it. Reports the
+    invariants that fail along the trace.
+
+    Exit codes: 0 a behaviour, no invariant broken; 12 a behaviour that breaks
+    an invariant; 3 not a behaviour (the failing step is shown, with a diff
+    against the closest legal successor); 2 bad input.
+    """
+    from modelcheck.replay import chosen_invariants, load, replay, report_json, report_text, warn_all
+
+    bound = load(spec, trace, consts)
+    report = replay(bound, chosen_invariants(bound, invariants))
+    if as_json:
+        click.echo(json.dumps(report_json(report)))
+    else:
+        warn_all(bound)
+        click.echo(report_text(report))
+    return report.exit_code
 
 
 main.add_command(cluster)

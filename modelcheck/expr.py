@@ -208,34 +208,26 @@ def _flatten(op: str, items: Iterable[Value]) -> list[Expr]:
     return out
 
 
-def and_(*conjuncts: Value) -> Expr:
-    """Conjunction; folds constants and flattens nested conjunctions."""
+def _junction(op: str, unit: Expr, absorbing: Expr, items) -> Expr:
     kept = []
-    for e in _flatten("and", conjuncts):
-        if e is FALSE:
-            return FALSE
-        if e is not TRUE:
+    for e in _flatten(op, items):
+        if e is absorbing:
+            return absorbing
+        if e is not unit:
             kept.append(e)
     if not kept:
-        return TRUE
-    if len(kept) == 1:
-        return kept[0]
-    return Expr("and", tuple(kept), BOOL)
+        return unit
+    return kept[0] if len(kept) == 1 else Expr(op, tuple(kept), BOOL)
+
+
+def and_(*conjuncts: Value) -> Expr:
+    """Conjunction; folds constants and flattens nested conjunctions."""
+    return _junction("and", TRUE, FALSE, conjuncts)
 
 
 def or_(*disjuncts: Value) -> Expr:
     """Disjunction; folds constants and flattens nested disjunctions."""
-    kept = []
-    for e in _flatten("or", disjuncts):
-        if e is TRUE:
-            return TRUE
-        if e is not FALSE:
-            kept.append(e)
-    if not kept:
-        return FALSE
-    if len(kept) == 1:
-        return kept[0]
-    return Expr("or", tuple(kept), BOOL)
+    return _junction("or", FALSE, TRUE, disjuncts)
 
 
 def not_(a: Value) -> Expr:

@@ -8,6 +8,7 @@ fails in a second rather than after a long search.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,9 @@ from modelcheck.cfgfile import read_config
 from modelcheck.constants import parse_assignment
 from modelcheck.engines import get_engine
 from modelcheck.engines.base import CheckOptions, CheckResult
+from modelcheck.engines.checkpoint import check_destination as check_checkpoint_destination
 from modelcheck.errors import InputError
+from modelcheck.limits import INTERRUPTED, MAX_MEMORY, MAX_STATES, Limits, describe_size, interrupt_requests, parse_size
 from modelcheck.progress import Progress
 from modelcheck.spec import Model, SpecDefinition
 from modelcheck.trace import check_trace_destination, render_text, trace_from_states, write_trace
@@ -34,6 +37,8 @@ class RunRequest:
     check_deadlock: bool | None = None
     trace_out: str | None = None
     overwrite: bool = False
+    max_states: int | None = None
+    max_memory: str | None = None
     engine_options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -45,6 +50,7 @@ class PreparedRun:
     invariants: tuple[str, ...]
     check_deadlock: bool
     warnings: list[str]
+    max_memory: int | None = None
 
 
 def resolve_spec_and_constants(spec_name: str, consts: tuple[str, ...], config: str | None):
@@ -78,10 +84,33 @@ def prepare(request: RunRequest) -> PreparedRun:
     check_deadlock = request.check_deadlock
     if check_deadlock is None:
         check_deadlock = bool(cfg.check_deadlock) if cfg and cfg.check_deadlock is not None else False
+    if request.max_states is not None and request.max_states < 1:
+        raise InputError(f"--max-states must be at least 1, got {request.max_states}")
+    max_memory = parse_size(request.max_memory) if request.max_memory is not None else None
     check_trace_destination(request.trace_out, request.overwrite)
     get_engine(request.engine)  # an unknown engine is bad input too
+    _check_checkpoint_options(request)
     model = spec.instantiate(constants)
-    return PreparedRun(request, spec, model, invariants, check_deadlock, warnings)
+    return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory)
+
+
+def _check_checkpoint_options(request: RunRequest) -> None:
+    opts = request.engine_options
+    if "workers" in opts:
+        if request.engine != "fast":
+            raise InputError("--workers needs --engine fast")
+        if not 1 <= int(opts["workers"]) <= 64:
+            raise InputError(f"--workers must be between 1 and 64, got {opts['workers']}")
+    checkpoint, resume = opts.get("checkpoint"), opts.get("resume")
+    if not (checkpoint or resume):
+        return
+    if request.engine != "fast":
+        raise InputError("--checkpoint and --resume need --engine fast")
+    if checkpoint and resume and os.path.abspath(checkpoint) != os.path.abspath(resume):
+        raise InputError("--resume continues saving into its own directory; drop --checkpoint or give the same one")
+    if float(opts.get("checkpoint_every", 60)) <= 0:
+        raise InputError("--checkpoint-every must be a positive number of seconds")
+    check_checkpoint_destination(resume or checkpoint, resuming=bool(resume))
 
 
 @dataclass
@@ -90,9 +119,12 @@ class RunOutcome:
     result: CheckResult
     trace_file: str | None
     trace_text: str | None
+    explanation: str | None = None  # why the last state breaks the invariant (modelcheck/explain.py)
 
     @property
     def exit_code(self) -> int:
+        if self.result.stopped == INTERRUPTED:
+            return 130
         if self.result.result != "violation":
             return 0
         from modelcheck.engines.base import DEADLOCK
@@ -120,16 +152,21 @@ class RunOutcome:
 def execute(prepared: PreparedRun, progress: Progress) -> RunOutcome:
     request = prepared.request
     engine = get_engine(request.engine)
+    limits = Limits(request.max_states, prepared.max_memory)
     options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
-                           dict(request.engine_options))
-    result = engine.check(prepared.model, options)
-    trace_file = trace_text = None
+                           dict(request.engine_options), limits)
+    with interrupt_requests(limits.stop):
+        result = engine.check(prepared.model, options)
+    trace_file = trace_text = explanation = None
     if result.violation is not None:
         v = result.violation
         trace = trace_from_states(prepared.model, v.states, v.actions, v.invariant, result.engine)
         trace_file = write_trace(trace, request.trace_out, request.overwrite)
         trace_text = render_text(trace)
-    return RunOutcome(prepared, result, trace_file, trace_text)
+        if v.invariant in prepared.model.invariants:
+            from modelcheck.explain import explain
+            explanation = explain(prepared.model, v.states[-1], v.invariant)
+    return RunOutcome(prepared, result, trace_file, trace_text, explanation)
 
 
 def summary_text(outcome: RunOutcome) -> str:
@@ -145,6 +182,18 @@ def summary_text(outcome: RunOutcome) -> str:
         lines.append("")
         lines.append(outcome.trace_text or "")
         lines.append("")
+        if outcome.explanation:
+            lines.append(outcome.explanation)
+            lines.append("")
+    elif r.stopped:
+        if r.stopped == MAX_STATES:
+            why = f"Stopped at --max-states {p.request.max_states:,}"
+        elif r.stopped == MAX_MEMORY:
+            why = f"Stopped at --max-memory {describe_size(p.max_memory)}"
+        else:
+            why = "Interrupted"
+        lines.append(f"{why} before the search was complete: no invariant is violated in the "
+                     f"{r.distinct_states:,} states explored (through depth {r.depth}).")
     elif r.result == "bounded-ok":
         lines.append(f"No invariant is violated up to depth {r.depth} (--max-depth); deeper states were not explored.")
     else:
@@ -164,7 +213,7 @@ def summary_text(outcome: RunOutcome) -> str:
         if unseen and r.result == "ok":
             stats.append(("never reached", ", ".join(unseen) + "  <- the model may be vacuous"))
     if outcome.trace_file:
-        stats.append(("trace", outcome.trace_file))
+        stats.append(("trace", f"{outcome.trace_file}  (modelcheck show {outcome.trace_file})"))
     width = max(len(k) for k, _ in stats)
     lines.extend(f"  {k.ljust(width)}  {v}" for k, v in stats)
     lines.extend(f"note: {n}" for n in r.notes)

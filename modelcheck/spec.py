@@ -72,10 +72,18 @@ class PredicateDef:
     fn: Callable[[StateView], Any]
     doc: str
     kind: str  # "invariant" or "sometimes"
+    # Phrases a broken invariant in the protocol's terms: takes a
+    # modelcheck.explain.Probe on the first violating state, returns a
+    # sentence or None (then a generic account of the failing conjuncts is used).
+    explain: Callable[[Any], str | None] | None = None
 
 
-def invariant(fn) -> PredicateDef:
-    return PredicateDef(fn.__name__, fn, (fn.__doc__ or "").strip(), "invariant")
+def invariant(fn=None, *, explain: Callable[[Any], str | None] | None = None):
+    """Declare an invariant; ``@invariant(explain=f)`` also names the function
+    that explains a violation of it (see modelcheck/explain.py)."""
+    def wrap(f) -> PredicateDef:
+        return PredicateDef(f.__name__, f, (f.__doc__ or "").strip(), "invariant", explain)
+    return wrap(fn) if fn is not None else wrap
 
 
 def sometimes(fn) -> PredicateDef:

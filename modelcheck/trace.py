@@ -8,7 +8,6 @@ them and other ITF tools (itf-py, Quint, Apalache's viewers) can read them.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 from dataclasses import dataclass, field

@@ -25,7 +25,7 @@ from __future__ import annotations
 from modelcheck.codec import Codec, Fn, IntSlot, Rec, ReplicaSetSlot, StateCodec, json_int, json_record, json_set
 from modelcheck.constants import INT, REPLICA as REPLICA_KIND, REPLICAS, ConstantDecl
 from modelcheck.errors import TraceFormatError
-from modelcheck.expr import all_of, and_, bit_or, implies, ite, member, min_, not_, set_with, set_without
+from modelcheck.expr import all_of, and_, bit_or, ite, member, min_, not_, set_with, set_without
 from modelcheck.schema import integer, subset
 from modelcheck.spec import Domain, SpecDefinition, action, invariant, sometimes
 from modelcheck.values import Record
@@ -241,11 +241,31 @@ def TypeOk(s):
     return and_(in_sets, versions, offsets)
 
 
-@invariant
+def lags_high_watermark(s, replica):
+    """What breaks ValidHighWatermark: a replica in the controller's ISR that
+    has not reached the leader's high watermark."""
+    return and_(member(s.controller_isr, replica), s.offsets[replica] < high_watermark(s))
+
+
+def explain_valid_high_watermark(probe) -> str | None:
+    """Names the lagging ISR members and where the high watermark comes from."""
+    s = probe.s
+    lagging = [w["replica"] for w in probe.where(lags_high_watermark, replica=range(_replica_count(s.c)))]
+    if not lagging:
+        return None
+    hw = probe.value(high_watermark(s))
+    behind = ", ".join(f"{probe.replica(r)} has only reached offset {probe.value(s.offsets[r])}" for r in lagging)
+    return (f"the leader's high watermark is {hw}, the lowest offset over its ISR "
+            f"{probe.replica_set(probe.value(s.leader_isr))} and pending ISR "
+            f"{probe.replica_set(probe.value(s.pending_isr))}, but in the controller's ISR "
+            f"{probe.replica_set(probe.value(s.controller_isr))} (version {probe.value(s.controller_version)}) "
+            f"{behind}")
+
+
+@invariant(explain=explain_valid_high_watermark)
 def ValidHighWatermark(s):
     """Every replica in the controller's ISR has reached the leader's high watermark."""
-    hw = high_watermark(s)
-    return all_of(implies(member(s.controller_isr, r), s.offsets[r] >= hw) for r in range(_replica_count(s.c)))
+    return all_of(not_(lags_high_watermark(s, r)) for r in range(_replica_count(s.c)))
 
 
 @sometimes

@@ -7,8 +7,17 @@ invariants and reachability checks; they differ only in their actions.
 from __future__ import annotations
 
 from modelcheck.spec import ActionDef, SpecDefinition
-from specs.kafka_replication import (BASE_INVARIANTS, BASE_SOMETIMES, CONSTANTS, DEFAULT_INVARIANTS, Init,
-                                     fields, summarize, variables)
+from specs.kafka_replication import (BASE_INVARIANTS, BASE_SOMETIMES, CONSTANTS, DEFAULT_INVARIANTS, BecomeLeader,
+                                     ControllerElectLeader, ControllerShrinkIsr, FollowerReplicate, Init,
+                                     LeaderExpandIsr, LeaderIncHighWatermark, LeaderShrinkIsr, LeaderWrite, fields,
+                                     summarize, variables)
+
+
+def unfenced_next(become_follower: ActionDef) -> tuple[ActionDef, ...]:
+    """The Next of the specs before KIP-320: KafkaReplication's actions, with
+    the module's own way of becoming a follower (and truncating)."""
+    return (ControllerElectLeader, ControllerShrinkIsr, BecomeLeader, LeaderExpandIsr, LeaderShrinkIsr, LeaderWrite,
+            LeaderIncHighWatermark, become_follower, FollowerReplicate)
 
 
 def replication_spec(name: str, module: str, summary: str, next_actions: tuple[ActionDef, ...],

@@ -33,6 +33,22 @@ def offsets(s) -> range:
     return range(s.c.LogSize)
 
 
+def min_offset_where(s, condition, otherwise):
+    """Min({o \\in Offsets : condition(o)}), or ``otherwise`` for the empty set."""
+    result = otherwise
+    for o in reversed(offsets(s)):  # the smallest offset that qualifies is applied last
+        result = ite(condition(o), o, result)
+    return result
+
+
+def max_offset_where(s, condition, otherwise):
+    """Max({o \\in Offsets : condition(o)}), or ``otherwise`` for the empty set."""
+    result = otherwise
+    for o in offsets(s):  # the largest offset that qualifies is applied last
+        result = ite(condition(o), o, result)
+    return result
+
+
 def get_end_offset(s, replica) -> Expr:
     return s.log_end[replica]
 

@@ -166,6 +166,22 @@ def is_true_leader(s, leader):
                 s.leader_epoch[leader] == s.quorum_epoch)
 
 
+def all_isr_members(s, leader, condition):
+    """\\A follower \\in replicaState[leader].isr : condition(follower)."""
+    return all_of(implies(member(s.isr[leader], f), condition(f)) for f in replicas(s))
+
+
+def adopt_request(s, n, replica, request, leader) -> None:
+    """A replica takes a LeaderAndIsr request that names ``leader`` and is
+    newer than its own epoch: it adopts the request's epoch, leader and ISR.
+    Every BecomeLeader / BecomeFollower variant starts this way."""
+    n.require(s.request_sent[request], s.request_leader[request] == leader,
+              request > s.leader_epoch[replica])
+    n.leader_epoch[replica] = request
+    n.leader[replica] = leader
+    n.isr[replica] = s.request_isr[request]
+
+
 def controller_update_isr(s, n, new_leader, new_isr) -> None:
     """ControllerUpdateIsr: take the next leader epoch, write the quorum state
     and send the matching LeaderAndIsr request."""
@@ -207,12 +223,8 @@ def become_follower_and_truncate_to(s, n, leader, replica, request, truncation_o
     quantifies ``leader`` over the replicas, so that branch can never fire and
     is not carried over.
     """
-    n.require(s.request_sent[request], s.request_leader[request] == leader,
-              request > s.leader_epoch[replica])
+    adopt_request(s, n, replica, request, leader)
     truncate_to(s, n, replica, truncation_offset)
-    n.leader_epoch[replica] = request
-    n.leader[replica] = leader
-    n.isr[replica] = s.request_isr[request]
     n.hw[replica] = min_(truncation_offset, s.hw[replica])
 
 
@@ -244,12 +256,7 @@ def ControllerElectLeader(s, n, newLeader):
 def BecomeLeader(s, n, leaderAndIsrRequest, leader):
     """A replica named leader by a request newer than its epoch takes the
     leadership; it keeps its own (possibly stale) high watermark."""
-    request = leaderAndIsrRequest
-    n.require(s.request_sent[request], s.request_leader[request] == leader,
-              request > s.leader_epoch[leader])
-    n.leader_epoch[leader] = request
-    n.leader[leader] = leader
-    n.isr[leader] = s.request_isr[request]
+    adopt_request(s, n, leader, leaderAndIsrRequest, leader)
 
 
 @action(replica=REPLICA)
@@ -285,9 +292,7 @@ def LeaderIncHighWatermark(s, n, leader):
     the leader's ISR follows it and has the offset, whatever its epoch."""
     hw = s.hw[leader]
     n.require(replica_presumes_leadership(s, leader), hw <= s.c.LogSize - 1,
-              all_of(implies(member(s.isr[leader], f),
-                             and_(replica_is_following(s, f, leader), has_offset(s, f, hw)))
-                     for f in replicas(s)))
+              all_isr_members(s, leader, lambda f: and_(replica_is_following(s, f, leader), has_offset(s, f, hw))))
     n.hw[leader] = hw + 1
 
 
@@ -338,27 +343,88 @@ def _same_entry(s, r1, r2, offset):
     return and_(has_offset(s, r1, offset), has_offset(s, r2, offset), rec1.equals(rec2), is_log_record(s, rec1))
 
 
+def isr_disagreement(s, isr_of, r1, r2, offset):
+    """What breaks WeakIsr or StrongIsr for a presumed leader r1: r2 is in
+    ``isr_of(r1)``, ``offset`` is below r1's high watermark, and r1 and r2
+    do not hold the same record there."""
+    return and_(member(isr_of(r1), r2), offset < s.hw[r1], not_(_same_entry(s, r1, r2, offset)))
+
+
 def _isr_agrees_below_hw(s, isr_of):
     """For every presumed leader r1 and every r2 in ``isr_of(r1)``, the logs of
-    r1 and r2 hold the same records below r1's high watermark."""
+    r1 and r2 hold the same records below r1's high watermark. (hw = 0 is
+    implied by the offsets' range; it is spelled out as a quick exit.)"""
     def agrees(r1):
-        hw = s.hw[r1]
         return or_(
             not_(replica_presumes_leadership(s, r1)),
-            hw == 0,
-            all_of(implies(and_(member(isr_of(r1), r2), o < hw), _same_entry(s, r1, r2, o))
-                   for r2 in replicas(s) for o in offsets(s)))
+            s.hw[r1] == 0,
+            all_of(not_(isr_disagreement(s, isr_of, r1, r2, o)) for r2 in replicas(s) for o in offsets(s)))
     return all_of(agrees(r1) for r1 in replicas(s))
 
 
-@invariant
+def record_text(probe, replica, offset) -> str | None:
+    """A replica's record at an offset as ``id0@2`` (id 0, leader epoch 2), or
+    None past its log end."""
+    s = probe.s
+    if offset >= probe.value(s.log_end[replica]):
+        return None
+    return f"id{probe.value(s.log_id[replica][offset])}@{probe.value(s.log_epoch[replica][offset])}"
+
+
+def _explain_isr(probe, isr_of, whose_isr) -> str | None:
+    """Names the presumed leader, the ISR member and the offset at which
+    their logs differ below the leader's high watermark."""
+    s = probe.s
+    found = probe.where(lambda s, r1, r2, o: and_(replica_presumes_leadership(s, r1),
+                                                  isr_disagreement(s, isr_of, r1, r2, o)),
+                        r1=replicas(s), r2=replicas(s), o=offsets(s))
+    if not found:
+        return None
+    first = found[0]
+    r1, r2, o = first["r1"], first["r2"], first["o"]
+    name, other = probe.replica(r1), probe.replica(r2)
+    isr = probe.replica_set(probe.value(isr_of(r1)))
+    text = f"{name} presumes leadership with hw={probe.value(s.hw[r1])}, but "
+    mine, theirs = record_text(probe, r1, o), record_text(probe, r2, o)
+    if mine is None:
+        text += f"{name} itself has no record at offset {o} although {other} is in {whose_isr(name)} {isr}"
+    elif theirs is None:
+        text += f"{other} is in {whose_isr(name)} {isr} and has no record at offset {o} ({name} has {mine})"
+    else:
+        text += f"{other} is in {whose_isr(name)} {isr} and has {theirs} at offset {o} where {name} has {mine}"
+    rest = [f"{probe.replica(w['r2'])} at offset {w['o']}" + ("" if w["r1"] == r1 else
+                                                              f" below {probe.replica(w['r1'])}'s hw")
+            for w in found[1:]]
+    if rest:
+        text += "; the same holds for " + ", ".join(rest)
+    return text
+
+
+def explain_weak_isr(probe) -> str | None:
+    return _explain_isr(probe, lambda r1: probe.s.isr[r1], lambda leader: f"{leader}'s own ISR")
+
+
+def explain_strong_isr(probe) -> str | None:
+    return _explain_isr(probe, lambda r1: probe.s.quorum_isr, lambda leader: "the quorum ISR")
+
+
+def explain_leader_in_isr(probe) -> str | None:
+    s = probe.s
+    leader, epoch = probe.value(s.quorum_leader), probe.value(s.quorum_epoch)
+    isr = probe.replica_set(probe.value(s.quorum_isr))
+    if leader == NONE:
+        return f"the quorum has no leader (epoch {epoch}, ISR {isr})"
+    return f"the quorum names {probe.replica(leader)} leader on epoch {epoch}, but its ISR is {isr}"
+
+
+@invariant(explain=explain_weak_isr)
 def WeakIsr(s):
     """Below a presumed leader's high watermark, every replica in that
     leader's own cached ISR has exactly the leader's records."""
     return _isr_agrees_below_hw(s, lambda r1: s.isr[r1])
 
 
-@invariant
+@invariant(explain=explain_strong_isr)
 def StrongIsr(s):
     """Below a presumed leader's high watermark, every replica in the quorum's
     (true) ISR has exactly the leader's records, so any electable replica
@@ -366,7 +432,7 @@ def StrongIsr(s):
     return _isr_agrees_below_hw(s, lambda r1: s.quorum_isr)
 
 
-@invariant
+@invariant(explain=explain_leader_in_isr)
 def LeaderInIsr(s):
     """The quorum's leader is a member of the quorum's ISR. (With no leader it
     does not hold, which includes the initial state.)"""

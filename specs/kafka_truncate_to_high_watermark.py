@@ -6,10 +6,8 @@ that were already committed.
 """
 
 from modelcheck.spec import action
-from specs.family import replication_spec
-from specs.kafka_replication import (REPLICA, REQUEST, BecomeLeader, ControllerElectLeader, ControllerShrinkIsr,
-                                     FollowerReplicate, LeaderExpandIsr, LeaderIncHighWatermark, LeaderShrinkIsr,
-                                     LeaderWrite, become_follower_and_truncate_to)
+from specs.family import replication_spec, unfenced_next
+from specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to
 
 
 @action(leader=REPLICA, replica=REPLICA, leaderAndIsrRequest=REQUEST, where=lambda leader, replica, **_: leader != replica)
@@ -22,5 +20,4 @@ def BecomeFollowerTruncateToHighWatermark(s, n, leader, replica, leaderAndIsrReq
 SPEC = replication_spec(
     "truncate-to-hw", "KafkaTruncateToHighWatermark",
     "pre-KIP-101 Kafka: a new follower truncates to its own high watermark",
-    (ControllerElectLeader, ControllerShrinkIsr, BecomeLeader, LeaderExpandIsr, LeaderShrinkIsr, LeaderWrite,
-     LeaderIncHighWatermark, BecomeFollowerTruncateToHighWatermark, FollowerReplicate))
+    unfenced_next(BecomeFollowerTruncateToHighWatermark))

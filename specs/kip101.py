@@ -6,21 +6,17 @@ and truncates there, instead of to its high watermark.
 
 from modelcheck.expr import and_, ite, or_
 from modelcheck.spec import action
-from specs.family import replication_spec
-from specs.finite_replicated_log import get_latest_record, has_offset, is_empty, is_log_record, offsets
-from specs.kafka_replication import (REPLICA, REQUEST, BecomeLeader, ControllerElectLeader, ControllerShrinkIsr,
-                                     FollowerReplicate, LeaderExpandIsr, LeaderIncHighWatermark, LeaderShrinkIsr,
-                                     LeaderWrite, become_follower_and_truncate_to)
+from specs.family import replication_spec, unfenced_next
+from specs.finite_replicated_log import get_latest_record, has_offset, is_empty, is_log_record, min_offset_where
+from specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to
 
 
 def lookup_offset_for_epoch(s, leader, follower, epoch):
     """LookupOffsetForEpoch: the leader's end offset if its last record has
     ``epoch``; otherwise the first offset whose epoch is larger; the follower's
     own high watermark when the leader's log is empty or has no larger epoch."""
-    first_larger = s.hw[follower]
-    for o in reversed(offsets(s)):
-        larger_here = and_(has_offset(s, leader, o), s.log_epoch[leader][o] > epoch)
-        first_larger = ite(larger_here, o, first_larger)
+    first_larger = min_offset_where(
+        s, lambda o: and_(has_offset(s, leader, o), s.log_epoch[leader][o] > epoch), s.hw[follower])
     return ite(is_empty(s, leader), s.hw[follower],
                ite(get_latest_record(s, leader).epoch == epoch, s.log_end[leader], first_larger))
 
@@ -40,5 +36,4 @@ def BecomeFollowerTruncateKip101(s, n, leader, replica, leaderAndIsrRequest):
 SPEC = replication_spec(
     "kip101", "Kip101",
     "KIP-101: a new follower truncates where the leader says its last epoch ends",
-    (ControllerElectLeader, ControllerShrinkIsr, BecomeLeader, LeaderExpandIsr, LeaderShrinkIsr, LeaderWrite,
-     LeaderIncHighWatermark, BecomeFollowerTruncateKip101, FollowerReplicate))
+    unfenced_next(BecomeFollowerTruncateKip101))

@@ -7,11 +7,9 @@ changes can still make logs diverge.
 
 from modelcheck.expr import and_, ite
 from modelcheck.spec import action
-from specs.family import replication_spec
-from specs.finite_replicated_log import get_record_at_offset, has_entry, has_offset, is_empty, offsets
-from specs.kafka_replication import (REPLICA, REQUEST, BecomeLeader, ControllerElectLeader, ControllerShrinkIsr,
-                                     FollowerReplicate, LeaderExpandIsr, LeaderIncHighWatermark, LeaderShrinkIsr,
-                                     LeaderWrite, become_follower_and_truncate_to)
+from specs.family import replication_spec, unfenced_next
+from specs.finite_replicated_log import get_record_at_offset, has_entry, has_offset, is_empty, max_offset_where
+from specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to
 
 
 def is_matching_offset(s, replica1, replica2, offset):
@@ -25,10 +23,8 @@ def first_non_matching_offset_from_tail(s, leader, follower):
     """FirstNonMatchingOffsetFromTail: one past the highest offset at which
     the follower's record matches the leader's; 0 if none does or the
     leader's log is empty."""
-    truncation = 0
-    for o in offsets(s):  # later offsets override earlier ones: the maximum wins
-        truncation = ite(is_matching_offset(s, follower, leader, o), o + 1, truncation)
-    return ite(is_empty(s, leader), 0, truncation)
+    last_match = max_offset_where(s, lambda o: is_matching_offset(s, follower, leader, o), -1)
+    return ite(is_empty(s, leader), 0, last_match + 1)
 
 
 @action(leader=REPLICA, replica=REPLICA, leaderAndIsrRequest=REQUEST, where=lambda leader, replica, **_: leader != replica)
@@ -43,5 +39,4 @@ def BecomeFollowerTruncateKip279(s, n, leader, replica, leaderAndIsrRequest):
 SPEC = replication_spec(
     "kip279", "Kip279",
     "KIP-279: a new follower truncates past the last offset that matches the leader",
-    (ControllerElectLeader, ControllerShrinkIsr, BecomeLeader, LeaderExpandIsr, LeaderShrinkIsr, LeaderWrite,
-     LeaderIncHighWatermark, BecomeFollowerTruncateKip279, FollowerReplicate))
+    unfenced_next(BecomeFollowerTruncateKip279))

@@ -8,14 +8,14 @@ that acknowledge its epoch; and it admits a replica to the ISR only once its
 own high watermark has reached its current epoch.
 """
 
-from modelcheck.expr import all_of, and_, implies, member, min_, not_, or_, set_with, set_without
+from modelcheck.expr import and_, member, min_, not_, or_, set_with, set_without
 from modelcheck.spec import action
 from specs.family import replication_spec
 from specs.finite_replicated_log import (get_record_at_offset, has_offset, is_log_record, replicate_to,
                                          truncate_to)
 from specs.kafka_replication import (REPLICA, REQUEST, BecomeLeader, ControllerElectLeader, ControllerShrinkIsr,
-                                     LeaderWrite, quorum_update_leader_and_isr, replica_count,
-                                     replica_presumes_leadership, replicas)
+                                     LeaderWrite, adopt_request, all_isr_members, quorum_update_leader_and_isr,
+                                     replica_count, replica_presumes_leadership)
 from specs.kip279 import first_non_matching_offset_from_tail
 
 
@@ -41,14 +41,6 @@ def has_follower_reached_high_watermark(s, leader, follower):
     return or_(hw == 0, and_(hw > 0, has_offset(s, follower, hw - 1)))
 
 
-def become_follower(s, n, replica, request, new_high_watermark) -> None:
-    """BecomeFollower: adopt the request's epoch, leader and ISR."""
-    n.leader_epoch[replica] = request
-    n.leader[replica] = s.request_leader[request]
-    n.isr[replica] = s.request_isr[request]
-    n.hw[replica] = new_high_watermark
-
-
 @action(follower=REPLICA, leader=REPLICA, where=lambda follower, leader: follower != leader)
 def FencedFollowerFetch(s, n, follower, leader):
     """Fetch one record on the leader's epoch; the follower's high watermark
@@ -65,9 +57,7 @@ def FencedLeaderIncHighWatermark(s, n, leader):
     member of its ISR follows its epoch and has that offset."""
     hw = s.hw[leader]
     n.require(has_offset(s, leader, hw),
-              all_of(implies(member(s.isr[leader], f),
-                             and_(is_following_leader_epoch(s, leader, f), has_offset(s, f, hw)))
-                     for f in replicas(s)))
+              all_isr_members(s, leader, lambda f: and_(is_following_leader_epoch(s, leader, f), has_offset(s, f, hw))))
     n.hw[leader] = hw + 1
 
 
@@ -99,12 +89,11 @@ def FencedBecomeFollowerAndTruncate(s, n, leader, replica, leaderAndIsrRequest):
     branch for a request with no leader cannot fire: ``leader`` ranges over
     the replicas.)"""
     request = leaderAndIsrRequest
-    n.require(s.request_sent[request], s.request_leader[request] == leader,
-              request > s.leader_epoch[replica],
-              replica_presumes_leadership(s, leader), s.leader_epoch[leader] == request)
+    n.require(replica_presumes_leadership(s, leader), s.leader_epoch[leader] == request)
+    adopt_request(s, n, replica, request, leader)
     truncation = first_non_matching_offset_from_tail(s, leader, replica)
     truncate_to(s, n, replica, truncation)
-    become_follower(s, n, replica, request, min_(truncation, s.hw[replica]))
+    n.hw[replica] = min_(truncation, s.hw[replica])
 
 
 NEXT = (ControllerElectLeader, ControllerShrinkIsr, BecomeLeader, FencedLeaderExpandIsr, FencedLeaderShrinkIsr,

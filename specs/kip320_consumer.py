@@ -29,8 +29,9 @@ from modelcheck.expr import and_, any_of, implies, ite, member, min_, not_, or_
 from modelcheck.schema import boolean, integer
 from modelcheck.spec import SpecDefinition, action, invariant, sometimes
 from specs import kafka_replication as base
-from specs.finite_replicated_log import NIL, LogRecord, get_record_at_offset, has_offset, offsets
-from specs.kafka_replication import NONE, REPLICA, REQUEST, controller_update_isr, replica_presumes_leadership
+from specs.finite_replicated_log import NIL, LogRecord, get_record_at_offset, has_offset, min_offset_where, offsets
+from specs.kafka_replication import (NONE, REPLICA, REQUEST, controller_update_isr, record_text,
+                                     replica_presumes_leadership)
 from specs.kip320 import NEXT as KIP320_NEXT
 
 CONSTANTS = (
@@ -102,10 +103,8 @@ def consumer_record(s, offset) -> LogRecord:
 def end_offset_for_epoch(s, leader, epoch):
     """EndOffsetForEpoch, as the leader answers OffsetsForLeaderEpoch: the
     first offset holding a larger epoch, or its log end if there is none."""
-    answer = s.log_end[leader]
-    for o in reversed(offsets(s)):
-        answer = ite(and_(has_offset(s, leader, o), s.log_epoch[leader][o] > epoch), o, answer)
-    return answer
+    return min_offset_where(s, lambda o: and_(has_offset(s, leader, o), s.log_epoch[leader][o] > epoch),
+                            s.log_end[leader])
 
 
 @action(newLeader=REPLICA)
@@ -127,6 +126,13 @@ def ConsumerRefreshMetadata(s, n, leaderAndIsrRequest):
     n.consumer_validated = not_(and_(s.c.TruncationCheck, s.consumer_last_epoch != NIL))
 
 
+def delivered_differs_at(s, leader, offset):
+    """The leader's record at ``offset``, below the consumer's position,
+    differs from the one the consumer delivered there."""
+    return and_(offset < s.consumer_position,
+                not_(get_record_at_offset(s, leader, offset).equals(consumer_record(s, offset))))
+
+
 @action(leader=REPLICA)
 def ConsumerFetch(s, n, leader):
     """Read the record at the consumer's position from the replica it believes
@@ -141,9 +147,7 @@ def ConsumerFetch(s, n, leader):
     n.consumer_log_id[position] = record.id
     n.consumer_log_epoch[position] = record.epoch
     n.consumer_last_epoch = record.epoch
-    differs_below = any_of(and_(o < position, not_(get_record_at_offset(s, leader, o).equals(consumer_record(s, o))))
-                           for o in offsets(s))
-    n.divergent_delivery = or_(s.divergent_delivery, differs_below)
+    n.divergent_delivery = or_(s.divergent_delivery, any_of(delivered_differs_at(s, leader, o) for o in offsets(s)))
     n.consumer_position = position + 1
 
 
@@ -166,7 +170,39 @@ def ConsumerValidatePosition(s, n, leader):
     n.consumer_validated = True
 
 
-@invariant
+def _record_text(record_id, epoch) -> str:
+    return "nothing" if record_id == NIL else f"id{record_id}@{epoch}"
+
+
+def explain_no_divergent_delivery(probe) -> str | None:
+    """Names the fetch that set the flag and the offsets below it where the
+    leader's log differs from what the consumer had delivered.
+
+    It is asked about the first state that breaks the invariant, the one a
+    ConsumerFetch just produced: that fetch copied one record at the old
+    position, so below the new position the delivered records and the
+    leader's log are as the fetch compared them.
+    """
+    s = probe.s
+    leader, position = probe.value(s.consumer_leader), probe.value(s.consumer_position)
+    if leader == NONE or position == 0:
+        return None
+    differ = [w["o"] for w in probe.where(lambda s, o: delivered_differs_at(s, leader, o), o=offsets(s))]
+    if not differ:
+        return None
+    name = probe.replica(leader)
+    fetched = _record_text(probe.value(s.consumer_log_id[position - 1]), probe.value(s.consumer_log_epoch[position - 1]))
+    details = []
+    for o in differ:
+        theirs = record_text(probe, leader, o) or "no record"
+        mine = _record_text(probe.value(s.consumer_log_id[o]), probe.value(s.consumer_log_epoch[o]))
+        details.append(f"at offset {o} {name} has {theirs} where the consumer delivered {mine}")
+    return (f"the consumer read {fetched} at offset {position - 1} from {name} "
+            f"(leader epoch {probe.value(s.leader_epoch[leader])}, consumer epoch {probe.value(s.consumer_epoch)}), "
+            f"but the log below it diverges from what the consumer delivered: " + "; ".join(details))
+
+
+@invariant(explain=explain_no_divergent_delivery)
 def NoDivergentDelivery(s):
     """The consumer never delivered a record on top of a prefix that differs
     from the records it had already delivered."""

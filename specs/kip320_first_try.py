@@ -8,14 +8,14 @@ follower can later truncate away a committed record while it is still in the
 ISR.
 """
 
-from modelcheck.expr import all_of, and_, implies, member, min_, not_, or_, set_with, set_without
+from modelcheck.expr import and_, member, min_, not_, or_, set_with, set_without
 from modelcheck.spec import action
 from specs.family import replication_spec
 from specs.finite_replicated_log import (get_latest_record, has_offset, has_some_entry, is_empty, is_log_record,
                                          replicate_to, truncate_to)
 from specs.kafka_replication import (REPLICA, REQUEST, BecomeLeader, ControllerElectLeader, ControllerShrinkIsr,
-                                     LeaderWrite, quorum_update_leader_and_isr, replica_count,
-                                     replica_is_following, replica_presumes_leadership, replicas)
+                                     LeaderWrite, adopt_request, all_isr_members, quorum_update_leader_and_isr,
+                                     replica_count, replica_is_following, replica_presumes_leadership)
 from specs.kip279 import first_non_matching_offset_from_tail
 # The upstream module carries its own LOCAL copy of this operator, identical
 # to Kip320's; one definition serves both here.
@@ -62,8 +62,7 @@ def ImprovedLeaderIncHighWatermark(s, n, leader):
     their fetches) - without knowing which epoch they are on."""
     hw = s.hw[leader]
     n.require(replica_presumes_leadership(s, leader), has_some_entry(s, leader, hw),
-              all_of(implies(member(s.isr[leader], f), is_follower_caught_up_to_leader_epoch(s, leader, f, hw + 1))
-                     for f in replicas(s)))
+              all_isr_members(s, leader, lambda f: is_follower_caught_up_to_leader_epoch(s, leader, f, hw + 1)))
     n.hw[leader] = hw + 1
 
 
@@ -100,12 +99,7 @@ def LeaderExpandIsrBetterFencing(s, n, leader, replica):
 @action(leader=REPLICA, replica=REPLICA, leaderAndIsrRequest=REQUEST, where=lambda leader, replica, **_: leader != replica)
 def BecomeFollower(s, n, leader, replica, leaderAndIsrRequest):
     """Take a newer request naming another replica leader, without truncating."""
-    request = leaderAndIsrRequest
-    n.require(s.request_sent[request], s.request_leader[request] == leader,
-              request > s.leader_epoch[replica])
-    n.leader_epoch[replica] = request
-    n.leader[replica] = leader
-    n.isr[replica] = s.request_isr[request]
+    adopt_request(s, n, replica, leaderAndIsrRequest, leader)
 
 
 SPEC = replication_spec(

@@ -13,6 +13,7 @@ from modelcheck.errors import InputError
 # engine name -> (module, class)
 ENGINES: dict[str, tuple[str, str]] = {
     "bfs": ("modelcheck.engines.bfs", "BfsChecker"),
+    "fast": ("modelcheck.engines.fast", "FastChecker"),
     "spark": ("modelcheck.engines.spark", "SparkChecker"),
 }
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from modelcheck.limits import Limits
 from modelcheck.progress import Progress, Silent
 
 DEADLOCK = "Deadlock"
@@ -27,6 +28,7 @@ class CheckOptions:
     check_deadlock: bool = False
     progress: Progress = field(default_factory=Silent)
     engine_options: Mapping[str, Any] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
 
 
 @dataclass
@@ -55,3 +57,4 @@ class CheckResult:
     states_generated: int | None = None
     sometimes: dict[str, int | None] = field(default_factory=dict)  # name -> depth first seen
     notes: list[str] = field(default_factory=list)
+    stopped: str | None = None  # why an incomplete search stopped: a limits.* reason

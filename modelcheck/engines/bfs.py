@@ -83,10 +83,11 @@ class BfsChecker:
         visited = VisitedStore()
         generated = 0
 
-        def finish(result: str, depth: int, violation: Violation | None = None) -> CheckResult:
+        def finish(result: str, depth: int, violation: Violation | None = None,
+                   stopped: str | None = None) -> CheckResult:
             progress.clear()
             return CheckResult(self.name, result, len(visited), depth, time.perf_counter() - started,
-                               violation, generated, sometimes_seen)
+                               violation, generated, sometimes_seen, stopped=stopped)
 
         def violation_at(number: int, invariant: str) -> Violation:
             states, actions = rebuild_trace(model, visited.path_to(number))
@@ -110,6 +111,8 @@ class BfsChecker:
             note_sometimes(state, 1)
             frontier.append((number, state))
 
+        limits = options.limits
+        expanded = 0
         depth = 1
         while frontier:
             if options.max_depth is not None and depth >= options.max_depth:
@@ -134,6 +137,11 @@ class BfsChecker:
                         note_sometimes(t, depth + 1)
                     next_frontier.append((number, t))
                 progress.search(depth, len(visited), len(next_frontier))
+                expanded += 1
+                if expanded & 0x3FF == 0:
+                    reason = limits.reached(len(visited))
+                    if reason:
+                        return finish("bounded-ok", depth + 1 if next_frontier else depth, stopped=reason)
             frontier = next_frontier
             if frontier:
                 depth += 1

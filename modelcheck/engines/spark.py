@@ -28,6 +28,7 @@ from functools import partial
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
 from modelcheck.engines.bfs import rebuild_trace
 from modelcheck.fingerprint import fingerprinter
+from modelcheck.limits import MAX_MEMORY
 from modelcheck.spark.session import SparkRun, import_pyspark, spark_run
 from modelcheck.spark.settings import SparkSettings
 
@@ -153,9 +154,10 @@ class LevelSearch:
             total = sum(s.visited for s in summaries)
             self.generated += sum(s.generated for s in summaries)
             received = sum(s.received for s in summaries)
+            cached = cached_bytes(self.sc, current)
             progress.note(f"level {depth:>3} · {new:>11,} new · {total:>13,} total · "
                           f"{time.perf_counter() - level_started:6.2f} s · shuffled {received:,} successors "
-                          f"({_mb(received * self.candidate_bytes)}) · cached {_mb(cached_bytes(self.sc, current))}")
+                          f"({_mb(received * self.candidate_bytes)}) · cached {_mb(cached)}")
             dead = [s.deadlock for s in summaries if s.deadlock is not None]
             if dead:  # found while expanding the level before this one: a shorter trace
                 return self._finish(started, "violation", depth - 1, total - new,
@@ -171,6 +173,9 @@ class LevelSearch:
                         self.sometimes[name] = depth
             if new == 0:
                 return self._finish(started, "ok", depth - 1, total)
+            reason = stop_reason(options.limits, total, cached)
+            if reason:
+                return self._finish(started, "bounded-ok", depth, total, stopped=reason)
             if options.max_depth is not None and depth >= options.max_depth:
                 beyond = self._materialize(self._next_level(current, depth + 1, probe=True), depth + 1, keep=False)
                 more = sum(s.new for s in beyond)
@@ -181,10 +186,10 @@ class LevelSearch:
             summaries = self._materialize(current, depth)
 
     def _finish(self, started: float, result: str, depth: int, total: int,
-                violation: Violation | None = None) -> CheckResult:
+                violation: Violation | None = None, stopped: str | None = None) -> CheckResult:
         where = f"ran on Spark {self.run_.master} with {self.partitions} partitions"
         return CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
-                           self.generated, dict(self.sometimes), [where])
+                           self.generated, dict(self.sometimes), [where], stopped=stopped)
 
     # --- traces ----------------------------------------------------------------
     def _violation(self, level_rdd, fp: int, invariant: str, depth: int) -> Violation:
@@ -225,3 +230,13 @@ def cached_bytes(sc, rdd) -> int:
 
 def _mb(n: int) -> str:
     return f"{n / 1e6:,.1f} MB"
+
+
+def stop_reason(limits, states: int, cached: int) -> str | None:
+    """Checked between levels (a level is never cut in half): --max-states,
+    Ctrl-C, and --max-memory, against the driver's own memory or what Spark
+    caches for the search, whichever is larger."""
+    reason = limits.reached(states)
+    if reason is None and limits.max_memory is not None and cached >= limits.max_memory:
+        reason = MAX_MEMORY
+    return reason

@@ -5,7 +5,6 @@ import json
 import pytest
 
 from support import model
-from modelcheck.engines.graph import build_state_graph
 from modelcheck.errors import TraceFormatError
 from modelcheck.fingerprint import fingerprinter
 from modelcheck.values import to_itf, to_plain_json

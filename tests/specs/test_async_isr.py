@@ -1,5 +1,5 @@
 import specs.async_isr as async_isr
-from support import crafted, enabled, field, model
+from support import enabled, field, model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.expr import ite, member, min_

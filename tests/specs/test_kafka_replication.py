@@ -2,7 +2,7 @@
 through truncate-to-hw, which uses all of them)."""
 
 from support import enabled, field, model
-from scenarios import ALL, led_by, with_log
+from scenarios import led_by, with_log
 
 M = model("truncate-to-hw")
 

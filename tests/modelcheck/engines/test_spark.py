@@ -126,3 +126,16 @@ def test_the_default_checkpoint_directory_is_temporary(context):
     with spark_run(SparkSettings(), "modelcheck tests", context) as run:
         assert os.path.isdir(run.checkpoint_dir) and run.partitions == 2
     assert not os.path.exists(run.checkpoint_dir)
+
+
+def test_limits_stop_between_levels(context):
+    from modelcheck.limits import MAX_MEMORY, MAX_STATES, Limits, StopRequest
+    from modelcheck.engines.spark import stop_reason
+    m = model("kip320", Replicas=2)
+    spark = SparkChecker(context).check(m, CheckOptions(m.spec.default_invariants, limits=Limits(max_states=100)))
+    assert (spark.result, spark.stopped, spark.depth) == ("bounded-ok", MAX_STATES, 5)
+    assert spark.distinct_states == 115  # the whole of level 5: levels are never cut
+    assert stop_reason(Limits(max_memory=1 << 30), 10, 2 << 30) == MAX_MEMORY
+    asked = StopRequest()
+    asked.request()
+    assert stop_reason(Limits(stop=asked), 10, 0) is not None

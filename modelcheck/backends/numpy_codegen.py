@@ -1,0 +1,170 @@
+"""Compile a model's expression trees into numpy code over batches of states.
+
+A batch is a (width, n) int64 array: one row per state slot, one column per
+state. Three generated functions read it:
+
+* ``enabled(C)`` evaluates every action instance's guard on the whole batch
+  and returns, per instance, the indices of the states where it holds;
+* ``updates[i](C, idx)`` computes instance ``i``'s assigned slots for just
+  those states;
+* ``predicates(C)`` evaluates invariants and reachability checks.
+
+Action instances repeat a great deal of structure (``leader[r] = r`` appears
+in dozens of guards), so before generating code the trees are hash-consed:
+structurally equal subexpressions become one node, computed once per batch.
+Each intermediate array is deleted right after its last use, which keeps the
+memory of a batch to a few live columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from modelcheck.expr import Expr
+
+_COMMUTATIVE = {"add", "eq", "ne", "and", "or", "band", "bor", "bxor"}
+_INFIX = {"add": "+", "sub": "-", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
+          "band": "&", "bor": "|", "bxor": "^", "and": "&", "or": "|"}
+
+
+class _Dag:
+    """Structurally unique nodes, numbered children-first."""
+
+    def __init__(self):
+        self.ids: dict[tuple, int] = {}
+        self.nodes: list[tuple] = []  # (op, args) with args as node ids, slot or value
+        self._by_object: dict[int, int] = {}
+
+    def add(self, e: Expr) -> int:
+        known = self._by_object.get(id(e))
+        if known is not None:
+            return known
+        if e.op in ("const", "var"):
+            key = (e.op, e.args[0], type(e.args[0]).__name__)
+        else:
+            children = [self.add(a) for a in e.args]
+            if e.op in _COMMUTATIVE:
+                children.sort()
+            key = (e.op, tuple(children))
+        node = self.ids.get(key)
+        if node is None:
+            node = len(self.nodes)
+            self.ids[key] = node
+            self.nodes.append((e.op, key[1] if e.op not in ("const", "var") else e.args[0]))
+        self._by_object[id(e)] = node
+        return node
+
+
+def _emit(dag: _Dag, roots: list[int], column: Callable[[int], str], n_expr: str) -> tuple[list[str], dict[int, str]]:
+    """Statements computing every node the roots need, in order, freeing
+    intermediates after their last use. Returns the lines and each root's
+    expression (a name, or a literal for constant roots)."""
+    needed: list[int] = []
+    seen: set[int] = set()
+    stack = list(reversed(roots))
+    # iterative post-order over the DAG
+    order_stack: list[tuple[int, bool]] = [(r, False) for r in roots]
+    while order_stack:
+        node, done = order_stack.pop()
+        if done:
+            needed.append(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        op, args = dag.nodes[node]
+        order_stack.append((node, True))
+        if op not in ("const", "var"):
+            for child in args:
+                if child not in seen:
+                    order_stack.append((child, False))
+    del stack
+
+    def ref(node: int) -> str:
+        op, arg = dag.nodes[node]
+        if op == "const":
+            return repr(arg)
+        return f"t{node}"
+
+    last_use: dict[int, int] = {}
+    for position, node in enumerate(needed):
+        op, args = dag.nodes[node]
+        if op not in ("const", "var"):
+            for child in args:
+                last_use[child] = position
+    root_set = set(roots)
+    lines: list[str] = []
+    for position, node in enumerate(needed):
+        op, args = dag.nodes[node]
+        if op == "const":
+            continue
+        if op == "var":
+            lines.append(f"t{node} = {column(args)}")
+        elif op == "not":
+            lines.append(f"t{node} = ~{ref(args[0])}")
+        elif op == "ite":
+            c, a, b = args
+            lines.append(f"t{node} = _where({ref(c)}, {ref(a)}, {ref(b)})")
+        elif op in _INFIX:
+            lines.append(f"t{node} = " + f" {_INFIX[op]} ".join(f"({ref(a)})" for a in args))
+        else:
+            raise ValueError(f"unknown operator {op}")
+        frees = [child for child in (args if op not in ("const", "var") else ())
+                 if last_use.get(child) == position and child not in root_set and dag.nodes[child][0] != "const"]
+        if frees:
+            lines.append("del " + ", ".join(f"t{c}" for c in sorted(set(frees))))
+    results = {}
+    for r in roots:
+        op, arg = dag.nodes[r]
+        results[r] = f"_full({n_expr}, {arg!r})" if op == "const" else f"t{r}"
+    return lines, results
+
+
+@dataclass
+class NumpyKernel:
+    enabled: Callable[[np.ndarray], list]
+    updates: list[Callable[[np.ndarray, np.ndarray], list]]
+    predicates: Callable[[np.ndarray], dict]
+    source: str
+
+
+def compile_numpy(model, predicate_names: list[str] | None = None) -> NumpyKernel:
+    lines: list[str] = []
+
+    # guards, shared across all instances
+    dag = _Dag()
+    roots = [dag.add(inst.guard) for inst in model.instances]
+    body, results = _emit(dag, roots, lambda slot: f"C[{slot}]", "C.shape[1]")
+    lines.append("def enabled(C):")
+    lines.extend("    " + line for line in body)
+    lines.append("    return [" + ", ".join(f"_nonzero({results[r]})" for r in roots) + "]")
+
+    # updates, per instance, on the selected states only
+    for inst in model.instances:
+        local = _Dag()
+        slots = sorted(inst.updates)
+        uroots = [local.add(inst.updates[s]) for s in slots]
+        body, results = _emit(local, uroots, lambda slot: f"C[{slot}][idx]", "idx.size")
+        lines.append(f"def update_{inst.index}(C, idx):")
+        lines.extend("    " + line for line in body)
+        lines.append("    return [" + ", ".join(f"({s}, {results[r]})" for s, r in zip(slots, uroots)) + "]")
+
+    # invariants and reachability checks, shared
+    exprs = {**model.invariants, **model.sometimes}
+    names = predicate_names if predicate_names is not None else list(exprs)
+    pdag = _Dag()
+    proots = [pdag.add(exprs[n]) for n in names]
+    body, results = _emit(pdag, proots, lambda slot: f"C[{slot}]", "C.shape[1]")
+    lines.append("def predicates(C):")
+    lines.extend("    " + line for line in body)
+    lines.append("    return {" + ", ".join(f"{n!r}: {results[r]}" for n, r in zip(names, proots)) + "}")
+
+    source = "\n".join(lines) + "\n"
+    namespace = {"_where": np.where, "_nonzero": np.flatnonzero,
+                 "_full": lambda n, v: np.full(n, v)}
+    exec(compile(source, f"<modelcheck numpy {model.spec.name}>", "exec"), namespace)
+    return NumpyKernel(namespace["enabled"], [namespace[f"update_{i.index}"] for i in model.instances],
+                       namespace["predicates"], source)

@@ -1,0 +1,361 @@
+"""The fast engine: breadth-first search over whole frontiers at once.
+
+Same search as the reference engine (level by level, invariants checked on
+every new state, shortest traces), organised around numpy arrays instead of
+Python objects:
+
+* a level is a (words, n) uint64 array of bit-packed states (modelcheck.packing);
+* expanding it runs the generated numpy kernel (modelcheck.backends.numpy_codegen)
+  chunk by chunk: every guard on every state of the chunk, then each action
+  instance's assignments on just the states where it is enabled, written
+  straight into copies of the parents' words;
+* duplicates are removed by fingerprint: sorted-unique within the level, then
+  a binary search against the visited set, which is one sorted uint64 array;
+* each state keeps only its parent's number and its action index, from which
+  a violation's trace is replayed, as in the reference engine.
+
+Engine options: ``workers`` (processes that expand chunks in parallel; they
+receive packed chunks and send back their successors, sharing nothing else,
+while this process keeps the visited set), ``checkpoint`` (a directory to save
+the search into at level boundaries, at most every ``checkpoint_every``
+seconds, and when a limit or Ctrl-C stops the run) and ``resume`` (a
+directory to continue from).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from modelcheck.engines import checkpoint as ckpt
+from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
+from modelcheck.engines.bfs import rebuild_trace
+from modelcheck.fingerprint import collision_probability
+from modelcheck.packing import Packing, fingerprints
+
+CHUNK = 1 << 15
+
+
+@dataclass
+class Expansion:
+    """Successors of a chunk, unique by fingerprint (sorted)."""
+
+    fps: np.ndarray  # uint64
+    words: np.ndarray  # (words, k) uint64
+    parents: np.ndarray  # int64: index of the parent within its level
+    actions: np.ndarray  # int32: action instance
+    generated: int = 0
+    deadlocked: int = -1  # index within the level of a state with no successor
+
+    def select(self, keep: np.ndarray) -> "Expansion":
+        return Expansion(self.fps[keep], self.words[:, keep], self.parents[keep], self.actions[keep])
+
+    @staticmethod
+    def empty(words: int) -> "Expansion":
+        return Expansion(np.zeros(0, np.uint64), np.zeros((words, 0), np.uint64), np.zeros(0, np.int64),
+                         np.zeros(0, np.int32))
+
+    @staticmethod
+    def merge(parts: list["Expansion"], words: int) -> "Expansion":
+        """Concatenate and keep the first of each fingerprint."""
+        if not parts:
+            return Expansion.empty(words)
+        fps = np.concatenate([p.fps for p in parts])
+        unique, first = np.unique(fps, return_index=True)
+        return Expansion(unique, np.concatenate([p.words for p in parts], axis=1)[:, first],
+                         np.concatenate([p.parents for p in parts])[first],
+                         np.concatenate([p.actions for p in parts])[first])
+
+
+class Expander:
+    """Turns chunks of a level into their successors."""
+
+    def __init__(self, model, check_deadlock: bool):
+        from modelcheck.backends.numpy_codegen import compile_numpy
+        self.kernel = compile_numpy(model, [])
+        self.packing = Packing(model.schema)
+        self.check_deadlock = check_deadlock
+
+    def expand(self, words: np.ndarray, offset: int) -> Expansion:
+        packing, kernel = self.packing, self.kernel
+        columns = packing.unpack(words)
+        enabled = kernel.enabled(columns)
+        parts_words, parts_parents, parts_actions = [], [], []
+        for index, rows in enumerate(enabled):
+            if rows.size == 0:
+                continue
+            successor = words[:, rows]
+            for slot, values in kernel.updates[index](columns, rows):
+                packing.overwrite(successor, slot, values)
+            parts_words.append(successor)
+            parts_parents.append(rows)
+            parts_actions.append(np.full(rows.size, index, dtype=np.int32))
+        deadlocked = -1
+        if self.check_deadlock:
+            has_successor = np.zeros(words.shape[1], dtype=bool)
+            for rows in enabled:
+                has_successor[rows] = True
+            stuck = np.flatnonzero(~has_successor)
+            deadlocked = int(stuck[0]) + offset if stuck.size else -1
+        if not parts_words:
+            result = Expansion.empty(packing.words)
+            result.deadlocked = deadlocked
+            return result
+        all_words = np.concatenate(parts_words, axis=1)
+        fps = fingerprints(all_words)
+        unique, first = np.unique(fps, return_index=True)
+        return Expansion(unique, all_words[:, first], np.concatenate(parts_parents)[first] + offset,
+                         np.concatenate(parts_actions)[first], fps.size, deadlocked)
+
+
+_WORKER_EXPANDER: Expander | None = None
+
+
+def _start_worker(model_key: tuple, check_deadlock: bool) -> None:
+    """Each worker process compiles the model once."""
+    import signal
+    from modelcheck.spec import load_model
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    global _WORKER_EXPANDER
+    _WORKER_EXPANDER = Expander(load_model(model_key), check_deadlock)
+
+
+def _expand_in_worker(words: np.ndarray, offset: int) -> Expansion:
+    return _WORKER_EXPANDER.expand(words, offset)
+
+
+class ChunkExpander:
+    """Expands the chunks of a level, in this process or in a pool of workers."""
+
+    def __init__(self, model, check_deadlock: bool, workers: int):
+        self.local = Expander(model, check_deadlock)
+        self.pool = None
+        if workers > 1:
+            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                            initializer=_start_worker, initargs=(model.key(), check_deadlock))
+
+    def expansions(self, level: np.ndarray):
+        """Each chunk's successors, in chunk order."""
+        starts = range(0, level.shape[1], CHUNK)
+        if self.pool is None:
+            for start in starts:
+                yield self.local.expand(level[:, start:start + CHUNK], start)
+            return
+        window = 2 * self.pool._max_workers  # chunks in flight: enough to keep every worker busy
+        pending = []
+        for start in starts:
+            pending.append(self.pool.submit(_expand_in_worker, level[:, start:start + CHUNK], start))
+            if len(pending) >= window:
+                yield pending.pop(0).result()
+        for future in pending:
+            yield future.result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+
+class VisitedFingerprints:
+    """The visited set: one sorted array of fingerprints."""
+
+    def __init__(self, fps: np.ndarray | None = None):
+        self.fps = fps if fps is not None else np.zeros(0, dtype=np.uint64)
+
+    def __len__(self) -> int:
+        return self.fps.size
+
+    def unseen(self, sorted_fps: np.ndarray) -> np.ndarray:
+        """Mask of the (sorted, unique) fingerprints not yet visited."""
+        if self.fps.size == 0:
+            return np.ones(sorted_fps.size, dtype=bool)
+        pos = np.searchsorted(self.fps, sorted_fps)
+        pos[pos == self.fps.size] = 0
+        return self.fps[pos] != sorted_fps
+
+    def add(self, sorted_fps: np.ndarray) -> None:
+        self.fps = np.insert(self.fps, np.searchsorted(self.fps, sorted_fps), sorted_fps)
+
+
+class ParentStore:
+    """Each state's parent number and action, level by level."""
+
+    def __init__(self, parents: list[np.ndarray] | None = None, actions: list[np.ndarray] | None = None):
+        self.parents: list[np.ndarray] = []
+        self.actions: list[np.ndarray] = []
+        self.starts: list[int] = []
+        self.count = 0
+        for p, a in zip(parents or [], actions or []):
+            self.add_level(p, a)
+
+    def add_level(self, parents: np.ndarray, actions: np.ndarray) -> int:
+        """Numbers the level's states; returns the first number."""
+        start = self.count
+        self.starts.append(start)
+        self.parents.append(parents)
+        self.actions.append(actions)
+        self.count += parents.size
+        return start
+
+    def path_to(self, number: int) -> list[int]:
+        out = []
+        while number >= 0:
+            level = int(np.searchsorted(self.starts, number, side="right")) - 1
+            k = number - self.starts[level]
+            out.append(int(self.actions[level][k]))
+            number = int(self.parents[level][k])
+        out.reverse()
+        return out
+
+
+class FastChecker:
+    name = "fast"
+
+    def check(self, model, options: CheckOptions) -> CheckResult:
+        return _Search(model, options).run()
+
+
+class _Search:
+    """One run of the fast engine; its fields are the search state."""
+
+    def __init__(self, model, options: CheckOptions):
+        from modelcheck.backends.numpy_codegen import compile_numpy
+        self.model, self.options = model, options
+        self.started = time.perf_counter()
+        self.packing = Packing(model.schema)
+        self.predicates = compile_numpy(model, list(options.invariants) + list(model.sometimes)).predicates
+        engine_options = options.engine_options
+        self.expander = ChunkExpander(model, options.check_deadlock, int(engine_options.get("workers", 1)))
+        self.checkpoint_dir = engine_options.get("resume") or engine_options.get("checkpoint")
+        self.checkpoint_every = float(engine_options.get("checkpoint_every", 60.0))
+        self.identity = ckpt.RunIdentity.of(model, options)
+        self.visited, self.store = VisitedFingerprints(), ParentStore()
+        self.sometimes_seen: dict[str, int | None] = {n: None for n in model.sometimes}
+        self.generated = 0
+        self.notes: list[str] = []
+
+    # --- results --------------------------------------------------------------
+    def finish(self, result: str, depth: int, violation: Violation | None = None,
+               stopped: str | None = None) -> CheckResult:
+        self.options.progress.clear()
+        r = CheckResult("fast", result, len(self.visited), depth, time.perf_counter() - self.started,
+                        violation, self.generated, self.sometimes_seen, list(self.notes), stopped)
+        p = collision_probability(len(self.visited), self.generated)
+        if p > 1e-12:
+            r.notes.append(f"fingerprint collision probability (optimistic estimate, as TLC reports it): {p:.1e}")
+        return r
+
+    def trace_to(self, number: int, invariant: str) -> Violation:
+        states, actions = rebuild_trace(self.model, self.store.path_to(number))
+        return Violation(invariant, states, actions)
+
+    def check_level(self, words: np.ndarray, first_number: int, depth: int) -> Violation | None:
+        invariants = self.options.invariants
+        for start in range(0, words.shape[1], CHUNK):
+            results = self.predicates(self.packing.unpack(words[:, start:start + CHUNK]))
+            failing = [int(np.argmin(results[inv])) for inv in invariants if not results[inv].all()]
+            if failing:
+                row = min(failing)
+                invariant = next(inv for inv in invariants if not results[inv][row])
+                return self.trace_to(first_number + start + row, invariant)
+            for name, seen in self.sometimes_seen.items():
+                if seen is None and results[name].any():
+                    self.sometimes_seen[name] = depth
+        return None
+
+    # --- checkpoints ------------------------------------------------------------
+    def snapshot(self, depth: int, level_words: np.ndarray, level_start: int) -> ckpt.SearchState:
+        return ckpt.SearchState(depth, level_words, level_start, self.visited.fps, self.store.parents,
+                                self.store.actions, self.generated, dict(self.sometimes_seen))
+
+    def save(self, depth: int, level_words: np.ndarray, level_start: int) -> None:
+        seconds = ckpt.save(self.checkpoint_dir, self.identity, self.snapshot(depth, level_words, level_start))
+        self.options.progress.note(f"checkpoint saved at depth {depth} ({len(self.visited):,} states, "
+                                   f"{seconds:.1f} s) in {self.checkpoint_dir}")
+
+    def restore(self) -> tuple[int, np.ndarray, int]:
+        state = ckpt.load(self.options.engine_options["resume"], self.identity)
+        self.visited = VisitedFingerprints(state.visited)
+        self.store = ParentStore(state.parents, state.actions)
+        self.generated = state.generated
+        self.sometimes_seen.update(state.sometimes)
+        self.notes.append(f"resumed at depth {state.depth} with {len(self.visited):,} states")
+        return state.depth, state.level_words, state.level_start
+
+    # --- the search ----------------------------------------------------------------
+    def start(self) -> tuple[int, np.ndarray, int] | CheckResult:
+        model = self.model
+        init_words = self.packing.pack_states(model.init_states)
+        fps, first = np.unique(fingerprints(init_words), return_index=True)
+        order = np.sort(first)  # the spec's order of initial states
+        self.generated += len(model.init_states)
+        level_start = self.store.add_level(np.full(order.size, -1, np.int64), (-1 - order).astype(np.int32))
+        self.visited.add(fps)
+        level_words = init_words[:, order]
+        bad = self.check_level(level_words, level_start, 1)
+        if bad:
+            return self.finish("violation", 1, bad)
+        return 1, level_words, level_start
+
+    def run(self) -> CheckResult:
+        try:
+            return self.search()
+        finally:
+            self.expander.close()
+
+    def search(self) -> CheckResult:
+        options, progress = self.options, self.options.progress
+        if options.engine_options.get("resume"):
+            depth, level_words, level_start = self.restore()
+        else:
+            started = self.start()
+            if isinstance(started, CheckResult):
+                return started
+            depth, level_words, level_start = started
+        last_save = time.monotonic()
+        while level_words.shape[1]:
+            bounded = options.max_depth is not None and depth >= options.max_depth
+            expansion, stopped = self.expand_level(level_words)
+            if stopped:
+                if self.checkpoint_dir:
+                    self.save(depth, level_words, level_start)
+                return self.finish("bounded-ok", depth, stopped=stopped)
+            if bounded:  # as in the reference engine, the last level is only looked past, not checked
+                return self.finish("bounded-ok" if expansion.fps.size else "ok", depth)
+            if expansion.deadlocked >= 0:
+                return self.finish("violation", depth, self.trace_to(level_start + expansion.deadlocked, DEADLOCK))
+            if expansion.fps.size == 0:
+                break
+            self.visited.add(expansion.fps)
+            level_start = self.store.add_level(expansion.parents + level_start, expansion.actions)
+            depth += 1
+            bad = self.check_level(expansion.words, level_start, depth)
+            if bad:
+                return self.finish("violation", depth, bad)
+            level_words = expansion.words
+            progress.search(depth, len(self.visited), level_words.shape[1], force=True)
+            if self.checkpoint_dir and time.monotonic() - last_save >= self.checkpoint_every:
+                self.save(depth, level_words, level_start)
+                last_save = time.monotonic()
+        return self.finish("ok", depth)
+
+    def expand_level(self, level: np.ndarray) -> tuple[Expansion, str | None]:
+        """The level's new successors, or the reason a limit stopped it."""
+        parts: list[Expansion] = []
+        generated, deadlocked = 0, -1
+        limits = self.options.limits
+        for e in self.expander.expansions(level):
+            generated += e.generated
+            if deadlocked < 0 and e.deadlocked >= 0:
+                deadlocked = e.deadlocked
+            parts.append(e.select(self.visited.unseen(e.fps)))
+            reason = limits.reached(len(self.visited) + sum(p.fps.size for p in parts))
+            if reason:
+                return Expansion.empty(self.packing.words), reason
+        self.generated += generated
+        merged = Expansion.merge(parts, self.packing.words)
+        merged.deadlocked = deadlocked
+        return merged, None

@@ -1,0 +1,109 @@
+"""Stopping a long search cleanly: state and memory bounds, and Ctrl-C.
+
+Engines poll ``Limits.reached(states)`` between units of work (every few
+thousand states, or every chunk). Ctrl-C does not raise inside an engine: the
+CLI's signal handler only records the request, and the engine stops at its
+next poll with everything it has counted so far, so partial statistics and a
+final checkpoint are always consistent. A second Ctrl-C interrupts at once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from modelcheck.errors import InputError
+
+MAX_STATES, MAX_MEMORY, INTERRUPTED = "max-states", "max-memory", "interrupted"
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+class StopRequest:
+    """Set from a signal handler, read by the engine."""
+
+    def __init__(self):
+        self.requested = False
+
+    def request(self) -> None:
+        self.requested = True
+
+
+def resident_bytes() -> int:
+    """This process's resident set size."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except OSError:  # not Linux: fall back to psutil
+        import psutil
+        return psutil.Process().memory_info().rss
+
+
+@dataclass
+class Limits:
+    max_states: int | None = None
+    max_memory: int | None = None
+    stop: StopRequest = field(default_factory=StopRequest)
+    memory_poll_seconds: float = 0.2
+    _last_poll: float = 0.0
+
+    def reached(self, states: int) -> str | None:
+        """Why the search must stop now, or None."""
+        if self.stop.requested:
+            return INTERRUPTED
+        if self.max_states is not None and states >= self.max_states:
+            return MAX_STATES
+        if self.max_memory is not None:
+            now = time.monotonic()
+            if now - self._last_poll >= self.memory_poll_seconds:
+                self._last_poll = now
+                if resident_bytes() >= self.max_memory:
+                    return MAX_MEMORY
+        return None
+
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 1000 ** 2,
+          "mib": 1 << 20, "g": 1 << 30, "gb": 1000 ** 3, "gib": 1 << 30, "t": 1 << 40, "tb": 1000 ** 4,
+          "tib": 1 << 40}
+
+
+def parse_size(text: str) -> int:
+    """'2G', '512MiB', '1500MB', '1073741824' -> bytes (K/M/G alone are binary)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
+    if not m or m.group(2).lower() not in _UNITS:
+        raise InputError(f"--max-memory expects a size such as 2G, 512M or 1500MB, got {text!r}")
+    size = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    if size < (16 << 20):
+        raise InputError(f"--max-memory {text} is below the 16 MiB the checker itself needs")
+    return size
+
+
+def describe_size(n: int) -> str:
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= factor:
+            return f"{n / factor:.1f} {unit}"
+    return f"{n} B"
+
+
+@contextmanager
+def interrupt_requests(stop: StopRequest):
+    """While active, the first Ctrl-C asks the engine to stop; the second
+    interrupts immediately."""
+    def handler(signum, frame):
+        if stop.requested:
+            raise KeyboardInterrupt
+        stop.request()
+
+    try:
+        previous = signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -1,0 +1,156 @@
+"""``modelcheck sweep``: one spec checked across combinations of constant values.
+
+Runs are given as explicit ``--row "NAME=V NAME=V"`` assignments, as
+``--vary NAME=V1,V2`` products, or both (each row is crossed with the
+products). Every run is a full ``run`` (same engine, invariants and limits)
+and becomes one line of a table, as text, markdown or JSON, whose first
+columns are the constants the rows and products name. Counterexamples are
+written into a trace directory under names that say which run produced them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from modelcheck.errors import InputError
+from modelcheck.progress import Progress
+from modelcheck.run import RunOutcome, RunRequest, execute, prepare
+
+
+@dataclass
+class SweepRow:
+    varied: dict[str, str]
+    outcome: RunOutcome
+
+    def cells(self) -> dict[str, Any]:
+        r = self.outcome.result
+        v = r.violation
+        return {**self.varied,
+                "result": r.result if r.result != "violation" else f"{v.invariant} violated",
+                "distinct_states": r.distinct_states, "depth": r.depth,
+                "trace_length": v.length if v else None, "trace_file": self.outcome.trace_file,
+                "seconds": round(r.seconds, 2)}
+
+
+def parse_vary(texts: tuple[str, ...]) -> list[tuple[str, list[str]]]:
+    out = []
+    for text in texts:
+        if "=" not in text:
+            raise InputError(f"--vary expects NAME=V1,V2,..., got {text!r}")
+        name, values = text.split("=", 1)
+        items = [v.strip() for v in re.split(r",(?![^{]*})", values) if v.strip()]
+        if not items:
+            raise InputError(f"--vary {name}: no values")
+        if name.strip() in (n for n, _ in out):
+            raise InputError(f"--vary {name}: given twice")
+        out.append((name.strip(), items))
+    return out
+
+
+def parse_rows(texts: tuple[str, ...]) -> list[dict[str, str]]:
+    rows = []
+    for text in texts:
+        row: dict[str, str] = {}
+        for item in re.findall(r"[^\s=]+=(?:\{[^}]*\}|\S+)", text):
+            name, value = item.split("=", 1)
+            if name in row:
+                raise InputError(f"--row {text!r}: {name} is given twice")
+            row[name] = value
+        leftover = re.sub(r"[^\s=]+=(?:\{[^}]*\}|\S+)", "", text).strip()
+        if leftover or not row:
+            raise InputError(f"--row expects NAME=VALUE assignments separated by spaces, got {text!r}")
+        rows.append(row)
+    return rows
+
+
+def trace_name(spec: str, varied: dict[str, str]) -> str:
+    parts = "-".join(f"{k}={v}" for k, v in varied.items())
+    safe = re.sub(r"[^A-Za-z0-9_.=,-]", "", parts)
+    return f"{spec}-{safe}.itf.json"
+
+
+def combinations(rows: list[dict[str, str]], vary: list[tuple[str, list[str]]]) -> list[dict[str, str]]:
+    if not rows and not vary:
+        raise InputError("sweep needs at least one --row or --vary")
+    names = [n for n, _ in vary]
+    out = []
+    for row in rows or [{}]:
+        for values in itertools.product(*(vs for _, vs in vary)):
+            clash = set(row) & set(names)
+            if clash:
+                raise InputError(f"{', '.join(sorted(clash))} is set by both --row and --vary")
+            out.append({**row, **dict(zip(names, values))})
+    return out
+
+
+def free_path(path: str, overwrite: bool) -> str:
+    """``path``, or with a numeric suffix if a file is already there (unless
+    replacing it was asked for)."""
+    if overwrite or not os.path.exists(path):
+        return path
+    stem = path.removesuffix(".itf.json")
+    k = 2
+    while os.path.exists(f"{stem}-{k}.itf.json"):
+        k += 1
+    return f"{stem}-{k}.itf.json"
+
+
+def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
+          progress: Progress) -> list[SweepRow]:
+    columns = list(dict.fromkeys(name for run in runs for name in run))
+    requests = []
+    for given in runs:
+        consts = tuple(c for c in base.consts if c.split("=", 1)[0].strip() not in given)
+        consts += tuple(f"{k}={v}" for k, v in given.items())
+        trace_out = free_path(os.path.join(trace_dir, trace_name(base.spec, given)), base.overwrite)
+        request = RunRequest(**{**base.__dict__, "consts": consts, "trace_out": trace_out})
+        prepared = prepare(request)  # all input is checked before the first run
+        shown = _shown_constants(prepared, columns)
+        requests.append((shown, prepared))
+    rows = []
+    for shown, prepared in requests:
+        progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()))
+        rows.append(SweepRow(shown, execute(prepared, progress)))
+    return rows
+
+
+def _shown_constants(prepared, columns: list[str]) -> dict[str, str]:
+    """Each column's value in this run, as the user would write it."""
+    from modelcheck.constants import format_value
+    kinds = {d.name: d.kind for d in prepared.spec.constants}
+    values = dict(prepared.model.constants.items())
+    return {name: format_value(kinds[name], values[name]) for name in columns}
+
+
+def render(rows: list[SweepRow], fmt: str, columns: list[str] | None = None) -> str:
+    table = [row.cells() for row in rows]
+    if columns:
+        unknown = [c for c in columns if c not in table[0]]
+        if unknown:
+            raise InputError(f"--columns: no column {', '.join(unknown)} (columns: {', '.join(table[0])})")
+        table = [{c: r[c] for c in columns} for r in table]
+    if fmt == "json":
+        import json
+        return json.dumps(table, indent=1)
+    headers = list(table[0])
+
+    def show(v: Any) -> str:
+        if v is None:
+            return "-"
+        if isinstance(v, int) and not isinstance(v, bool):
+            return f"{v:,}"
+        return str(v)
+
+    cells = [[show(r[h]) for h in headers] for r in table]
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        lines += ["| " + " | ".join(c) + " |" for c in cells]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells]
+    return "\n".join(lines)

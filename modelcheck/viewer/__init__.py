@@ -1,0 +1,87 @@
+"""Trace viewers: ``modelcheck show TRACE`` in the terminal, or as one HTML file.
+
+``load_view`` reads a trace, rebuilds the model from the spec and constants
+the trace names (or ``--spec``/``--const``), labels every step with its
+action, and works out which invariants break and why. The terminal and HTML
+renderers draw the resulting ``TraceView``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from modelcheck.errors import InputError
+from modelcheck.explain import explain, first_violation
+from modelcheck.replay import check_step
+from modelcheck.trace_read import BoundTrace, bind, read_trace_file
+from modelcheck.viewer.layout import Frame, Group, build_frames, groups_for
+
+
+@dataclass
+class Breakage:
+    invariant: str
+    state: int  # 0-based index of the first state breaking it
+    explanation: str
+
+
+@dataclass
+class TraceView:
+    trace: BoundTrace
+    groups: list[Group]
+    frames: list[Frame]
+    illegal: list[int]  # 0-based indices of states no action reaches from the one before
+    breakages: list[Breakage]
+
+    @property
+    def model(self):
+        return self.trace.model
+
+    def breakages_at(self, index: int) -> list[Breakage]:
+        return [b for b in self.breakages if b.state == index]
+
+
+def load_view(path: str, spec_name: str | None = None, consts: Sequence[str] = (),
+              invariants: Sequence[str] = ()) -> TraceView:
+    from modelcheck.constants import parse_assignment
+    from specs import get_spec
+    doc = read_trace_file(path)
+    name = spec_name or doc.spec
+    if not name:
+        raise InputError(f"{path} does not say which spec it is a trace of; name it with --spec")
+    given = dict(parse_assignment(text) for text in consts)
+    bound = bind(doc, get_spec(name), given)
+    labels, illegal = step_labels(bound)
+    model = bound.model
+    chosen = list(invariants) or ([doc.invariant] if doc.invariant in model.invariants
+                                  else list(model.spec.default_invariants))
+    model.spec.check_invariant_names(chosen)
+    breakages = []
+    for inv in dict.fromkeys(chosen):
+        at = first_violation(model, bound.states, inv)
+        if at is not None:
+            breakages.append(Breakage(inv, at, explain(model, bound.states[at], inv)))
+    frames = build_frames(model, bound.states, labels)
+    return TraceView(bound, groups_for(model.codec.names), frames, illegal, breakages)
+
+
+def step_labels(bound: BoundTrace) -> tuple[list[str], list[int]]:
+    """Each state's label: "Init", then the action that explains each step
+    (the file's own name for it when it is one of those), and the steps no
+    action explains."""
+    model, states = bound.model, bound.states
+    labels, illegal = ["Init"], []
+    for k in range(1, len(states)):
+        step, _ = check_step(model, states[k - 1], states[k], k, None)
+        claimed = bound.claimed[k]
+        if step is None:
+            illegal.append(k)
+            labels.append((claimed.label() if claimed else "?") + "  [not a legal step of "
+                          f"{model.spec.name}]")
+        elif step.stutter:
+            labels.append(step.label)
+        elif claimed is not None and claimed.label() in step.matches:
+            labels.append(claimed.label())
+        else:
+            labels.append(step.matches[0] if len(step.matches) == 1 else " or ".join(step.matches))
+    return labels, illegal

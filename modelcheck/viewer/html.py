@@ -1,0 +1,110 @@
+"""``modelcheck show TRACE --html OUT.html``: the trace as one self-contained page.
+
+The page needs nothing but itself: the stylesheet and script are inlined,
+there are no fonts, images or requests to fetch, and a Content-Security-Policy
+forbids any. The view (frames drawn by modelcheck/viewer/layout.py) and the
+trace file itself are embedded as JSON; the script puts every string on the
+page as text, and the JSON is written so that no ``<``, ``>`` or ``&`` in a
+trace can close the script block that holds it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+from importlib import resources
+from typing import Any
+
+from modelcheck import __version__
+from modelcheck.errors import InputError
+from modelcheck.viewer import TraceView
+from modelcheck.viewer.layout import previous_text
+
+LEGEND = "| marks the high watermark; highlighted values changed in this step (hover for the old value)."
+
+
+def asset(name: str) -> str:
+    return resources.files("modelcheck.viewer").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def script_json(value: Any) -> str:
+    """JSON that is safe inside a <script> element: ASCII only, and the
+    characters that could end the element or open a comment escaped."""
+    text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def view_payload(view: TraceView) -> dict[str, Any]:
+    frames = []
+    epochs: set[int] = set()
+    for index, frame in enumerate(view.frames):
+        rows = []
+        for row in frame.rows:
+            cells = []
+            for cell in row.cells:
+                changed = frame.is_changed(row, cell)
+                if cell.kind == "log":
+                    epochs.update(r["epoch"] for r in cell.data["records"] if r)
+                cells.append({"key": cell.key, "text": cell.text, "kind": cell.kind, "data": cell.data,
+                              "label": cell.label, "changed": changed,
+                              "before": previous_text(view.frames, index, row, cell) if changed else None})
+            rows.append({"group": row.group, "name": row.name, "cells": cells})
+        frames.append({"number": frame.number, "label": frame.label, "rows": rows,
+                       "illegal": index in view.illegal,
+                       "breakages": [b.invariant for b in view.breakages_at(index)]})
+    model = view.model
+    return {
+        "spec": model.spec.name,
+        "module": model.spec.module,
+        "constants": model.describe_constants(),
+        "groups": [{"name": g.name, "title": g.title, "style": g.style, "columns": [list(c) for c in g.columns],
+                    "heading": g.heading or g.name} for g in view.groups],
+        "frames": frames,
+        "breakages": [{"invariant": b.invariant, "state": b.state, "explanation": b.explanation}
+                      for b in view.breakages],
+        "epochs": sorted(epochs),
+        "legend": LEGEND,
+    }
+
+
+def render_html(view: TraceView) -> str:
+    model, doc = view.model, view.trace.document
+    broken = ", ".join(f"{b.invariant} violated in state {b.state + 1}" for b in view.breakages)
+    heading = f"{model.spec.name}: {broken}" if broken else f"{model.spec.name}: a trace of {len(view.frames)} states"
+    subtitle = (f"{model.spec.module}.tla · {model.describe_constants()} · {len(view.frames)} states · "
+                f"{os.path.basename(doc.path)}")
+    values = {
+        "TITLE": html.escape(heading),
+        "HEADING": html.escape(heading),
+        "SUBTITLE": html.escape(subtitle),
+        "VERSION": html.escape(__version__),
+        "CSS": asset("viewer.css"),
+        "JS": asset("viewer.js"),
+        "VIEW": script_json(view_payload(view)),
+        "TRACE": script_json(doc.raw),
+    }
+    # one pass, so text inserted for one placeholder is never read as another
+    return re.sub(r"__([A-Z]+)__", lambda m: values.get(m.group(1), m.group(0)), asset("viewer.html"))
+
+
+def check_destination(path: str, overwrite: bool) -> None:
+    if os.path.isdir(path):
+        raise InputError(f"--html {path} is a directory; name the file to write")
+    if os.path.exists(path) and not overwrite:
+        raise InputError(f"--html {path} already exists (pass --overwrite to replace it)")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise InputError(f"cannot write --html {path}: directory {parent} does not exist")
+
+
+def write_html(view: TraceView, path: str, overwrite: bool = False) -> None:
+    text = render_html(view)
+    try:
+        with open(path, "w" if overwrite else "x", encoding="utf-8") as f:
+            f.write(text)
+    except FileExistsError:
+        raise InputError(f"--html {path} already exists (pass --overwrite to replace it)") from None
+    except OSError as e:
+        raise InputError(f"cannot write {path}: {e.strerror or e}") from None

@@ -1,0 +1,103 @@
+"""Long runs: limits, Ctrl-C, checkpoint and resume (fast engine)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from support import ROOT, invoke, invoke_json
+
+FULL = ("run", "kip320", "--engine", "fast")  # 737,794 states when complete
+
+
+def test_max_states_stops_cleanly_with_partial_statistics(in_tmp):
+    # the reference engine stops within a few thousand states of the bound;
+    # the fast engine reports the levels it completed before reaching it
+    code, out, _ = invoke_json("run", "kip320", "--engine", "bfs", "--max-states", "50000")
+    assert code == 0 and out["result"] == "bounded-ok" and out["violation"] is None
+    assert 50000 <= out["distinct_states"] < 60000
+    code, out, _ = invoke_json("run", "kip320", "--engine", "fast", "--max-states", "50000")
+    assert code == 0 and out["result"] == "bounded-ok"
+    assert 0 < out["distinct_states"] <= 50000
+
+
+def test_max_memory_stops_before_the_limit_is_passed_by_much(in_tmp):
+    code, out, err = invoke("run", "kip320", "--engine", "fast", "--max-memory", "64M")
+    assert code == 0
+    assert "Stopped at --max-memory 64.0 MiB before the search was complete" in out
+
+
+def test_resume_after_a_limit_gives_the_identical_result(in_tmp):
+    code, partial, _ = invoke_json(*FULL, "--max-states", "200000", "--checkpoint", "ck")
+    assert code == 0 and partial["result"] == "bounded-ok"
+    assert os.path.exists(in_tmp / "ck" / "checkpoint.npz")
+    code, resumed, _ = invoke_json(*FULL, "--resume", "ck")
+    assert code == 0
+    assert (resumed["result"], resumed["distinct_states"], resumed["depth"]) == ("ok", 737794, 26)
+
+
+def test_resumed_violation_has_the_same_shortest_trace(in_tmp):
+    args = ("run", "kip320-first-try", "--engine", "fast", "--const", "Replicas=3", "--inv", "StrongIsr")
+    code, partial, _ = invoke_json(*args, "--max-states", "20000", "--checkpoint", "ck")
+    assert partial["result"] == "bounded-ok"
+    code, resumed, _ = invoke_json(*args, "--resume", "ck")
+    assert code == 12 and resumed["violation"]["trace_length"] == 13
+
+
+@pytest.mark.parametrize("change", [("--const", "Replicas=2"), ("--inv", "StrongIsr"), ("--check-deadlock",)])
+def test_checkpoint_of_another_run_is_refused(in_tmp, change):
+    invoke_json(*FULL, "--max-states", "20000", "--checkpoint", "ck")
+    code, _, err = invoke(*FULL, "--resume", "ck", *change)
+    assert code == 2 and "the checkpoint is for kip320" in err and len(err.strip().splitlines()) == 1
+
+
+def test_checkpoint_of_another_spec_is_refused(in_tmp):
+    invoke_json(*FULL, "--max-states", "20000", "--checkpoint", "ck")
+    code, _, err = invoke("run", "kip279", "--engine", "fast", "--resume", "ck")
+    assert code == 2 and "checkpoint is for kip320" in err
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--checkpoint", "ck"), "already holds a checkpoint"),
+    (("--resume", "nowhere"), "no checkpoint there"),
+    (("--max-states", "0"), "at least 1"),
+    (("--max-memory", "lots"), "size such as"),
+    (("--max-memory", "1K"), "below the 16 MiB"),
+])
+def test_bad_long_run_options(in_tmp, args, fragment):
+    invoke_json(*FULL, "--max-states", "20000", "--checkpoint", "ck")
+    code, _, err = invoke(*FULL, *args)
+    assert code == 2 and fragment in err
+
+
+def test_checkpoints_need_the_fast_engine(in_tmp):
+    code, _, err = invoke("run", "kip320", "--checkpoint", "ck")
+    assert code == 2 and "--engine fast" in err
+
+
+def test_ctrl_c_prints_partial_statistics_and_resume_completes(in_tmp):
+    """A real SIGINT to a running checker: it stops at once with what it
+    explored (exit 130, no traceback) and leaves a checkpoint to resume."""
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", *FULL,
+                             "--const", "MaxLeaderEpoch=3", "--checkpoint", "ck", "--checkpoint-every", "0.5",
+                             "--json"], cwd=in_tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.time() + 120
+    while not os.path.exists(in_tmp / "ck" / "checkpoint.npz") and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    partial = json.loads(out)
+    assert partial["result"] == "bounded-ok" and 0 < partial["distinct_states"] < 9985570
+    code, resumed, _ = invoke_json(*FULL, "--const", "MaxLeaderEpoch=3", "--resume", "ck", "--max-depth", "20")
+    assert code == 0 and resumed["depth"] == 20 and resumed["distinct_states"] > partial["distinct_states"]
+    code, straight, _ = invoke_json(*FULL, "--const", "MaxLeaderEpoch=3", "--max-depth", "20")
+    assert (straight["result"], straight["distinct_states"]) == (resumed["result"], resumed["distinct_states"])

@@ -1,0 +1,62 @@
+import json
+
+import pytest
+
+from support import invoke
+
+
+def test_each_combination_is_a_full_run(in_tmp):
+    code, out, _ = invoke("sweep", "kip320", "--vary", "Replicas=1,2", "--vary", "MaxLeaderEpoch=0,2",
+                          "--format", "json", "-q")
+    assert code == 0
+    rows = json.loads(out)
+    assert [(r["Replicas"], r["MaxLeaderEpoch"]) for r in rows] == [
+        ("{r1}", "0"), ("{r1}", "2"), ("{r1, r2}", "0"), ("{r1, r2}", "2")]
+    assert rows[3]["distinct_states"] == 5973 and rows[3]["depth"] == 18 and rows[3]["result"] == "ok"
+
+
+def test_counterexamples_are_named_after_their_combination(in_tmp):
+    (in_tmp / "t").mkdir()
+    code, out, _ = invoke("sweep", "kip320-first-try", "--const", "Replicas=3", "--inv", "StrongIsr",
+                          "--vary", "MaxLeaderEpoch=1,2", "--trace-dir", "t", "--format", "markdown", "-q")
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("| MaxLeaderEpoch | result |")
+    assert "| 2 | StrongIsr violated |" in out
+    assert (in_tmp / "t" / "kip320-first-try-MaxLeaderEpoch=2.itf.json").exists()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    ((), "at least one --row or --vary"),
+    (("--row", "LogSize"), "NAME=VALUE assignments"),
+    (("--row", "LogSize=1 LogSize=2"), "given twice"),
+    (("--row", "LogSize=1", "--vary", "LogSize=1,2"), "both --row and --vary"),
+    (("--vary", "Replicas"), "NAME=V1,V2"),
+    (("--vary", "Nope=1,2"), "no constant 'Nope'"),
+    (("--vary", "LogSize=1,x"), "must be an integer"),
+    (("--vary", "LogSize=1", "--vary", "LogSize=2"), "given twice"),
+    (("--vary", "LogSize=1", "--trace-dir", "afile"), "not a directory"),
+    (("--vary", "LogSize=1", "--columns", "result,nope"), "no column nope"),
+])
+def test_bad_sweeps_are_one_line_errors(in_tmp, args, fragment):
+    (in_tmp / "afile").write_text("")
+    code, _, err = invoke("sweep", "kip320", *args)
+    assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1
+
+
+def test_explicit_rows_show_every_named_constant(in_tmp):
+    code, out, _ = invoke("sweep", "kip320", "--row", "Replicas=1 LogSize=1", "--row", "Replicas={a,b}",
+                          "--format", "json", "-q")
+    rows = json.loads(out)
+    assert [(r["Replicas"], r["LogSize"]) for r in rows] == [("{r1}", "1"), ("{a, b}", "2")]
+    assert rows[1]["distinct_states"] == 5973
+
+
+def test_traces_never_replace_existing_files(in_tmp):
+    args = ("sweep", "kip320-first-try", "--const", "Replicas=3", "--inv", "StrongIsr", "--vary", "MaxLeaderEpoch=2",
+            "--format", "json", "--columns", "MaxLeaderEpoch,trace_length,trace_file", "-q")
+    first = json.loads(invoke(*args)[1])[0]
+    second = json.loads(invoke(*args)[1])[0]
+    assert first == {"MaxLeaderEpoch": "2", "trace_length": 13,
+                     "trace_file": "traces/kip320-first-try-MaxLeaderEpoch=2.itf.json"}
+    assert second["trace_file"] == "traces/kip320-first-try-MaxLeaderEpoch=2-2.itf.json"

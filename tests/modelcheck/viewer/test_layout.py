@@ -1,0 +1,79 @@
+"""The per-state layout both viewers draw."""
+
+from support import crafted, model
+from modelcheck.viewer.layout import build_frames, groups_for, layouts_for, log_cell, rows_for
+from modelcheck.values import Record
+from scenarios import led_by, with_log
+
+KIP320 = model("kip320")
+
+
+def cells(rows, group, name):
+    row = next(r for r in rows if r.group == group and r.name == name)
+    return {c.key: c.text for c in row.cells}
+
+
+def test_replica_rows_show_leader_epoch_hw_isr_and_log():
+    s = led_by(KIP320, "r1", epoch=2, isr={"r1", "r3"}, followers=("r3",), hw={"r1": 1})
+    s = with_log(KIP320, with_log(KIP320, s, "r1", [(0, 2)]), "r3", [(0, 2)])
+    rows = rows_for(KIP320, s)
+    assert cells(rows, "replicas", "r1") == {"leader": "self", "epoch": "2", "hw": "1", "isr": "{r1, r3}",
+                                             "log": "id0@2 | _"}
+    assert cells(rows, "replicas", "r3")["leader"] == "r1" and cells(rows, "replicas", "r3")["log"] == "| id0@2 _"
+    assert cells(rows, "replicas", "r2") == {"leader": "NONE", "epoch": "-1", "hw": "0", "isr": "{}", "log": "| _ _"}
+    assert cells(rows, "quorum", "quorum") == {"leader": "r1", "epoch": "2", "isr": "{r1, r3}"}
+    # every request is still pending for r2, which never acted on one
+    assert [cells(rows, "requests", f"epoch {e}") for e in range(3)] == [
+        {"leader": "r1", "isr": "{r1, r3}", "pending": "r2"}] * 3
+    assert cells(rows, "counters", "counters") == {"nextRecordId": "0", "nextLeaderEpoch": "3"}
+
+
+def test_log_cells_carry_records_and_the_marker():
+    rec = Record((("id", 4), ("epoch", 1)))
+    cell = log_cell("log", [rec, rec, -1], 2, 1, "hw")
+    assert cell.text == "id4@1 | id4@1 _"
+    assert cell.data == {"records": [{"id": 4, "epoch": 1}, {"id": 4, "epoch": 1}, None], "end": 2, "marker": 1,
+                         "marker_name": "hw"}
+    assert log_cell("log", [rec], 1, 1, "hw").text == "id4@1 |"
+    assert log_cell("delivered", [rec, -1], 1, None, "position").text == "id4@1 _"
+
+
+def test_the_consumer_gets_its_own_row():
+    m = model("kip320-consumer")
+    s = crafted(m, consumer_leader="r2", consumer_epoch=1, consumer_position=1, consumer_last_epoch=1,
+                consumer_log_id={0: 0}, consumer_log_epoch={0: 1}, consumer_validated=0)
+    rows = rows_for(m, s)
+    assert cells(rows, "consumer", "consumer") == {
+        "leader": "r2", "epoch": "1", "position": "1", "lastEpoch": "1", "validation": "pending",
+        "delivered": "id0@1 _", "divergent": "no"}
+    assert [g.name for g in groups_for(m.codec.names)] == ["replicas", "quorum", "requests", "counters", "consumer"]
+
+
+def test_async_isr_shows_the_high_watermark_by_the_specs_operator():
+    m = model("async-isr")
+    s = crafted(m, offsets={0: 2, 1: 1, 2: 0}, pending_isr=0b011, pending_version=0)
+    rows = rows_for(m, s)
+    assert cells(rows, "leader", "leader")["highWatermark"] == "0"  # r3 (offset 0) is in the ISR
+    assert cells(rows, "replicas", "r3") == {"offset": "0", "controllerIsr": "yes", "leaderIsr": "yes",
+                                             "pending": "no"}
+    assert cells(rows, "messages", "requests") == {"none": "none"}
+
+
+def test_variables_no_layout_claims_are_shown_whole():
+    chosen, rest = layouts_for(["replicaLog", "replicaState", "nextRecordId", "nextLeaderEpoch",
+                                "leaderAndIsrRequests", "quorumState", "extra"])
+    assert len(chosen) == 1 and rest == ["extra"]
+    assert groups_for(["x"])[-1].name == "variables"
+    assert layouts_for(["x", "y"]) == ([], ["x", "y"])
+
+
+def test_frames_mark_what_each_step_changed():
+    m = model("kip320", Replicas=2)
+    s0 = m.init_states[0]
+    (i, s1), *_ = [(i, t) for i, t in m.successors(s0) if m.instances[i].label() == "ControllerElectLeader(newLeader=r1)"]
+    frames = build_frames(m, [s0, s1], ["Init", m.instances[i].label()])
+    assert frames[0].changed == set()
+    assert frames[1].changed == {("quorum", "quorum", "leader"), ("quorum", "quorum", "epoch"),
+                                 ("requests", "epoch 0", "leader"), ("requests", "epoch 0", "isr"),
+                                 ("requests", "epoch 0", "pending"), ("counters", "counters", "nextLeaderEpoch")}
+    assert cells(frames[0].rows, "requests", "none sent") == {}

@@ -1,0 +1,96 @@
+"""modelcheck show in the terminal: plain text, colour, --diff, every spec."""
+
+import os
+import re
+
+import pytest
+
+from support import ROOT, model
+from modelcheck.trace import trace_from_states, write_trace
+from modelcheck.viewer import load_view
+from modelcheck.viewer.terminal import render
+
+FIRST_TRY = os.path.join(ROOT, "traces", "kip320-first-try-StrongIsr.itf.json")
+TLC = os.path.join(ROOT, "tests", "fixtures", "tlc")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture(scope="module")
+def view():
+    return load_view(FIRST_TRY)
+
+
+def block(text: str, number: int) -> str:
+    return text.split(f"State {number}: ")[1].split("\nState ")[0]
+
+
+def test_plain_text_has_a_block_per_state_and_marks_changes(view):
+    text = render(view)
+    assert not ANSI.search(text)
+    assert text.count("\nState ") == 13
+    last = block(text, 13)
+    assert last.startswith("FollowerTruncate(leader=r2, follower=r3)")
+    assert "  r1       self    2      1   {r1, r3}      id0@2 | _" in last
+    assert "  r3       r2      1      0   {r1, r2, r3}  | _ _*" in last  # the truncated log changed
+    assert "quorum  leader r1 · epoch 2 · isr {r1, r3}" in last
+    # r2 and r3 are on epoch 1: only the epoch-2 request is still pending, for both
+    assert "  request  leader  isr           pending for\n  epoch 0  r1      {r1, r2, r3}  -\n" \
+           "  epoch 1  r2      {r1, r2, r3}  -\n  epoch 2  r1      {r1, r2, r3}  r2, r3" in last
+    assert "counters  nextRecordId 1 · nextLeaderEpoch 3" in last
+    assert "!! StrongIsr is violated in state 13" in last
+    assert text.rstrip().endswith("r3 is in the quorum ISR {r1, r3} and has\n  no record at offset 0 (r1 has id0@2)")
+
+
+def test_colour_replaces_the_star_on_a_terminal(view):
+    text = render(view, color=True)
+    last = block(text, 13)
+    assert "\x1b[1;33m| _ _\x1b[0m" in last and "| _ _*" not in last
+    assert ANSI.sub("", render(view, color=True)).count("\nState ") == 13
+
+
+def test_diff_shows_only_what_changed(view):
+    text = render(view, diff=True)
+    first = block(text, 1)
+    assert "replica  leader  epoch  hw  isr  log" in first  # the initial state in full
+    assert [line.strip() for line in block(text, 2).strip().splitlines()] == [
+        "ControllerElectLeader(newLeader=r1)",
+        "quorum  leader NONE -> r1 · epoch -1 -> 0",
+        "+ request epoch 0: leader r1 · isr {r1, r2, r3} · pending for r1, r2, r3",
+        "counters  nextLeaderEpoch 0 -> 1"]
+    assert "r3  log | id0@2 _ -> | _ _" in block(text, 13)
+
+
+def test_consumer_trace_shows_the_consumer_row():
+    view = load_view(os.path.join(TLC, "kip320-consumer-NoDivergentDelivery.json"), "kip320-consumer",
+                     ["TruncationCheck=FALSE"])
+    text = render(view)
+    last = block(text, 17)
+    assert last.startswith("ConsumerFetch(leader=r2)")  # labelled by replay: the TLC file has the name only
+    assert "consumer  leader  epoch  position  last epoch  validation  delivered" in last
+    assert re.search(r"consumer  r2 +2 +2\* +2\* +done +id0@0 id2@2\* +YES\*", last)
+    assert "at offset 0 r2 has id1@2 where the consumer delivered id0@0" in " ".join(text.split())
+
+
+def test_async_isr_trace(tmp_path):
+    m = model("async-isr")
+    states, actions = [m.init_states[0]], [None]
+    for want in ("LeaderWrite", "LeaderRequestShrinkIsr(replica=r3)"):
+        index, state = next((i, t) for i, t in m.successors(states[-1]) if m.instances[i].label() == want)
+        states.append(state)
+        actions.append(index)
+    path = write_trace(trace_from_states(m, states, actions), str(tmp_path / "a.itf.json"))
+    text = render(load_view(path))
+    assert "leader  isr {r1, r2, r3} · version 0 · pending isr {r1, r2}* · pending version 0* · high watermark 0" \
+        in block(text, 3)
+    assert "No invariant checked here is violated in this trace." in text
+
+
+def test_a_step_no_action_explains_is_flagged(tmp_path):
+    m = model("kip320", Replicas=2)
+    s0 = m.init_states[0]
+    index, s1 = m.successors(s0)[0]
+    _, s2 = m.successors(s1)[0]
+    path = write_trace(trace_from_states(m, [s0, s2], [None, index]), str(tmp_path / "skip.itf.json"))
+    text = render(load_view(path))
+    assert "[not a legal step of kip320]" in text
+    assert "State 2 does not follow from state 1 by any action of kip320" in text
