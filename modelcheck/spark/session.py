@@ -149,11 +149,21 @@ def build_code_zip(directory: str) -> str:
                         inner = os.path.relpath(path, base)
                         with open(path, "rb") as f:
                             z.writestr(_zip_entry(inner), f.read())
-                        z.writestr(_zip_entry(inner + "c"), _bytecode(path, inner, directory))
+                        z.writestr(_zip_entry(inner + "c"), _bytecode(path, inner))
     data = buffer.getvalue()
     path = os.path.join(directory, f"modelcheck-code-{hashlib.blake2b(data, digest_size=6).hexdigest()}.zip")
-    with open(path, "wb") as f:
-        f.write(data)
+    if not os.path.exists(path):
+        # written whole under a temporary name: another run may be reading it
+        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    return path
+
+
+def lasting_code_dir() -> str:
+    path = os.path.join(tempfile.gettempdir(), f"modelcheck-code-{os.getuid()}")
+    os.makedirs(path, exist_ok=True)
     return path
 
 
@@ -163,12 +173,13 @@ def _zip_entry(name: str) -> zipfile.ZipInfo:
     return info
 
 
-def _bytecode(path: str, shown_as: str, scratch: str) -> bytes:
-    target = os.path.join(scratch, "module.pyc")
-    py_compile.compile(path, cfile=target, dfile=shown_as, doraise=True,
-                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-    with open(target, "rb") as f:
-        return f.read()
+def _bytecode(path: str, shown_as: str) -> bytes:
+    with tempfile.TemporaryDirectory(prefix="modelcheck-pyc-") as scratch:
+        target = os.path.join(scratch, "module.pyc")
+        py_compile.compile(path, cfile=target, dfile=shown_as, doraise=True,
+                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+        with open(target, "rb") as f:
+            return f.read()
 
 
 def spark_conf_pairs(settings: SparkSettings, master: str | None, app_name: str, log_config: str | None,
@@ -263,8 +274,11 @@ def spark_run(settings: SparkSettings, app_name: str, context=None) -> Iterator[
         else:
             sc = context
         master = sc.master
-        code_zip = build_code_zip(scratch)
-        sc.addPyFile(code_zip)
+        # Spark fetches an added file lazily and keeps it registered for the
+        # context's life, so a zip added to a context that outlives this run
+        # must outlive it too: it goes to a lasting, content-named place.
+        code_zip = build_code_zip(scratch if context is None else lasting_code_dir())
+        sc.addPyFile(code_zip)  # the same path twice is ignored
         checkpoint_dir = settings.checkpoint_dir or os.path.join(scratch, "checkpoints")
         if not is_url(checkpoint_dir):
             os.makedirs(checkpoint_dir, exist_ok=True)
