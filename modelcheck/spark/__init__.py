@@ -6,8 +6,10 @@ The pieces, each behind a narrow interface:
   validated before anything starts;
 * ``java``: finding a Java runtime Spark can use, with a plain message when
   there is none;
-* ``session``: starting a SparkContext that is quiet, ships this project's
-  code to the executors and fails fast when the master cannot be reached;
+* ``session``: starting a SparkContext that fails fast when the master
+  cannot be reached or gives no executor;
+* ``jvm``: Spark's log configuration and the driver JVM's output;
+* ``shipping``: the zip of this project's code the executors import;
 * ``blocks``: what runs on the executors: expanding a partition of the
   frontier and the anti-join against the visited set, on numpy blocks;
 * ``cluster``: a standalone master and workers on this machine, for users

@@ -16,75 +16,21 @@ What this adds to a plain ``SparkContext(conf)``:
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import io
 import os
-import py_compile
 import shutil
 import socket
-import subprocess
 import sys
-import threading
 import tempfile
 import time
-import zipfile
 from dataclasses import dataclass
 from typing import Iterator
 
 from modelcheck.errors import InputError
 from modelcheck.spark.java import require_java
+from modelcheck.spark.jvm import launch_gateway, log4j_config
 from modelcheck.spark.settings import (DEFAULT_MASTER, SparkSettings, is_loopback_master, is_url,
                                        standalone_addresses)
-
-# Spark at WARN, less the warnings every run on a laptop prints and no user
-# can act on (no native Hadoop library, the loopback hostname). --verbose
-# gives Spark's INFO log instead. pyspark starts the JVM as a shell, and a
-# shell's console level is that of the SparkSubmit logger: set it too.
-LOG4J = """\
-rootLogger.level = LEVEL
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = spark: %p %c{1}: %m%n%ex
-logger.shell.name = org.apache.spark.deploy.SparkSubmit
-logger.shell.level = LEVEL
-"""
-QUIET_LOGGERS = """\
-logger.nativecode.name = org.apache.hadoop.util.NativeCodeLoader
-logger.nativecode.level = error
-logger.utils.name = org.apache.spark.util.Utils
-logger.utils.level = error
-"""
-
-
-# Spark warns that checkpoints on a local path are unsafe off local mode: a
-# cluster on this machine shares that path, so there it is noise.
-SHARED_DISK_FILTER = """\
-filter.localcheckpoint.type = RegexFilter
-filter.localcheckpoint.regex = .*checkpoint directory must not be on the local filesystem.*
-filter.localcheckpoint.onMatch = DENY
-filter.localcheckpoint.onMismatch = NEUTRAL
-"""
-
-
-# Spark's shell console filter passes what is below its threshold only for
-# loggers configured on their own, so --verbose names Spark's.
-VERBOSE_LOGGERS = """\
-logger.spark.name = org.apache.spark
-logger.spark.level = info
-"""
-
-
-def log4j_config(verbose: bool, same_machine: bool) -> str:
-    text = LOG4J.replace("LEVEL", "info" if verbose else "warn")
-    text += VERBOSE_LOGGERS if verbose else QUIET_LOGGERS
-    if same_machine:
-        text += SHARED_DISK_FILTER
-    return text
-
-PACKAGES = ("modelcheck", "specs")
+from modelcheck.spark.shipping import build_code_zip, lasting_code_dir
 
 
 @dataclass
@@ -122,64 +68,6 @@ def check_master_reachable(master: str, timeout: float) -> None:
             problems.append(f"{host}:{port}: {reason}")
     raise InputError(f"cannot reach the Spark master {master} ({'; '.join(problems)}); is it running? "
                      f"`modelcheck cluster start` starts one and prints its URL")
-
-
-def build_code_zip(directory: str) -> str:
-    """Zip the packages the driver imported (not whatever is installed) into
-    ``directory``; the name carries a digest of the content.
-
-    Each module goes in as source and as bytecode for this interpreter
-    (unchecked hash-based .pyc): every Python worker Spark starts imports
-    the whole package, and compiling it each time costs a noticeable part of
-    a short run. An executor on another Python version ignores the bytecode.
-    """
-    import modelcheck
-    import specs
-
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
-        for package in (modelcheck, specs):
-            root = os.path.dirname(os.path.abspath(package.__file__))
-            base = os.path.dirname(root)
-            for folder, dirs, files in os.walk(root):
-                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-                for name in sorted(files):
-                    if name.endswith(".py"):
-                        path = os.path.join(folder, name)
-                        inner = os.path.relpath(path, base)
-                        with open(path, "rb") as f:
-                            z.writestr(_zip_entry(inner), f.read())
-                        z.writestr(_zip_entry(inner + "c"), _bytecode(path, inner))
-    data = buffer.getvalue()
-    path = os.path.join(directory, f"modelcheck-code-{hashlib.blake2b(data, digest_size=6).hexdigest()}.zip")
-    if not os.path.exists(path):
-        # written whole under a temporary name: another run may be reading it
-        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    return path
-
-
-def lasting_code_dir() -> str:
-    path = os.path.join(tempfile.gettempdir(), f"modelcheck-code-{os.getuid()}")
-    os.makedirs(path, exist_ok=True)
-    return path
-
-
-def _zip_entry(name: str) -> zipfile.ZipInfo:
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_DEFLATED
-    return info
-
-
-def _bytecode(path: str, shown_as: str) -> bytes:
-    with tempfile.TemporaryDirectory(prefix="modelcheck-pyc-") as scratch:
-        target = os.path.join(scratch, "module.pyc")
-        py_compile.compile(path, cfile=target, dfile=shown_as, doraise=True,
-                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-        with open(target, "rb") as f:
-            return f.read()
 
 
 def spark_conf_pairs(settings: SparkSettings, master: str | None, app_name: str, log_config: str | None,
@@ -293,62 +181,6 @@ def spark_run(settings: SparkSettings, app_name: str, context=None) -> Iterator[
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-# What the JVM prints on every start that says nothing to a user.
-JVM_NOISE = ("WARNING: Using incubator modules",)
-
-
-def _launch_gateway(conf, verbose: bool):
-    """Start the driver JVM with its output piped through this process: its
-    stdout must not mix with ``--json`` output, and the line the JVM prints
-    on every start is dropped unless ``verbose``. None when this process
-    already has a JVM (pyspark starts one per process and reuses it)."""
-    from pyspark import SparkContext
-    from pyspark.java_gateway import launch_gateway
-
-    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
-        return None
-    gateway = launch_gateway(conf, popen_kwargs={"stdout": subprocess.PIPE, "stderr": subprocess.PIPE})
-    for stream in (gateway.proc.stdout, gateway.proc.stderr):
-        threading.Thread(target=_forward, args=(stream, sys.stderr, () if verbose else JVM_NOISE),
-                         daemon=True).start()
-    return gateway
-
-
-def _forward(source, target, drop: tuple[str, ...]) -> None:
-    lines = DaemonShutdownFilter(drop)
-    for raw in iter(source.readline, b""):
-        for line in lines.feed(raw.decode("utf-8", "replace")):
-            try:
-                target.write(line)
-                target.flush()
-            except (ValueError, OSError):  # the target was closed: keep draining
-                pass
-
-
-class DaemonShutdownFilter:
-    """Passes the JVM's output through, less lines starting with ``drop``
-    and the broken-pipe tracebacks pyspark's Python worker daemon prints
-    when a SparkContext stops under it (harmless, and alarming to read)."""
-
-    def __init__(self, drop: tuple[str, ...] = ()):
-        self.drop = drop
-        self.held: list[str] = []
-
-    def feed(self, line: str) -> list[str]:
-        if self.held:
-            self.held.append(line)
-            if line[:1].isspace():
-                return []
-            held, self.held = self.held, []
-            harmless = (line.startswith(("BrokenPipeError", "ConnectionResetError"))
-                        and any("pyspark/daemon.py" in h for h in held))
-            return [] if harmless else held
-        if line.startswith("Traceback (most recent call last):"):
-            self.held = [line]
-            return []
-        return [] if self.drop and line.startswith(self.drop) else [line]
-
-
 def start_context(settings: SparkSettings, app_name: str, scratch: str):
     """Start a SparkContext, or fail with one line saying why."""
     from pyspark import SparkConf, SparkContext
@@ -366,7 +198,7 @@ def start_context(settings: SparkSettings, app_name: str, scratch: str):
                                                                  under_submit))
     try:
         with _environment(PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1" if loopback else None):
-            sc = SparkContext(conf=conf, gateway=_launch_gateway(conf, settings.verbose))
+            sc = SparkContext(conf=conf, gateway=launch_gateway(conf, settings.verbose))
     except InputError:
         raise
     except Exception as e:  # the JVM did not start, or refused the settings

@@ -12,7 +12,8 @@ from support import model
 from modelcheck.backends.interpreter import evaluate
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
-from modelcheck.engines.spark import SparkChecker
+from modelcheck.engines.spark import SparkChecker, check_code_origin
+from modelcheck.spark.blocks import LevelSummary
 from modelcheck.spark.session import spark_run, start_context
 from modelcheck.spark.settings import SparkSettings
 
@@ -139,3 +140,11 @@ def test_limits_stop_between_levels(context):
     asked = StopRequest()
     asked.request()
     assert stop_reason(Limits(stop=asked), 10, 0) is not None
+
+
+def test_a_foreign_origin_stops_the_run():
+    def summary(origin):
+        return LevelSummary(0, 1, 1, 1, 1, None, (), None, origin)
+    check_code_origin([summary("/tmp/x/modelcheck-code-ab.zip/modelcheck/__init__.py")], "modelcheck-code-ab.zip")
+    with pytest.raises(RuntimeError, match="imported modelcheck from /work/modelcheck"):
+        check_code_origin([summary("/work/modelcheck/__init__.py")], "modelcheck-code-ab.zip")

@@ -2,7 +2,6 @@
 CLI as users do: a master and 2 workers, the engine run against it."""
 
 import json
-import os
 import subprocess
 import sys
 import time
