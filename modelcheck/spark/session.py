@@ -76,8 +76,9 @@ def spark_conf_pairs(settings: SparkSettings, master: str | None, app_name: str,
     # PYTHONSAFEPATH: a Python worker started in a directory holding a
     # modelcheck/ (a checkout, say) would import that before the shipped zip
     # Unix sockets between executors and their Python workers: over local
-    # TCP, small writes stall on delayed ACKs (about 40 ms a task, measured),
-    # which dominated the short levels of a search.
+    # TCP each Python task waited about 40 ms for its first input records
+    # (timed inside the tasks while developing this engine; nothing over a
+    # Unix socket), which dominated the short levels of a search.
     pairs = [("spark.app.name", app_name), ("spark.ui.showConsoleProgress", "false"),
              ("spark.executorEnv.PYTHONSAFEPATH", "1"), ("spark.python.unix.domain.socket.enabled", "true")]
     if master is not None:
@@ -87,10 +88,11 @@ def spark_conf_pairs(settings: SparkSettings, master: str | None, app_name: str,
         pairs.append(("spark.ui.enabled", "false"))
         if master is not None and is_loopback_master(master):
             pairs += [("spark.driver.host", "127.0.0.1"), ("spark.driver.bindAddress", "127.0.0.1")]
-        # The driver JVM's C2 compiler spent about as much CPU as the search's
-        # own Python in a local run (measured: 18.5 s of JVM CPU against 9.8 s
-        # with C1 only, on kip320); its work here is moving bytes, for which C1
-        # code is good enough. The user's own options come after ours.
+        # The driver JVM's C2 compiler cost about as much CPU as the search's
+        # own Python in a local run: on kip320, 19.3 s of JVM CPU with C2 and
+        # 10.1 s with C1 only (bench/cpu_split.py, local[2]). The JVM's work
+        # here is moving bytes, for which C1 code is good enough. The user's
+        # own options come after ours, so they can turn C2 back on.
         options = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
         if log_config is not None:
             options.insert(0, f"-Dlog4j2.configurationFile=file:{log_config}")
