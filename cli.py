@@ -81,7 +81,6 @@ def main():
 @click.option("--overwrite", is_flag=True, help="Allow --trace-out to replace an existing file.")
 @click.option("--max-states", type=int, metavar="N", help="Stop cleanly once N distinct states are found.")
 @click.option("--max-memory", metavar="SIZE", help="Stop cleanly when memory use reaches SIZE (e.g. 2G, 512M).")
-@click.option("--workers", type=int, metavar="N", help="fast engine: expand on N processes (default: 1).")
 @click.option("--checkpoint", "checkpoint", metavar="DIR",
               help="fast engine: save the search into DIR at level boundaries, and when stopped.")
 @click.option("--checkpoint-every", type=float, default=60.0, show_default=True, metavar="SECONDS",
@@ -91,7 +90,7 @@ def main():
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @spark_options
 def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, trace_out, overwrite, max_states,
-        max_memory, workers, checkpoint, checkpoint_every, resume, as_json, quiet, **spark):
+        max_memory, checkpoint, checkpoint_every, resume, as_json, quiet, **spark):
     """Check SPEC's invariants over every reachable state.
 
     Engines: bfs (the reference, default), fast (numpy, whole frontiers at
@@ -105,8 +104,6 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
     engine_options = {k: v for k, v in (("checkpoint", checkpoint), ("resume", resume)) if v}
     if engine_options:
         engine_options["checkpoint_every"] = checkpoint_every
-    if workers is not None:
-        engine_options["workers"] = workers
     engine_options.update(engine_options_from(engine, spark))
     request = RunRequest(spec=spec, engine=engine, consts=tuple(consts), config=config,
                          invariants=tuple(invariants), max_depth=max_depth, check_deadlock=check_deadlock,

@@ -96,11 +96,6 @@ def prepare(request: RunRequest) -> PreparedRun:
 
 def _check_checkpoint_options(request: RunRequest) -> None:
     opts = request.engine_options
-    if "workers" in opts:
-        if request.engine != "fast":
-            raise InputError("--workers needs --engine fast")
-        if not 1 <= int(opts["workers"]) <= 64:
-            raise InputError(f"--workers must be between 1 and 64, got {opts['workers']}")
     checkpoint, resume = opts.get("checkpoint"), opts.get("resume")
     if not (checkpoint or resume):
         return

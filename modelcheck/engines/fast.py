@@ -14,19 +14,14 @@ Python objects:
 * each state keeps only its parent's number and its action index, from which
   a violation's trace is replayed, as in the reference engine.
 
-Engine options: ``workers`` (processes that expand chunks in parallel; they
-receive packed chunks and send back their successors, sharing nothing else,
-while this process keeps the visited set), ``checkpoint`` (a directory to save
-the search into at level boundaries, at most every ``checkpoint_every``
-seconds, and when a limit or Ctrl-C stops the run) and ``resume`` (a
-directory to continue from).
+Engine options: ``checkpoint`` (a directory to save the search into at level
+boundaries, at most every ``checkpoint_every`` seconds, and when a limit or
+Ctrl-C stops the run) and ``resume`` (a directory to continue from).
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,53 +107,6 @@ class Expander:
                          np.concatenate(parts_actions)[first], fps.size, deadlocked)
 
 
-_WORKER_EXPANDER: Expander | None = None
-
-
-def _start_worker(model_key: tuple, check_deadlock: bool) -> None:
-    """Each worker process compiles the model once."""
-    import signal
-    from modelcheck.spec import load_model
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    global _WORKER_EXPANDER
-    _WORKER_EXPANDER = Expander(load_model(model_key), check_deadlock)
-
-
-def _expand_in_worker(words: np.ndarray, offset: int) -> Expansion:
-    return _WORKER_EXPANDER.expand(words, offset)
-
-
-class ChunkExpander:
-    """Expands the chunks of a level, in this process or in a pool of workers."""
-
-    def __init__(self, model, check_deadlock: bool, workers: int):
-        self.local = Expander(model, check_deadlock)
-        self.pool = None
-        if workers > 1:
-            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                                            initializer=_start_worker, initargs=(model.key(), check_deadlock))
-
-    def expansions(self, level: np.ndarray):
-        """Each chunk's successors, in chunk order."""
-        starts = range(0, level.shape[1], CHUNK)
-        if self.pool is None:
-            for start in starts:
-                yield self.local.expand(level[:, start:start + CHUNK], start)
-            return
-        window = 2 * self.pool._max_workers  # chunks in flight: enough to keep every worker busy
-        pending = []
-        for start in starts:
-            pending.append(self.pool.submit(_expand_in_worker, level[:, start:start + CHUNK], start))
-            if len(pending) >= window:
-                yield pending.pop(0).result()
-        for future in pending:
-            yield future.result()
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
-
-
 class VisitedFingerprints:
     """The visited set: one sorted array of fingerprints."""
 
@@ -227,8 +175,8 @@ class _Search:
         self.started = time.perf_counter()
         self.packing = Packing(model.schema)
         self.predicates = compile_numpy(model, list(options.invariants) + list(model.sometimes)).predicates
+        self.expander = Expander(model, options.check_deadlock)
         engine_options = options.engine_options
-        self.expander = ChunkExpander(model, options.check_deadlock, int(engine_options.get("workers", 1)))
         self.checkpoint_dir = engine_options.get("resume") or engine_options.get("checkpoint")
         self.checkpoint_every = float(engine_options.get("checkpoint_every", 60.0))
         self.identity = ckpt.RunIdentity.of(model, options)
@@ -301,12 +249,6 @@ class _Search:
         return 1, level_words, level_start
 
     def run(self) -> CheckResult:
-        try:
-            return self.search()
-        finally:
-            self.expander.close()
-
-    def search(self) -> CheckResult:
         options, progress = self.options, self.options.progress
         if options.engine_options.get("resume"):
             depth, level_words, level_start = self.restore()
@@ -347,7 +289,8 @@ class _Search:
         parts: list[Expansion] = []
         generated, deadlocked = 0, -1
         limits = self.options.limits
-        for e in self.expander.expansions(level):
+        for start in range(0, level.shape[1], CHUNK):
+            e = self.expander.expand(level[:, start:start + CHUNK], start)
             generated += e.generated
             if deadlocked < 0 and e.deadlocked >= 0:
                 deadlocked = e.deadlocked

@@ -66,7 +66,8 @@ class SparkSettings:
         known = {f for f in cls.__dataclass_fields__}
         unknown = sorted(set(options) - known)
         if unknown:
-            raise InputError(f"the spark engine has no option {unknown[0]!r} (options: {', '.join(sorted(known))})")
+            flag = "--" + unknown[0].replace("_", "-")
+            raise InputError(f"{flag} does not apply to --engine spark (for spark, see docs/spark.md)")
         given = {k: v for k, v in options.items() if v is not None}
         if "conf" in given:
             given["conf"] = parse_conf(given["conf"])

@@ -76,17 +76,3 @@ def test_bounded_and_deadlock_agree():
 def test_kip320_defaults():
     r = run(FastChecker(), model("kip320"))
     assert (r.result, r.distinct_states, r.depth) == ("ok", 737794, 26)
-
-
-@pytest.mark.parametrize("name, consts, invariants", [
-    ("kip320", {"Replicas": 2}, None),
-    ("kip320-first-try", {"Replicas": 3}, ("StrongIsr",)),
-    ("kip320-consumer", {"TruncationCheck": "FALSE"}, None),
-])
-def test_worker_processes_change_nothing(name, consts, invariants):
-    m = model(name, **consts)
-    alone = run(FastChecker(), m, invariants)
-    shared = run(FastChecker(), m, invariants, engine_options={"workers": 2})
-    assert (shared.result, shared.distinct_states, shared.depth) == (alone.result, alone.distinct_states, alone.depth)
-    if alone.violation:
-        assert shared.violation.length == alone.violation.length

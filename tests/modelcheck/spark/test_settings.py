@@ -35,7 +35,7 @@ def test_standalone_addresses_and_loopback():
     ({"checkpoint_levels": 0}, "--checkpoint-levels"),
     ({"conf": ["executor.memory=1g"]}, "start with 'spark.'"),
     ({"conf": ["spark.executor.memory"]}, "KEY=VALUE"),
-    ({"workers": 2}, "no option 'workers'"),
+    ({"resume": "dir"}, "--resume does not apply to --engine spark"),
 ])
 def test_bad_options(options, fragment):
     with pytest.raises(InputError, match=fragment):
