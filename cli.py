@@ -16,6 +16,7 @@ import click
 
 from modelcheck import __version__
 from modelcheck.errors import InputError
+from modelcheck.spark.commands import cluster, engine_options_from, spark_options
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_VIOLATION = 0, 1, 2, 12
 
@@ -87,12 +88,14 @@ def main():
 @click.option("--resume", metavar="DIR", help="fast engine: continue the search saved in DIR.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@spark_options
 def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, trace_out, overwrite, max_states,
-        max_memory, checkpoint, checkpoint_every, resume, as_json, quiet):
+        max_memory, checkpoint, checkpoint_every, resume, as_json, quiet, **spark):
     """Check SPEC's invariants over every reachable state.
 
-    Engines: bfs (the reference, default) and fast (numpy, whole frontiers at
-    once; for large models). Ctrl-C stops cleanly and prints what was explored
+    Engines: bfs (the reference, default), fast (numpy, whole frontiers at
+    once; for large models) and spark (distributed over a Spark cluster, or
+    local[*]). Ctrl-C stops cleanly and prints what was explored
     (exit 130); a second Ctrl-C aborts at once.
     """
     from modelcheck.progress import Progress
@@ -101,13 +104,15 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
     engine_options = {k: v for k, v in (("checkpoint", checkpoint), ("resume", resume)) if v}
     if engine_options:
         engine_options["checkpoint_every"] = checkpoint_every
+    engine_options.update(engine_options_from(engine, spark))
     request = RunRequest(spec=spec, engine=engine, consts=tuple(consts), config=config,
                          invariants=tuple(invariants), max_depth=max_depth, check_deadlock=check_deadlock,
                          trace_out=trace_out, overwrite=overwrite, max_states=max_states, max_memory=max_memory,
                          engine_options=engine_options)
     prepared = prepare(request)
     warn(prepared.warnings)
-    progress = Progress(enabled=False) if quiet else Progress()
+    # a Spark run logs a line per level even into a file: such runs are long
+    progress = Progress(enabled=False) if quiet else Progress(enabled=True if engine == "spark" else None)
     outcome = execute(prepared, progress)
     if as_json:
         click.echo(json.dumps(outcome.to_json()))
@@ -288,6 +293,10 @@ def replay_trace(spec, trace, consts, invariants, as_json):
         warn_all(bound)
         click.echo(report_text(report))
     return report.exit_code
+
+
+main.add_command(cluster)
+
 
 if __name__ == "__main__":
     main()

@@ -14,6 +14,7 @@ from modelcheck.errors import InputError
 ENGINES: dict[str, tuple[str, str]] = {
     "bfs": ("modelcheck.engines.bfs", "BfsChecker"),
     "fast": ("modelcheck.engines.fast", "FastChecker"),
+    "spark": ("modelcheck.engines.spark", "SparkChecker"),
 }
 
 

@@ -1,0 +1,118 @@
+"""The driver JVM's console: Spark's log configuration, and the JVM's output
+piped through this process.
+
+By default Spark logs at WARN, less warnings nobody can act on; ``--verbose``
+gives its INFO log. The JVM's stdout and stderr are forwarded to this
+process' stderr, so ``--json`` output on stdout stays one JSON object.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+# Spark at WARN, less the warnings every run on a laptop prints and no user
+# can act on (no native Hadoop library, the loopback hostname). --verbose
+# gives Spark's INFO log instead. pyspark starts the JVM as a shell, and a
+# shell's console level is that of the SparkSubmit logger: set it too.
+LOG4J = """\
+rootLogger.level = LEVEL
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = spark: %p %c{1}: %m%n%ex
+logger.shell.name = org.apache.spark.deploy.SparkSubmit
+logger.shell.level = LEVEL
+"""
+QUIET_LOGGERS = """\
+logger.nativecode.name = org.apache.hadoop.util.NativeCodeLoader
+logger.nativecode.level = error
+logger.utils.name = org.apache.spark.util.Utils
+logger.utils.level = error
+"""
+
+
+# Spark warns that checkpoints on a local path are unsafe off local mode: a
+# cluster on this machine shares that path, so there it is noise.
+SHARED_DISK_FILTER = """\
+filter.localcheckpoint.type = RegexFilter
+filter.localcheckpoint.regex = .*checkpoint directory must not be on the local filesystem.*
+filter.localcheckpoint.onMatch = DENY
+filter.localcheckpoint.onMismatch = NEUTRAL
+"""
+
+
+# Spark's shell console filter passes what is below its threshold only for
+# loggers configured on their own, so --verbose names Spark's.
+VERBOSE_LOGGERS = """\
+logger.spark.name = org.apache.spark
+logger.spark.level = info
+"""
+
+
+def log4j_config(verbose: bool, same_machine: bool) -> str:
+    text = LOG4J.replace("LEVEL", "info" if verbose else "warn")
+    text += VERBOSE_LOGGERS if verbose else QUIET_LOGGERS
+    if same_machine:
+        text += SHARED_DISK_FILTER
+    return text
+
+
+# What the JVM prints on every start that says nothing to a user.
+JVM_NOISE = ("WARNING: Using incubator modules",)
+
+
+def launch_gateway(conf, verbose: bool):
+    """Start the driver JVM with its output piped through this process: its
+    stdout must not mix with ``--json`` output, and the line the JVM prints
+    on every start is dropped unless ``verbose``. None when this process
+    already has a JVM (pyspark starts one per process and reuses it)."""
+    from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return None
+    gateway = launch_gateway(conf, popen_kwargs={"stdout": subprocess.PIPE, "stderr": subprocess.PIPE})
+    for stream in (gateway.proc.stdout, gateway.proc.stderr):
+        threading.Thread(target=_forward, args=(stream, sys.stderr, () if verbose else JVM_NOISE),
+                         daemon=True).start()
+    return gateway
+
+
+def _forward(source, target, drop: tuple[str, ...]) -> None:
+    lines = DaemonShutdownFilter(drop)
+    for raw in iter(source.readline, b""):
+        for line in lines.feed(raw.decode("utf-8", "replace")):
+            try:
+                target.write(line)
+                target.flush()
+            except (ValueError, OSError):  # the target was closed: keep draining
+                pass
+
+
+class DaemonShutdownFilter:
+    """Passes the JVM's output through, less lines starting with ``drop``
+    and the broken-pipe tracebacks pyspark's Python worker daemon prints
+    when a SparkContext stops under it (harmless, and alarming to read)."""
+
+    def __init__(self, drop: tuple[str, ...] = ()):
+        self.drop = drop
+        self.held: list[str] = []
+
+    def feed(self, line: str) -> list[str]:
+        if self.held:
+            self.held.append(line)
+            if line[:1].isspace():
+                return []
+            held, self.held = self.held, []
+            harmless = (line.startswith(("BrokenPipeError", "ConnectionResetError"))
+                        and any("pyspark/daemon.py" in h for h in held))
+            return [] if harmless else held
+        if line.startswith("Traceback (most recent call last):"):
+            self.held = [line]
+            return []
+        return [] if self.drop and line.startswith(self.drop) else [line]

@@ -1,0 +1,214 @@
+"""Starting and stopping the SparkContext a search runs in.
+
+What this adds to a plain ``SparkContext(conf)``:
+
+* the checks that turn the usual ways of failing into one clear line: no
+  pyspark, no Java 17, a master that does not answer, a cluster on which no
+  executor ever registers (each bounded in time, so nothing hangs);
+* Spark's own logging held at WARN (``--verbose`` gives its full log);
+* this project's code, zipped at start and shipped with ``addPyFile``, so the
+  executors run exactly the code the driver runs, wherever they are: an
+  installed copy of modelcheck on a worker (or none) does not matter;
+* a checkpoint directory: a temporary one, removed afterwards, unless the
+  user named one, which is kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Iterator
+
+from modelcheck.errors import InputError
+from modelcheck.spark.java import require_java
+from modelcheck.spark.jvm import launch_gateway, log4j_config
+from modelcheck.spark.settings import (DEFAULT_MASTER, SparkSettings, is_loopback_master, is_url,
+                                       standalone_addresses)
+from modelcheck.spark.shipping import build_code_zip, lasting_code_dir
+
+
+@dataclass
+class SparkRun:
+    """An open SparkContext with what one search needs from it."""
+
+    sc: object  # pyspark.SparkContext
+    master: str
+    partitions: int
+    checkpoint_dir: str
+    code_zip: str  # the file name executors must import modelcheck from
+    startup_seconds: float
+
+
+def import_pyspark():
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        raise InputError("the spark engine needs pyspark: pip install 'modelcheck[spark]'") from None
+    return pyspark
+
+
+def check_master_reachable(master: str, timeout: float) -> None:
+    """Fail fast when no address of a spark:// master accepts a connection."""
+    addresses = standalone_addresses(master)
+    if not addresses:
+        return
+    problems = []
+    for host, port in addresses:
+        try:
+            with socket.create_connection((host, port), timeout=timeout):
+                return
+        except OSError as e:
+            reason = "timed out" if isinstance(e, TimeoutError) else (e.strerror or str(e))
+            problems.append(f"{host}:{port}: {reason}")
+    raise InputError(f"cannot reach the Spark master {master} ({'; '.join(problems)}); is it running? "
+                     f"`modelcheck cluster start` starts one and prints its URL")
+
+
+def spark_conf_pairs(settings: SparkSettings, master: str | None, app_name: str, log_config: str | None,
+                     under_submit: bool) -> list[tuple[str, str]]:
+    """The Spark settings for a run; the user's ``--spark-conf`` win."""
+    # PYTHONSAFEPATH: a Python worker started in a directory holding a
+    # modelcheck/ (a checkout, say) would import that before the shipped zip
+    # Unix sockets between executors and their Python workers: over local
+    # TCP each Python task waited about 40 ms for its first input records
+    # (timed inside the tasks while developing this engine; nothing over a
+    # Unix socket), which dominated the short levels of a search.
+    pairs = [("spark.app.name", app_name), ("spark.ui.showConsoleProgress", "false"),
+             ("spark.executorEnv.PYTHONSAFEPATH", "1"), ("spark.python.unix.domain.socket.enabled", "true")]
+    if master is not None:
+        pairs.append(("spark.master", master))
+    given = dict(settings.conf)
+    if not under_submit:
+        pairs.append(("spark.ui.enabled", "false"))
+        if master is not None and is_loopback_master(master):
+            pairs += [("spark.driver.host", "127.0.0.1"), ("spark.driver.bindAddress", "127.0.0.1")]
+        # The driver JVM's C2 compiler cost about as much CPU as the search's
+        # own Python in a local run: on kip320, 19.3 s of JVM CPU with C2 and
+        # 10.1 s with C1 only (bench/cpu_split.py, local[2]). The JVM's work
+        # here is moving bytes, for which C1 code is good enough. The user's
+        # own options come after ours, so they can turn C2 back on.
+        options = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
+        if log_config is not None:
+            options.insert(0, f"-Dlog4j2.configurationFile=file:{log_config}")
+        if "spark.driver.extraJavaOptions" in given:
+            options.append(given.pop("spark.driver.extraJavaOptions"))
+        pairs.append(("spark.driver.extraJavaOptions", " ".join(options)))
+    return [(k, v) for k, v in pairs if k not in given] + list(given.items())
+
+
+@contextlib.contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    """Set environment variables that are unset, for the launch of the JVM
+    (pyspark reads them from this process' environment), then restore."""
+    added = [k for k, v in values.items() if v is not None and k not in os.environ]
+    for k in added:
+        os.environ[k] = values[k]
+    try:
+        yield
+    finally:
+        for k in added:
+            os.environ.pop(k, None)
+
+
+def executor_count(sc) -> int:
+    """Executors registered with the driver (the driver itself not counted,
+    except in local mode, where it is the executor)."""
+    if sc.master.startswith("local"):
+        return 1
+    return int(sc._jsc.sc().getExecutorMemoryStatus().size()) - 1
+
+
+def wait_for_executors(sc, master: str, limit: float) -> None:
+    """Wait (at most ``limit`` seconds) for the first executor, so that a
+    cluster without usable workers fails now instead of hanging the first job."""
+    deadline = time.monotonic() + limit
+    while True:
+        try:
+            stopped = sc._jsc.sc().isStopped()
+            if not stopped and executor_count(sc) >= 1:
+                return
+        except Exception:  # the context stopped between the two calls
+            stopped = True
+        if stopped:
+            raise InputError(f"the Spark master {master} did not take the application (is it a Spark master, "
+                             f"of a compatible version?)")
+        if time.monotonic() > deadline:
+            raise InputError(f"no Spark executor registered with {master} within {limit:.0f} s: does the cluster "
+                             f"have a worker with free cores and enough memory for an executor?")
+        time.sleep(0.1)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+@contextlib.contextmanager
+def spark_run(settings: SparkSettings, app_name: str, context=None) -> Iterator[SparkRun]:
+    """A SparkContext ready for a search. With ``context`` (an existing
+    SparkContext) that one is used and left running; otherwise one is
+    started here and stopped on the way out, whatever happens."""
+    import_pyspark()
+    started = time.perf_counter()
+    scratch = tempfile.mkdtemp(prefix="modelcheck-spark-")
+    sc = None
+    try:
+        if context is None:
+            sc = start_context(settings, app_name, scratch)
+        else:
+            sc = context
+        master = sc.master
+        # Spark fetches an added file lazily and keeps it registered for the
+        # context's life, so a zip added to a context that outlives this run
+        # must outlive it too: it goes to a lasting, content-named place.
+        code_zip = build_code_zip(scratch if context is None else lasting_code_dir())
+        sc.addPyFile(code_zip)  # the same path twice is ignored
+        checkpoint_dir = settings.checkpoint_dir or os.path.join(scratch, "checkpoints")
+        if not is_url(checkpoint_dir):
+            os.makedirs(checkpoint_dir, exist_ok=True)
+            checkpoint_dir = os.path.abspath(checkpoint_dir)
+        sc.setCheckpointDir(checkpoint_dir)
+        partitions = settings.partitions or max(1, int(sc.defaultParallelism))
+        yield SparkRun(sc, master, partitions, checkpoint_dir, os.path.basename(code_zip),
+                       time.perf_counter() - started)
+    finally:
+        if sc is not None and context is None:
+            sc.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def start_context(settings: SparkSettings, app_name: str, scratch: str):
+    """Start a SparkContext, or fail with one line saying why."""
+    from pyspark import SparkConf, SparkContext
+
+    require_java()
+    under_submit = "PYSPARK_GATEWAY_PORT" in os.environ
+    master = settings.master or (None if under_submit else DEFAULT_MASTER)
+    if master is not None:
+        check_master_reachable(master, settings.connect_timeout)
+    loopback = master is not None and is_loopback_master(master)
+    log_config = os.path.join(scratch, "log4j2.properties")
+    with open(log_config, "w") as f:
+        f.write(log4j_config(settings.verbose, loopback))
+    conf = SparkConf(loadDefaults=False).setAll(spark_conf_pairs(settings, master, app_name, log_config,
+                                                                 under_submit))
+    try:
+        with _environment(PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1" if loopback else None):
+            sc = SparkContext(conf=conf, gateway=launch_gateway(conf, settings.verbose))
+    except InputError:
+        raise
+    except Exception as e:  # the JVM did not start, or refused the settings
+        raise InputError(f"Spark did not start: {_first_line(e)}") from None
+    try:
+        sc.setLogLevel("INFO" if settings.verbose else "WARN")
+        wait_for_executors(sc, sc.master, settings.executor_wait)
+    except BaseException:
+        sc.stop()
+        raise
+    return sc

@@ -1,0 +1,150 @@
+"""The Spark engine in local mode against the breadth-first engine: the same
+distinct-state counts, depths and shortest counterexample lengths on every
+spec. One local[2] SparkContext serves the whole module."""
+
+import os
+import shutil
+import tempfile
+
+import pytest
+
+from support import model
+from modelcheck.backends.interpreter import evaluate
+from modelcheck.engines.base import CheckOptions
+from modelcheck.engines.bfs import BfsChecker
+from modelcheck.engines.spark import SparkChecker, check_code_origin
+from modelcheck.spark.blocks import LevelSummary
+from modelcheck.spark.session import spark_run, start_context
+from modelcheck.spark.settings import SparkSettings
+
+
+@pytest.fixture(scope="module")
+def context():
+    scratch = tempfile.mkdtemp(prefix="modelcheck-test-spark-")
+    sc = start_context(SparkSettings(master="local[2]"), "modelcheck tests", scratch)
+    try:
+        yield sc
+    finally:
+        sc.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def both(context, m, invariants=None, engine_options=None, **options):
+    invariants = tuple(invariants or m.spec.default_invariants)
+    bfs = BfsChecker().check(m, CheckOptions(invariants, **options))
+    spark = SparkChecker(context).check(m, CheckOptions(invariants, engine_options=engine_options or {}, **options))
+    return bfs, spark
+
+
+# Every spec, with constants small enough for a test and invariants that
+# hold, so the whole state space is explored and counted.
+EXHAUSTIVE = [
+    ("truncate-to-hw", {"Replicas": 2}, ["TypeOk"]),
+    ("kip101", {"Replicas": 2, "MaxLeaderEpoch": 1}, None),
+    ("kip279", {"Replicas": 2}, None),
+    ("kip320", {"Replicas": 2}, None),
+    ("kip320-first-try", {"Replicas": 2}, None),
+    ("async-isr", {}, None),
+    ("kip320-consumer", {}, None),
+]
+
+
+@pytest.mark.parametrize("name, consts, invariants", EXHAUSTIVE, ids=[c[0] for c in EXHAUSTIVE])
+def test_counts_and_depth_equal_bfs(context, name, consts, invariants):
+    bfs, spark = both(context, model(name, **consts), invariants)
+    assert bfs.result == "ok"
+    assert (spark.result, spark.distinct_states, spark.depth) == (bfs.result, bfs.distinct_states, bfs.depth)
+    assert spark.states_generated == bfs.states_generated
+    assert spark.sometimes == bfs.sometimes
+
+
+def test_tlc_calibration_figure(context):
+    _, spark = both(context, model("kip320", Replicas=2))
+    assert (spark.engine, spark.result, spark.distinct_states, spark.depth) == ("spark", "ok", 5973, 18)
+
+
+VIOLATIONS = [
+    ("kip320-first-try", {"Replicas": 3}, ["StrongIsr"]),
+    ("truncate-to-hw", {"Replicas": 2}, None),
+    ("kip101", {"Replicas": 2}, None),
+    ("kip279", {"Replicas": 3}, None),
+]
+
+
+@pytest.mark.parametrize("name, consts, invariants", VIOLATIONS, ids=[c[0] for c in VIOLATIONS])
+def test_shortest_violation_equals_bfs_and_replays(context, name, consts, invariants):
+    m = model(name, **consts)
+    bfs, spark = both(context, m, invariants)
+    assert bfs.result == spark.result == "violation"
+    assert (spark.violation.invariant, spark.violation.length, spark.depth) == \
+           (bfs.violation.invariant, bfs.violation.length, bfs.depth)
+    states, actions = spark.violation.states, spark.violation.actions
+    assert states[0] in m.init_states and actions[0] is None
+    for before, index, after in zip(states, actions[1:], states[1:]):
+        assert (index, after) in m.successors(before)
+    broken = m.invariants[spark.violation.invariant]
+    assert all(evaluate(broken, s) for s in states[:-1]) and not evaluate(broken, states[-1])
+
+
+def test_traces_do_not_depend_on_the_partitioning(context):
+    m = model("truncate-to-hw", Replicas=2)
+    traces = []
+    for partitions in (1, 2, 5):
+        _, spark = both(context, m, engine_options={"partitions": partitions})
+        traces.append((spark.violation.states, spark.violation.actions))
+    assert traces[0] == traces[1] == traces[2]
+
+
+def test_max_depth_bounds_the_search(context):
+    m = model("kip320", Replicas=2)
+    bfs, spark = both(context, m, max_depth=5)
+    assert (spark.result, spark.distinct_states, spark.depth) == (bfs.result, bfs.distinct_states, bfs.depth) \
+        == ("bounded-ok", 115, 5)
+    bfs, spark = both(context, m, max_depth=18)
+    assert (spark.result, spark.distinct_states, spark.depth) == ("ok", 5973, 18)
+
+
+def test_deadlock_is_found_when_asked(context):
+    m = model("kip320", Replicas=1, LogSize=1, MaxRecords=1, MaxLeaderEpoch=0)
+    bfs, spark = both(context, m, check_deadlock=True)
+    assert spark.result == "violation" and spark.violation.invariant == "Deadlock"
+    assert spark.violation.length == bfs.violation.length == 2
+    assert m.successors(spark.violation.states[-1]) == []
+    _, spark = both(context, m)
+    assert (spark.result, spark.distinct_states) == ("ok", 6)
+
+
+def test_checkpoints_every_level_into_a_kept_directory(context, tmp_path):
+    target = tmp_path / "checkpoints"
+    bfs, spark = both(context, model("kip101", Replicas=2, MaxLeaderEpoch=1),
+                      engine_options={"checkpoint_dir": str(target), "checkpoint_levels": 1, "partitions": 3})
+    assert (spark.distinct_states, spark.depth) == (bfs.distinct_states, bfs.depth)
+    written = [os.path.join(d, f) for d, _, files in os.walk(target) for f in files]
+    assert any("rdd-" in path for path in written), written
+
+
+def test_the_default_checkpoint_directory_is_temporary(context):
+    with spark_run(SparkSettings(), "modelcheck tests", context) as run:
+        assert os.path.isdir(run.checkpoint_dir) and run.partitions == 2
+    assert not os.path.exists(run.checkpoint_dir)
+
+
+def test_limits_stop_between_levels(context):
+    from modelcheck.limits import MAX_MEMORY, MAX_STATES, Limits, StopRequest
+    from modelcheck.engines.spark import stop_reason
+    m = model("kip320", Replicas=2)
+    spark = SparkChecker(context).check(m, CheckOptions(m.spec.default_invariants, limits=Limits(max_states=100)))
+    assert (spark.result, spark.stopped, spark.depth) == ("bounded-ok", MAX_STATES, 5)
+    assert spark.distinct_states == 115  # the whole of level 5: levels are never cut
+    assert stop_reason(Limits(max_memory=1 << 30), 10, 2 << 30) == MAX_MEMORY
+    asked = StopRequest()
+    asked.request()
+    assert stop_reason(Limits(stop=asked), 10, 0) is not None
+
+
+def test_a_foreign_origin_stops_the_run():
+    def summary(origin):
+        return LevelSummary(0, 1, 1, 1, 1, None, (), None, origin)
+    check_code_origin([summary("/tmp/x/modelcheck-code-ab.zip/modelcheck/__init__.py")], "modelcheck-code-ab.zip")
+    with pytest.raises(RuntimeError, match="imported modelcheck from /work/modelcheck"):
+        check_code_origin([summary("/work/modelcheck/__init__.py")], "modelcheck-code-ab.zip")

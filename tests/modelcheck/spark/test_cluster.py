@@ -1,0 +1,92 @@
+"""A real standalone cluster on 127.0.0.1, started and stopped through the
+CLI as users do: a master and 2 workers, the engine run against it."""
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from spark_support import assert_trace_replays, descendants, free_port, kill_leftovers
+from support import model, run_subprocess
+from modelcheck.spark.cluster import ClusterState, ProcessRecord, stop_processes
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    state_dir = str(tmp_path_factory.mktemp("cluster"))
+    started = run_subprocess("cluster", "start", "--workers", "2", "--cores", "1", "--memory", "1g",
+                             "--port", str(free_port()), "--webui-port", str(free_port()),
+                             "--state-dir", state_dir, timeout=240)
+    state = ClusterState.load(state_dir)
+    try:
+        assert started.returncode == 0, started.stderr
+        yield started.stdout.strip(), state_dir, state
+    finally:
+        if state is not None:
+            spawned = descendants(p.pid for p in state.processes if p.running())
+            stop_processes(state.processes)
+            kill_leftovers(spawned)
+
+
+def test_start_prints_the_url_and_records_a_master_and_two_workers(cluster):
+    url, state_dir, state = cluster
+    assert url == state.master_url and url.startswith("spark://127.0.0.1:")
+    assert [p.role for p in state.processes] == ["master", "worker-1", "worker-2"]
+    assert all(p.running() for p in state.processes)
+    for worker in state.workers():
+        assert "Successfully registered with master" in open(worker.log).read()
+
+
+def test_kip320_two_replicas_on_the_cluster(cluster, tmp_path):
+    url, _, _ = cluster
+    done = run_subprocess("run", "kip320", "--const", "Replicas=2", "--engine", "spark", "--master", url, "--json",
+                          cwd=str(tmp_path), timeout=600)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert (out["engine"], out["result"], out["distinct_states"], out["depth"]) == ("spark", "ok", 5973, 18)
+    assert f"spark: {url} · 2 partitions" in done.stderr
+    assert "level  18 ·" in done.stderr
+
+
+def test_first_try_three_replicas_on_the_cluster(cluster, tmp_path):
+    url, _, _ = cluster
+    done = run_subprocess("run", "kip320-first-try", "--const", "Replicas=3", "--inv", "StrongIsr",
+                          "--engine", "spark", "--master", url, "--json", cwd=str(tmp_path), timeout=600)
+    assert done.returncode == 12, done.stderr
+    out = json.loads(done.stdout)
+    assert out["result"] == "violation" and out["depth"] == 13
+    assert out["violation"]["invariant"] == "StrongIsr" and out["violation"]["trace_length"] == 13
+    assert_trace_replays(model("kip320-first-try", Replicas=3), str(tmp_path / out["violation"]["trace_file"]), 13)
+
+
+def test_a_second_start_is_refused_while_one_runs(cluster):
+    _, state_dir, _ = cluster
+    done = run_subprocess("cluster", "start", "--state-dir", state_dir, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().startswith("modelcheck: error:") and "still running" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_stop_ends_exactly_the_recorded_processes(cluster):
+    _, state_dir, state = cluster
+    done = run_subprocess("cluster", "stop", "--state-dir", state_dir, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for p in state.processes:
+        assert f"pid {p.pid}: stopped" in done.stdout or f"pid {p.pid}: killed" in done.stdout
+        assert not p.running()
+    assert ClusterState.load(state_dir) is None
+
+
+def test_a_reused_pid_is_left_alone():
+    """A recorded PID whose start time differs is another program now."""
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        stale = ProcessRecord("worker-1", other.pid, time.time() - 3600, "/dev/null")
+        assert not stale.running()
+        assert stop_processes([stale]) == [(stale, "not running")]
+        assert other.poll() is None
+    finally:
+        other.kill()
+        other.wait()

@@ -1,0 +1,32 @@
+import time
+
+import pytest
+
+from spark_support import free_port
+from modelcheck.errors import InputError
+from modelcheck.spark.session import check_master_reachable, spark_conf_pairs
+from modelcheck.spark.settings import SparkSettings
+
+
+def test_unreachable_master_is_reported_quickly():
+    port = free_port()
+    started = time.monotonic()
+    with pytest.raises(InputError, match=f"cannot reach the Spark master spark://127.0.0.1:{port}"):
+        check_master_reachable(f"spark://127.0.0.1:{port}", timeout=2)
+    assert time.monotonic() - started < 5
+    check_master_reachable("local[*]", timeout=2)  # nothing to reach
+
+
+def test_conf_users_win_and_local_runs_bind_loopback():
+    settings = SparkSettings(conf=(("spark.ui.enabled", "true"),))
+    pairs = dict(spark_conf_pairs(settings, "local[2]", "app", "/tmp/log4j2.properties", under_submit=False))
+    assert pairs["spark.ui.enabled"] == "true" and pairs["spark.master"] == "local[2]"
+    assert pairs["spark.driver.host"] == "127.0.0.1"
+    assert pairs["spark.executorEnv.PYTHONSAFEPATH"] == "1"
+    remote = dict(spark_conf_pairs(SparkSettings(), "spark://10.0.0.5:7077", "app", None, under_submit=False))
+    assert "spark.driver.host" not in remote
+    own = SparkSettings(conf=(("spark.driver.extraJavaOptions", "-Xmx8g"),))
+    options = dict(spark_conf_pairs(own, "local[2]", "app", "/tmp/l.properties", False))["spark.driver.extraJavaOptions"]
+    assert options.startswith("-Dlog4j2.configurationFile=file:/tmp/l.properties") and options.endswith(" -Xmx8g")
+    submitted = dict(spark_conf_pairs(SparkSettings(), None, "app", "/tmp/x", under_submit=True))
+    assert "spark.master" not in submitted and "spark.driver.extraJavaOptions" not in submitted

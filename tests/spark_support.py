@@ -1,0 +1,58 @@
+"""Helpers for the tests that start real Spark processes: free ports, and
+stopping by PID whatever a test started, even when it fails."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+
+import psutil
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def descendants(pids) -> list[psutil.Process]:
+    """The processes Spark started under ours (executors, Python workers)."""
+    out = []
+    for pid in pids:
+        try:
+            out.extend(psutil.Process(pid).children(recursive=True))
+        except psutil.Error:
+            pass
+    return out
+
+
+def command_line(p: psutil.Process) -> str:
+    try:
+        return " ".join(p.cmdline())
+    except psutil.Error:  # gone, or a zombie
+        return ""
+
+
+def kill_leftovers(processes: list[psutil.Process]) -> None:
+    """SIGKILL, by PID, those of ``processes`` still running (matched on
+    their start time, so a reused PID is not touched)."""
+    for p in processes:
+        try:
+            if p.is_running():
+                os.kill(p.pid, signal.SIGKILL)
+        except (psutil.Error, ProcessLookupError):
+            pass
+
+
+def assert_trace_replays(m, path: str, length: int) -> None:
+    """The ITF file's states start in an initial state and each is a
+    successor of the one before."""
+    with open(path) as f:
+        data = json.load(f)
+    states = [m.codec.decode({k: s[k] for k in m.codec.names}) for s in data["states"]]
+    assert len(states) == length
+    assert states[0] in m.init_states
+    for before, after in zip(states, states[1:]):
+        assert after in [t for _, t in m.successors(before)]

@@ -1,0 +1,99 @@
+"""`modelcheck run --engine spark` and `modelcheck cluster` as users meet
+them: JSON and exit codes as with the breadth-first engine, per-level
+progress, and bad input as one line with exit code 2, in bounded time."""
+
+import json
+import os
+import time
+
+import pytest
+
+from spark_support import assert_trace_replays, free_port
+from support import invoke, model, run_subprocess
+
+
+def test_local_run_gives_the_bfs_json(tmp_path):
+    done = run_subprocess("run", "kip320", "--const", "Replicas=2", "--engine", "spark", "--master", "local[2]",
+                          "--json", cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    spark = json.loads(done.stdout)  # stdout holds the JSON object and nothing else
+    bfs = json.loads(run_subprocess("run", "kip320", "--const", "Replicas=2", "--json", cwd=str(tmp_path)).stdout)
+    assert spark.pop("engine") == "spark" and bfs.pop("engine") == "bfs"
+    spark.pop("seconds"), bfs.pop("seconds")
+    assert spark == bfs
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("spark: local[2] · 2 partitions")
+    levels = [line for line in lines if line.startswith("level ")]
+    assert len(levels) == 19 and levels[17].startswith("level  18 ·") and "5,973 total" in levels[17]
+    assert all(line.startswith(("spark", "level ")) for line in lines), done.stderr  # no JVM chatter
+
+
+def test_violation_report_trace_and_exit_12(tmp_path):
+    done = run_subprocess("run", "truncate-to-hw", "--const", "Replicas=2", "--engine", "spark",
+                          "--master", "local[2]", "--partitions", "3", "--quiet", "--verbose", cwd=str(tmp_path))
+    assert done.returncode == 12, done.stderr
+    assert "Invariant WeakIsr is violated. Shortest counterexample: 9 states." in done.stdout
+    assert "engine spark" in done.stdout
+    assert not any(line.startswith("level ") for line in done.stderr.splitlines())  # --quiet
+    assert "spark: INFO DAGScheduler" in done.stderr  # --verbose: Spark's own log
+    path = tmp_path / "traces" / "truncate-to-hw-WeakIsr.itf.json"
+    assert json.load(open(path))["#meta"]["modelcheck"]["engine"] == "spark"
+    assert_trace_replays(model("truncate-to-hw", Replicas=2), str(path), 9)
+
+
+def one_error_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("modelcheck: error: "), stderr
+    return lines[0]
+
+
+def test_unreachable_master_fails_fast_with_one_line(tmp_path):
+    port = free_port()  # nothing listens there
+    started = time.monotonic()
+    done = run_subprocess("run", "kip320", "--engine", "spark", "--master", f"spark://127.0.0.1:{port}",
+                          cwd=str(tmp_path), timeout=120)
+    assert done.returncode == 2
+    line = one_error_line(done.stderr)
+    assert f"cannot reach the Spark master spark://127.0.0.1:{port}" in line and "refused" in line
+    assert time.monotonic() - started < 30
+
+
+def test_missing_java_is_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
+    env["PATH"] = str(tmp_path)  # no java there
+    for args in (["run", "kip320", "--engine", "spark"], ["cluster", "start", "--state-dir", str(tmp_path / "c")]):
+        done = run_subprocess(*args, cwd=str(tmp_path), env=env, timeout=60)
+        assert done.returncode == 2
+        assert "needs Java 17 or newer" in one_error_line(done.stderr)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["run", "kip320", "--master", "local[2]"], "--master applies only to --engine spark"),
+    (["run", "kip320", "--engine", "spark", "--partitions", "0"], "--partitions must be between 1"),
+    (["run", "kip320", "--engine", "spark", "--master", "yarn"], "spark-submit"),
+    (["run", "kip320", "--engine", "spark", "--spark-conf", "nokey"], "KEY=VALUE"),
+    (["run", "kip320", "--engine", "spark", "--executor-wait", "0"], "--executor-wait must be positive"),
+    (["cluster", "start", "--memory", "lots"], "--memory lots"),
+    (["cluster", "start", "--workers", "0"], "--workers must be between 1"),
+])
+def test_bad_spark_input_is_one_line_and_exit_2(args, fragment):
+    code, _, err = invoke(*args)
+    assert code == 2
+    assert fragment in one_error_line(err)
+
+
+def test_stop_without_a_cluster_says_so(tmp_path):
+    code, out, err = invoke("cluster", "stop", "--state-dir", str(tmp_path))
+    assert code == 0 and "nothing to stop" in err
+    code, out, _ = invoke("cluster", "status", "--state-dir", str(tmp_path))
+    assert code == 0 and "no cluster is recorded" in out
+
+
+def test_without_pyspark_the_engine_is_one_line(tmp_path):
+    shadow = tmp_path / "shadow" / "pyspark"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('pyspark is not installed here')\n")
+    done = run_subprocess("run", "kip320", "--engine", "spark", cwd=str(tmp_path),
+                          env={"PYTHONPATH": str(shadow.parent)})
+    assert done.returncode == 2
+    assert "needs pyspark: pip install 'modelcheck[spark]'" in one_error_line(done.stderr)
