@@ -74,7 +74,7 @@ def spark_conf_pairs(settings: SparkSettings, master: str | None, app_name: str,
                      under_submit: bool) -> list[tuple[str, str]]:
     """The Spark settings for a run; the user's ``--spark-conf`` win."""
     # PYTHONSAFEPATH: a Python worker started in a directory holding a
-    # modelcheck/ (a checkout, say) would import that before the shipped zip
+    # modelcheck/ (a checkout, say) would import that before the shipped zip.
     # Unix sockets between executors and their Python workers: over local
     # TCP each Python task waited about 40 ms for its first input records
     # (timed inside the tasks while developing this engine; nothing over a
