@@ -16,4 +16,5 @@ def replication_spec(name: str, module: str, summary: str, next_actions: tuple[A
     return SpecDefinition(
         name=name, module=module, summary=summary, constants=CONSTANTS, fields=fields, init=Init,
         next=next_actions, invariants=BASE_INVARIANTS, default_invariants=DEFAULT_INVARIANTS,
-        variables=variables, sometimes=BASE_SOMETIMES, notes=notes, summarize=summarize)
+        variables=variables, sometimes=BASE_SOMETIMES, notes=notes, summarize=summarize,
+        symmetry=("Replicas",))

@@ -13,6 +13,7 @@ from modelcheck.errors import InputError
 # engine name -> (module, class)
 ENGINES: dict[str, tuple[str, str]] = {
     "bfs": ("modelcheck.engines.bfs", "BfsChecker"),
+    "z3": ("modelcheck.engines.bmc", "BmcChecker"),
 }
 
 
