@@ -23,16 +23,10 @@ every intermediate state, uses only symmetry.
 
 from __future__ import annotations
 
-import itertools
-
 import z3
 
-from modelcheck.errors import SpecDefinitionError
 from modelcheck.expr import slots_read
-
-# All permutations up to this many replicas (23 renamings for 4), only the
-# transpositions beyond: each renaming adds one lexicographic constraint.
-ALL_PERMUTATIONS_UP_TO = 4
+from modelcheck.symmetry import rename_instances, renamings
 
 
 def slots_touched(inst) -> tuple[set[int], set[int]]:
@@ -64,49 +58,10 @@ def steps_in_index_order(frames, t: int, pairs: dict[int, list[int]]) -> z3.Bool
     return z3.And([z3.Or(z3.Not(now[a]), z3.Not(then[b])) for a, bs in pairs.items() for b in bs])
 
 
-def _renamings(count: int) -> list[tuple[int, ...]]:
-    identity = tuple(range(count))
-    if count <= ALL_PERMUTATIONS_UP_TO:
-        return [p for p in itertools.permutations(identity) if p != identity]
-    out = []
-    for i, j in itertools.combinations(identity, 2):
-        p = list(identity)
-        p[i], p[j] = j, i
-        out.append(tuple(p))
-    return out
-
-
 def instance_permutations(model) -> list[list[int]]:
-    """How each renaming of the spec's symmetric constants permutes the
-    action instances: ``perm[i]`` is the instance ``i`` becomes.
-
-    A parameter is renamed when its domain ranges over a symmetric constant
-    (``Replicas``). Empty when the spec declares no symmetry.
-    """
-    spec, c = model.spec, model.constants
-    symmetric = tuple(getattr(spec, "symmetry", ()))
-    if not symmetric:
-        return []
-    if len(symmetric) != 1:
-        raise SpecDefinitionError(f"{spec.name}: symmetry over more than one constant is not supported")
-    constant = symmetric[0]
-    count = len(getattr(c, constant))
-    domains = {a.name: dict(a.params) for a in spec.next}
-    index = {(inst.action, inst.params): i for i, inst in enumerate(model.instances)}
-    perms = []
-    for renaming in _renamings(count):
-        perm = []
-        for inst in model.instances:
-            params = tuple((p, renaming[v] if domains[inst.action][p].name == constant else v)
-                           for p, v in inst.params)
-            image = index.get((inst.action, params))
-            if image is None:
-                raise SpecDefinitionError(
-                    f"{spec.name} declares {constant} symmetric, but {inst.label()} has no renamed "
-                    f"counterpart among the action instances")
-            perm.append(image)
-        perms.append(perm)
-    return perms
+    """How each renaming of the spec's symmetric values permutes the action
+    instances (empty when the spec declares no symmetry)."""
+    return [rename_instances(model, renaming) for renaming in renamings(model)]
 
 
 def lex_leq(xs: list, ys: list) -> z3.BoolRef:
