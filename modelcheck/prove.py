@@ -37,6 +37,7 @@ class ProveRequest:
     spec: str
     invariants: tuple[str, ...] = ()
     k: int = 1
+    lemmas: bool = False  # add the spec's lemmas to the conjunction
     consts: tuple[str, ...] = ()
     config: str | None = None
     trace_out: str | None = None
@@ -59,6 +60,10 @@ def prepare_proof(request: ProveRequest) -> PreparedProof:
     spec, constants, cfg = resolve_spec_and_constants(request.spec, request.consts, request.config)
     invariants = tuple(request.invariants) or tuple(cfg.invariants if cfg and cfg.invariants else ())
     invariants = invariants or spec.default_invariants
+    if request.lemmas:
+        if not spec.lemmas:
+            raise InputError(f"{spec.name} offers no lemmas (--lemmas); name invariants with --inv instead")
+        invariants = tuple(invariants) + spec.lemmas
     spec.check_invariant_names(invariants)
     invariants = tuple(dict.fromkeys(invariants))
     check_trace_destination(request.trace_out, request.overwrite)

@@ -104,6 +104,8 @@ class SpecDefinition:
     # them maps Init, every action and every predicate onto itself. Engines may
     # use it to prune; tests check the claim on small models.
     symmetry: tuple[str, ...] = ()
+    # Invariants offered as lemmas for proofs by induction (`prove --lemmas`).
+    lemmas: tuple[str, ...] = ()
 
     def constant_decl(self, name: str) -> ConstantDecl:
         for d in self.constants:

@@ -18,4 +18,4 @@ def replication_spec(name: str, module: str, summary: str, next_actions: tuple[A
         name=name, module=module, summary=summary, constants=CONSTANTS, fields=fields, init=Init,
         next=next_actions, invariants=BASE_INVARIANTS + tuple(lemmas), default_invariants=DEFAULT_INVARIANTS,
         variables=variables, sometimes=BASE_SOMETIMES, notes=notes, summarize=summarize,
-        symmetry=("Replicas",))
+        symmetry=("Replicas",), lemmas=tuple(p.name for p in lemmas))

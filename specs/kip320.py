@@ -9,14 +9,15 @@ own high watermark has reached its current epoch.
 """
 
 from modelcheck.expr import all_of, and_, implies, member, min_, not_, or_, set_with, set_without
-from modelcheck.spec import action, invariant
+from modelcheck.spec import action
 from specs.family import replication_spec
-from specs.finite_replicated_log import (NIL, get_record_at_offset, has_offset, is_log_record, offsets,
-                                         replicate_to, truncate_to)
-from specs.kafka_replication import (NONE, REPLICA, REQUEST, BecomeLeader, ControllerElectLeader,
-                                     ControllerShrinkIsr, LeaderWrite, quorum_update_leader_and_isr, replica_count,
+from specs.finite_replicated_log import (get_record_at_offset, has_offset, is_log_record, replicate_to,
+                                         truncate_to)
+from specs.kafka_replication import (REPLICA, REQUEST, BecomeLeader, ControllerElectLeader, ControllerShrinkIsr,
+                                     LeaderWrite, quorum_update_leader_and_isr, replica_count,
                                      replica_presumes_leadership, replicas)
 from specs.kip279 import first_non_matching_offset_from_tail
+from specs.kip320_lemmas import LEMMAS
 
 
 def is_following_leader_epoch(s, leader, follower):
@@ -109,68 +110,6 @@ def FencedBecomeFollowerAndTruncate(s, n, leader, replica, leaderAndIsrRequest):
 
 NEXT = (ControllerElectLeader, ControllerShrinkIsr, BecomeLeader, FencedLeaderExpandIsr, FencedLeaderShrinkIsr,
         LeaderWrite, FencedLeaderIncHighWatermark, FencedBecomeFollowerAndTruncate, FencedFollowerFetch)
-
-# --- lemmas for `modelcheck prove` --------------------------------------------------
-#
-# StrongIsr holds in every reachable state but is not inductive: the solver
-# finds unreachable states that satisfy it and step to states that break it
-# (a replica on an epoch no request named, a follower whose log is not a
-# prefix of its leader's...). Each lemma is a fact about reachable states that
-# rules a family of those out. They are not in the upstream module. They are
-# checked like any invariant, and `prove` proves them together with
-# StrongIsr, so none is taken on trust.
-
-def _epochs(s) -> range:
-    return range(s.c.MaxLeaderEpoch + 1)
-
-
-@invariant
-def RequestsSentBelowNextEpoch(s):
-    """Lemma: exactly the requests of the epochs handed out so far were sent."""
-    return all_of(s.request_sent[e] == (e < s.next_leader_epoch) for e in _epochs(s))
-
-
-@invariant
-def QuorumOnLatestEpoch(s):
-    """Lemma: the quorum is on the last epoch handed out, and that epoch's
-    request names the quorum's leader."""
-    return and_(s.quorum_epoch == s.next_leader_epoch - 1,
-                all_of(implies(s.quorum_epoch == e, s.request_leader[e] == s.quorum_leader) for e in _epochs(s)))
-
-
-@invariant
-def ReplicaEpochFromRequest(s):
-    """Lemma: a replica has a leader exactly when it has an epoch, that epoch
-    is no newer than the quorum's, and its request names the same leader."""
-    return all_of(
-        and_((s.leader_epoch[r] == NIL) == (s.leader[r] == NONE),
-             s.leader_epoch[r] <= s.quorum_epoch,
-             all_of(implies(s.leader_epoch[r] == e, s.request_leader[e] == s.leader[r]) for e in _epochs(s)))
-        for r in replicas(s))
-
-
-@invariant
-def RecordEpochsUpToReplicaEpoch(s):
-    """Lemma: no replica holds a record written in an epoch later than its own."""
-    return all_of(implies(o < s.log_end[r], s.log_epoch[r][o] <= s.leader_epoch[r])
-                  for r in replicas(s) for o in offsets(s))
-
-
-@invariant
-def FollowerIsPrefixOfLeader(s):
-    """Lemma: a follower on its leader's epoch holds a prefix of the leader's log."""
-    def prefix(follower, leader):
-        return and_(s.log_end[follower] <= s.log_end[leader],
-                    all_of(implies(o < s.log_end[follower],
-                                   get_record_at_offset(s, follower, o).equals(get_record_at_offset(s, leader, o)))
-                           for o in offsets(s)))
-
-    return all_of(implies(is_following_leader_epoch(s, leader, follower), prefix(follower, leader))
-                  for leader in replicas(s) for follower in replicas(s) if follower != leader)
-
-
-LEMMAS = (RequestsSentBelowNextEpoch, QuorumOnLatestEpoch, ReplicaEpochFromRequest, RecordEpochsUpToReplicaEpoch,
-          FollowerIsPrefixOfLeader)
 
 SPEC = replication_spec(
     "kip320", "Kip320",

@@ -89,6 +89,16 @@ def test_prove_not_inductive_writes_a_counterexample_to_induction(in_tmp):
     assert any(t == states[1] for _, t in m.successors(states[0]))
 
 
+def test_prove_with_the_spec_lemmas(in_tmp):
+    code, out, _ = invoke_json("prove", "kip320", "--const", "Replicas=2", "--const", "LogSize=1", "--const",
+                               "MaxRecords=1", "--const", "MaxLeaderEpoch=1", "--inv", "TypeOk", "--inv", "StrongIsr",
+                               "--lemmas", "--k", "8")
+    assert code == 0
+    assert (out["result"], out["proved_at_k"]) == ("proved", 7)
+    assert out["invariants"][:3] == ["TypeOk", "StrongIsr", "RequestsSentBelowNextEpoch"]
+    assert len(out["invariants"]) == 2 + 17
+
+
 def test_prove_text_report(in_tmp):
     code, out, _ = invoke("prove", "kip320", "--const", "Replicas=2", "--inv", "StrongIsr", "--k", "2")
     assert code == 20
@@ -103,6 +113,7 @@ def test_prove_text_report(in_tmp):
     (["prove", "kip320", "--inv", "Nope"], "no invariant 'Nope'"),
     (["prove", "kip320", "--k", "0"], "--k must be at least 1"),
     (["prove", "async-isr", "--inv", "StrongIsr"], "async-isr has no invariant 'StrongIsr'"),
+    (["prove", "async-isr", "--lemmas"], "offers no lemmas"),
     (["prove", "kip999"], "unknown spec"),
     (["prove", "kip320", "--const", "Replicas=0"], "at least 1"),
     (["prove", "kip320", "--k", "two"], "two"),
