@@ -68,13 +68,14 @@ def profile(depth: int) -> list[tuple[str, float]]:
     spec = get_spec("kip320-first-try")
     model = spec.instantiate(spec.resolve_constants({"Replicas": "3"}))
     variants = [
-        ("default (one-hot, partial order, symmetry, lemmas)", BmcSettings()),
+        ("default (one-hot, partial order window 2, symmetry, lemmas)", BmcSettings()),
         ("without symmetry", BmcSettings(symmetry=False)),
-        ("without partial-order reduction", BmcSettings(partial_order=False)),
+        ("partial order on adjacent steps only (window 1)", BmcSettings(partial_order_window=1)),
+        ("without partial-order reduction", BmcSettings(partial_order_window=0)),
         ("without invariant lemmas", BmcSettings(invariant_lemmas=False)),
         ("binary action index instead of one-hot", BmcSettings(selectors="binary")),
         ("none of them (binary index, no reductions)",
-         BmcSettings(selectors="binary", partial_order=False, symmetry=False, invariant_lemmas=False)),
+         BmcSettings(selectors="binary", partial_order_window=0, symmetry=False, invariant_lemmas=False)),
     ]
     rows = []
     for label, settings in variants:

@@ -7,10 +7,12 @@ If S is not empty it has a least element p*, and p* satisfies everything
 below, so adding these constraints keeps a counterexample of length d
 whenever one exists:
 
-* **Commuting steps in index order.** If instance ``a`` then ``b`` (``a >
-  b``) can always be swapped into ``b`` then ``a`` with the same result,
-  swapping them in p* would give a smaller element of S. So no behaviour
-  needs ``a`` directly followed by ``b`` (peephole partial-order reduction).
+* **Commuting steps in index order.** If instance ``b`` commutes with
+  ``a`` (either order gives the same result) and ``b < a``, moving ``b`` in
+  front of ``a`` in p* would give a smaller element of S. So no behaviour
+  needs ``a`` directly followed by ``b``, nor ``a`` followed a few steps later
+  by such a ``b`` that commutes with every step in between (partial-order
+  reduction in the style of peephole and sleep-set reductions).
 * **Symmetry.** When the spec declares its replicas interchangeable, renaming
   them maps behaviours to behaviours and bad states to bad states, so the
   renamed p* is in S too, and p* is no larger than any of its renamings.
@@ -42,7 +44,9 @@ def commuting_pairs(model) -> dict[int, list[int]]:
     ``b`` always equals ``b`` then ``a``.
 
     Two instances that write nothing the other reads or writes commute: each
-    one's guard and new values are the same before and after the other.
+    one's guard and new values are the same before and after the other. (A
+    write at an index known only at run time counts as a write of the whole
+    row, so this errs on the side of "dependent".)
     """
     touched = [slots_touched(inst) for inst in model.instances]
     pairs: dict[int, list[int]] = {}
@@ -52,16 +56,59 @@ def commuting_pairs(model) -> dict[int, list[int]]:
     return pairs
 
 
-def steps_in_index_order(frames, t: int, pairs: dict[int, list[int]]) -> z3.BoolRef:
-    """No commuting pair is taken out of index order at steps t, t + 1."""
-    now, then = frames.chosen(t), frames.chosen(t + 1)
-    return z3.And([z3.Or(z3.Not(now[a]), z3.Not(then[b])) for a, bs in pairs.items() for b in bs])
-
-
 def instance_permutations(model) -> list[list[int]]:
     """How each renaming of the spec's symmetric values permutes the action
     instances (empty when the spec declares no symmetry)."""
     return [rename_instances(model, renaming) for renaming in renamings(model)]
+
+
+def partners_of(pairs: dict[int, list[int]]) -> dict[int, set[int]]:
+    """The commuting relation both ways: instance -> every instance it commutes with."""
+    partners: dict[int, set[int]] = {a: set() for a in pairs}
+    for a, bs in pairs.items():
+        for b in bs:
+            partners[a].add(b)
+            partners[b].add(a)
+    return partners
+
+
+class CommutingSteps:
+    """Partial-order constraints between the steps of one unrolling.
+
+    If the step at t + j takes an instance ``b`` below the one taken at t,
+    and ``b`` commutes with every step from t to t + j - 1, then ``b`` could
+    move to position t, giving a smaller behaviour of the same length with
+    the same last state. The least behaviour has no such pair, so none is
+    needed; ``window`` bounds j (1 is adjacent steps only).
+    """
+
+    def __init__(self, frames, pairs: dict[int, list[int]], window: int):
+        self.frames = frames
+        self.pairs = pairs
+        self.partners = partners_of(pairs)
+        self.window = window
+        self._commutes: dict[tuple[int, int], z3.BoolRef] = {}
+
+    def commutes(self, u: int, b: int) -> z3.BoolRef:
+        """The step taken at u commutes with instance ``b``."""
+        key = (u, b)
+        if key not in self._commutes:
+            chosen = self.frames.chosen(u)
+            self._commutes[key] = z3.Or([chosen[c] for c in sorted(self.partners[b])])
+        return self._commutes[key]
+
+    def ending_at(self, last: int) -> z3.BoolRef:
+        """The constraints whose later step is ``last``."""
+        parts = []
+        later = self.frames.chosen(last)
+        for j in range(1, min(self.window, last) + 1):
+            t = last - j
+            now = self.frames.chosen(t)
+            for a, bs in self.pairs.items():
+                for b in bs:
+                    between = [z3.Not(self.commutes(u, b)) for u in range(t + 1, last)]
+                    parts.append(z3.Or(z3.Not(now[a]), z3.Not(later[b]), *between))
+        return z3.And(parts)
 
 
 def lex_leq(xs: list, ys: list) -> z3.BoolRef:

@@ -29,8 +29,8 @@ from typing import Callable
 import z3
 
 from modelcheck.backends.z3_backend import ONE_HOT, SELECTORS, Frames
-from modelcheck.backends.z3_reductions import (commuting_pairs, instance_permutations, least_under_renaming,
-                                               steps_in_index_order)
+from modelcheck.backends.z3_reductions import (CommutingSteps, commuting_pairs, instance_permutations,
+                                               least_under_renaming)
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
 from modelcheck.errors import InputError
 
@@ -46,11 +46,13 @@ class BmcSettings:
     """How the unrolling is encoded; the defaults are the fastest measured."""
 
     selectors: str = ONE_HOT  # or "binary": one bit-vector action index per step
-    partial_order: bool = True  # commuting steps only in instance-index order
+    partial_order_window: int = 2  # how far apart commuting steps are kept in index order; 0: not at all
     symmetry: bool = True  # least behaviour under renaming of the spec's symmetric replicas
     invariant_lemmas: bool = True  # invariants asserted on the depths already checked
 
     def __post_init__(self):
+        if self.partial_order_window < 0:
+            raise InputError("the partial-order window cannot be negative")
         if self.selectors not in SELECTORS:
             raise InputError(f"z3 selectors must be one of {', '.join(SELECTORS)}, not {self.selectors!r}")
 
@@ -94,7 +96,9 @@ class Unrolling:
         self.settings = settings
         self.frames = Frames(model, settings.selectors)
         self.solver = new_solver()
-        self.pairs = commuting_pairs(model) if settings.partial_order else {}
+        self.commuting = None
+        if settings.partial_order_window > 0:
+            self.commuting = CommutingSteps(self.frames, commuting_pairs(model), settings.partial_order_window)
         self.renamings = instance_permutations(model) if settings.symmetry else []
         self.depth = 1
         self._queries = 0
@@ -108,8 +112,8 @@ class Unrolling:
     def extend(self) -> None:
         f, t = self.frames, self.last
         self.solver.add(f.trans(t), f.in_range(t + 1))
-        if self.pairs and t >= 1:
-            self.solver.add(steps_in_index_order(f, t - 1, self.pairs))
+        if self.commuting and t >= 1:
+            self.solver.add(self.commuting.ending_at(t))
         if self.renamings:
             self.solver.add(least_under_renaming(f, t + 1, self.renamings))
         self.depth += 1

@@ -10,7 +10,7 @@ from modelcheck.engines.bfs import BfsChecker
 from modelcheck.engines.bmc import DEFAULT_MAX_DEPTH, BmcChecker, BmcSettings, run_bmc
 from modelcheck.expr import ite, member, min_
 
-PLAIN = BmcSettings(selectors="binary", partial_order=False, symmetry=False, invariant_lemmas=False)
+PLAIN = BmcSettings(selectors="binary", partial_order_window=0, symmetry=False, invariant_lemmas=False)
 
 
 def bfs(m, invariants=None, **options):
@@ -76,7 +76,7 @@ def test_every_encoding_choice_finds_the_same_length():
         m = model("truncate-to-hw", Replicas=replicas)
         expected = bfs(m)
         assert expected.result == "violation"
-        for settings in (PLAIN, BmcSettings(symmetry=False), BmcSettings(partial_order=False)):
+        for settings in (PLAIN, BmcSettings(symmetry=False), BmcSettings(partial_order_window=0), BmcSettings(partial_order_window=4)):
             r = bmc(m, settings=settings, max_depth=expected.depth + 1)
             assert (r.result, r.violation.length) == ("violation", expected.violation.length), settings
             assert_replays(m, r.violation, m.spec.default_invariants)
