@@ -196,6 +196,7 @@ class Frames:
         self._chosen: dict[int, list] = {}
         self._index: dict[int, z3.BitVecRef] = {}
         self._memos: dict[int, dict] = {}
+        self._first_step: z3.BoolRef | None = None
 
     # --- variables
     def state(self, t: int) -> list:
@@ -220,11 +221,16 @@ class Frames:
     def action_index(self, t: int) -> z3.BitVecRef:
         """The index of the instance taken from s_t, as a bit-vector."""
         chosen = self.chosen(t)
-        if self.selectors == BINARY:
-            return self._index[t]
-        value = z3.BitVecVal(self._count - 1, self._index_bits)
-        for i in range(self._count - 2, -1, -1):
-            value = z3.If(chosen[i], z3.BitVecVal(i, self._index_bits), value)
+        if t not in self._index:
+            self._index[t] = self.indexed(t, list(range(self._count)))
+        return self._index[t]
+
+    def indexed(self, t: int, values: list[int]) -> z3.BitVecRef:
+        """``values[i]`` for the instance i taken from s_t, as a bit-vector."""
+        chosen = self.chosen(t)
+        value = z3.BitVecVal(values[-1], self._index_bits)
+        for i in range(len(values) - 2, -1, -1):
+            value = z3.If(chosen[i], z3.BitVecVal(values[i], self._index_bits), value)
         return value
 
     def at_time(self, e: Expr, t: int) -> z3.ExprRef:
@@ -246,9 +252,31 @@ class Frames:
     def trans(self, t: int) -> z3.BoolRef:
         """Next, from s_t to s_{t+1}: exactly one action instance is taken,
         its guard holds, the slots it assigns take their new values and every
-        other slot keeps its value (the frame condition)."""
+        other slot keeps its value (the frame condition).
+
+        The formula is built once, for t = 0, and renamed for later steps
+        (one call into z3 instead of rebuilding every term in Python).
+        """
         if not self._count:
             return z3.BoolVal(False)
+        if self._first_step is None:
+            self._first_step = self._build_trans(0)
+        if t == 0:
+            return self._first_step
+        return z3.substitute(self._first_step, *self._renaming(0, t))
+
+    def _renaming(self, t: int, u: int) -> list[tuple]:
+        """Pairs that rename the variables of step t (s_t, s_{t+1}, the action
+        taken) to those of step u."""
+        pairs = list(zip(self.state(t), self.state(u))) + list(zip(self.state(t + 1), self.state(u + 1)))
+        self.chosen(t), self.chosen(u)
+        if self.selectors == ONE_HOT:
+            pairs += list(zip(self._chosen[t], self._chosen[u]))
+        else:
+            pairs.append((self._index[t], self._index[u]))
+        return pairs
+
+    def _build_trans(self, t: int) -> z3.BoolRef:
         instances = self.model.instances
         chosen, cur, nxt = self.chosen(t), self.state(t), self.state(t + 1)
         if self.selectors == ONE_HOT:

@@ -119,18 +119,26 @@ def lex_leq(xs: list, ys: list) -> z3.BoolRef:
     return result
 
 
-def permuted_index(frames, t: int, perm: list[int]) -> z3.BitVecRef:
-    """The index of the renamed instance taken at step t."""
-    chosen, bits = frames.chosen(t), frames.action_index(t).size()
-    value = z3.BitVecVal(perm[-1], bits)
-    for i in range(len(perm) - 2, -1, -1):
-        value = z3.If(chosen[i], z3.BitVecVal(perm[i], bits), value)
-    return value
+class LeastUnderRenaming:
+    """Each behaviour is no larger, lexicographically, than any renaming of it.
 
+    ``up_to(t)`` compares the instance indices of steps 0..t with those of
+    their renamings; as the unrolling grows, the constraint for each longer
+    prefix is added (each implies those for the shorter ones).
+    """
 
-def least_under_renaming(frames, steps: int, perms: list[list[int]]) -> z3.BoolRef:
-    """Steps 0..steps-1 are no larger than any renaming of them."""
-    if steps < 1 or not perms:
-        return z3.BoolVal(True)
-    taken = [frames.action_index(t) for t in range(steps)]
-    return z3.And([lex_leq(taken, [permuted_index(frames, t, perm) for t in range(steps)]) for perm in perms])
+    def __init__(self, frames, perms: list[list[int]]):
+        self.frames = frames
+        self.perms = perms
+        self._renamed: dict[tuple[int, int], z3.BitVecRef] = {}
+
+    def renamed_index(self, p: int, t: int) -> z3.BitVecRef:
+        """The index of the renamed instance taken at step t."""
+        if (p, t) not in self._renamed:
+            self._renamed[(p, t)] = self.frames.indexed(t, self.perms[p])
+        return self._renamed[(p, t)]
+
+    def up_to(self, last: int) -> z3.BoolRef:
+        taken = [self.frames.action_index(t) for t in range(last + 1)]
+        return z3.And([lex_leq(taken, [self.renamed_index(p, t) for t in range(last + 1)])
+                       for p in range(len(self.perms))])

@@ -29,15 +29,16 @@ from typing import Callable
 import z3
 
 from modelcheck.backends.z3_backend import ONE_HOT, SELECTORS, Frames
-from modelcheck.backends.z3_reductions import (CommutingSteps, commuting_pairs, instance_permutations,
-                                               least_under_renaming)
+from modelcheck.backends.z3_reductions import (CommutingSteps, LeastUnderRenaming, commuting_pairs,
+                                               instance_permutations)
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
 from modelcheck.errors import InputError
 
-# Used when --max-depth is not given. Bounded model checking never finishes
-# on its own (these specs have cycles), so it needs a bound; at 12 states it
-# reaches the shortest known data-loss bug of kip320-first-try (13 states)
-# only with --max-depth 13, which is why the bound is printed with the result.
+# Used when --max-depth is not given. Bounded model checking never finishes on
+# its own (these specs have cycles), so it needs a bound; 10 states take
+# seconds on the default configurations. Deeper bugs need --max-depth (the
+# kip320-first-try data loss takes 13 states), and the report says which
+# bound was used.
 DEFAULT_MAX_DEPTH = 10
 
 
@@ -99,7 +100,8 @@ class Unrolling:
         self.commuting = None
         if settings.partial_order_window > 0:
             self.commuting = CommutingSteps(self.frames, commuting_pairs(model), settings.partial_order_window)
-        self.renamings = instance_permutations(model) if settings.symmetry else []
+        renamings = instance_permutations(model) if settings.symmetry else []
+        self.symmetry = LeastUnderRenaming(self.frames, renamings) if renamings else None
         self.depth = 1
         self._queries = 0
         self.solver.add(self.frames.init(0), self.frames.in_range(0))
@@ -114,8 +116,8 @@ class Unrolling:
         self.solver.add(f.trans(t), f.in_range(t + 1))
         if self.commuting and t >= 1:
             self.solver.add(self.commuting.ending_at(t))
-        if self.renamings:
-            self.solver.add(least_under_renaming(f, t + 1, self.renamings))
+        if self.symmetry:
+            self.solver.add(self.symmetry.up_to(t))
         self.depth += 1
 
     def assert_at_last(self, condition: Callable[[int], z3.BoolRef]) -> None:

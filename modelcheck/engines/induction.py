@@ -30,7 +30,7 @@ from typing import Callable
 import z3
 
 from modelcheck.backends.z3_backend import Frames
-from modelcheck.backends.z3_reductions import instance_permutations, least_under_renaming
+from modelcheck.backends.z3_reductions import LeastUnderRenaming, instance_permutations
 from modelcheck.engines.base import Violation
 from modelcheck.engines.bmc import BmcSettings, Unrolling, check_sat, confirm_behaviour, first_broken, new_solver
 
@@ -76,7 +76,8 @@ class InductionStep:
         self.invariants = invariants
         self.frames = Frames(model, settings.selectors)
         self.solver = new_solver()
-        self.renamings = instance_permutations(model) if settings.symmetry else []
+        renamings = instance_permutations(model) if settings.symmetry else []
+        self.symmetry = LeastUnderRenaming(self.frames, renamings) if renamings else None
         self.k = 0
         self._queries = 0
         self.solver.add(self.frames.in_range(0))
@@ -86,8 +87,8 @@ class InductionStep:
         f, k = self.frames, self.k
         self.solver.add(f.holds(self.invariants, k), f.trans(k), f.in_range(k + 1))
         self.solver.add([f.differs(u, k + 1) for u in range(k + 1)])
-        if self.renamings:
-            self.solver.add(least_under_renaming(f, k + 1, self.renamings))
+        if self.symmetry:
+            self.solver.add(self.symmetry.up_to(k))
         self.k += 1
 
     def counterexample(self) -> z3.ModelRef | None:
