@@ -25,6 +25,7 @@ from modelcheck.values import flatten, show
 
 EXIT_OK, EXIT_VIOLATION = 0, 12
 EXIT_NOT_A_BEHAVIOUR = 3  # the first state is not initial, or a step is not a legal transition
+EXIT_NOT_INDUCTIVE = 20  # a confirmed counterexample to induction, as `modelcheck prove` exits
 
 
 @dataclass
@@ -68,19 +69,34 @@ class ReplayReport:
     violations: list[Violation]
 
     @property
+    def hypothesis(self) -> tuple[str, ...] | None:
+        return self.trace.document.hypothesis
+
+    @property
     def result(self) -> str:
         if self.invalid is not None:
             return "invalid"
-        return "violation" if self.violations else "ok"
+        if not self.violations:
+            return "ok"
+        return "not-inductive" if self.hypothesis is not None else "violation"
 
     @property
     def exit_code(self) -> int:
-        return {"invalid": EXIT_NOT_A_BEHAVIOUR, "violation": EXIT_VIOLATION, "ok": EXIT_OK}[self.result]
+        return {"invalid": EXIT_NOT_A_BEHAVIOUR, "violation": EXIT_VIOLATION, "not-inductive": EXIT_NOT_INDUCTIVE,
+                "ok": EXIT_OK}[self.result]
 
 
 def replay(trace: BoundTrace, invariants: Sequence[str]) -> ReplayReport:
+    """Judge a behaviour, or a counterexample to induction: a trace whose
+    first state is only claimed to satisfy the hypothesis invariants (it need
+    not be reachable), so that is what is checked of it instead of Init."""
     model, states = trace.model, trace.states
-    invalid = check_init(model, states[0])
+    hypothesis = trace.document.hypothesis
+    if hypothesis is None:
+        invalid = check_init(model, states[0])
+    else:
+        model.spec.check_invariant_names(hypothesis)
+        invalid = check_hypothesis(model, states[0], hypothesis)
     steps: list[StepCheck] = []
     if invalid is None:
         for k in range(1, len(states)):
@@ -104,6 +120,14 @@ def check_init(model, state: tuple) -> InvalidStep | None:
         return None
     closest, diff = _closest(model, state, [("Init", s) for s in model.init_states])
     return InvalidStep(0, "the first state does not satisfy Init", closest, diff)
+
+
+def check_hypothesis(model, state: tuple, hypothesis: Sequence[str]) -> InvalidStep | None:
+    broken = [name for name in hypothesis if not evaluate(model.invariants[name], state)]
+    if not broken:
+        return None
+    return InvalidStep(0, f"the first state does not satisfy the hypothesis: {', '.join(broken)} "
+                          f"{'is' if len(broken) == 1 else 'are'} false there")
 
 
 def check_step(model, before: tuple, after: tuple, k: int,
@@ -226,24 +250,32 @@ def report_text(report: ReplayReport) -> str:
     def mark(k: int) -> str:
         return f"   <- {', '.join(failing_at[k])} broken" if k in failing_at else ""
 
+    first = "Init" if report.hypothesis is None else f"Hypothesis ({conjunction(report.hypothesis)})"
     if report.invalid is None or report.invalid.state > 0:
-        lines.append(f"State {1:>{width}}: Init{mark(0)}")
+        lines.append(f"State {1:>{width}}: {first}{mark(0)}")
     for step in report.steps:
         lines.append(f"State {step.state + 1:>{width}}: {step.label}{mark(step.state)}")
         if step.note:
             lines.append(f"  note: {step.note}")
     lines.append("")
     bad = report.invalid
-    if bad is not None:
+    if bad is not None and report.hypothesis is not None:
+        lines.append(f"Not a counterexample to induction for {model.spec.name}: {bad.reason}.")
+    elif bad is not None:
         lines.append(f"Not a behaviour of {model.spec.name}: {bad.reason}.")
         lines.extend(("  " if i == 0 else "    ") + line for i, line in enumerate(bad.claimed))
         if bad.closest:
             lines.append(f"  closest legal {'initial state' if bad.state == 0 else 'successor'}: {bad.closest}, "
                          f"which differs in {len(bad.diff)} value{'s' if len(bad.diff) != 1 else ''}:")
             lines.extend(f"    {d}" for d in bad.diff)
+    elif report.hypothesis is not None:
+        lines.append(f"The trace starts from a state satisfying the hypothesis {conjunction(report.hypothesis)} "
+                     f"(it need not be reachable) and {_steps_phrase(n - 1)} a legal transition of {model.spec.name}.")
+        if report.violations:
+            lines.append("It is a counterexample to induction: the hypothesis alone does not keep the invariants.")
     else:
-        lines.append(f"The trace is a behaviour of {model.spec.name}: its first state satisfies Init and each "
-                     f"of its {n - 1} step{'s' if n != 2 else ''} is a legal transition.")
+        lines.append(f"The trace is a behaviour of {model.spec.name}: its first state satisfies Init and "
+                     f"{_steps_phrase(n - 1)} a legal transition.")
     if report.violations:
         lines.append("")
         lines.append("Invariants broken along the trace:")
@@ -251,12 +283,21 @@ def report_text(report: ReplayReport) -> str:
             lines.append(f"  state {v.state + 1}: {v.explanation}")
     holding = [i for i in report.invariants if i not in {v.invariant for v in report.violations}]
     if bad is not None and bad.state == 0:
-        lines.append("No invariant was checked: the trace does not start in an initial state.")
+        start = "an initial state" if report.hypothesis is None else "a state satisfying its hypothesis"
+        lines.append(f"No invariant was checked: the trace does not start in {start}.")
     elif holding:
         where = "every state" if bad is None else f"states 1 to {bad.state}, the legal prefix"
         lines.append(f"Holding in {where}: {', '.join(holding)}")
     lines.extend(f"note: {note}" for note in doc.notes + trace.warnings)
     return "\n".join(lines)
+
+
+def _steps_phrase(steps: int) -> str:
+    return {0: "it takes no step, so none is", 1: "its one step is"}.get(steps, f"each of its {steps} steps is")
+
+
+def conjunction(names: Sequence[str]) -> str:
+    return " /\\ ".join(names)
 
 
 def report_json(report: ReplayReport) -> dict[str, Any]:
@@ -270,6 +311,7 @@ def report_json(report: ReplayReport) -> dict[str, Any]:
         "invariants": list(report.invariants),
         "states": len(trace.states),
         "result": report.result,
+        "hypothesis": None if report.hypothesis is None else list(report.hypothesis),
         "steps": [{"state": s.state + 1, "actions": s.matches, "stutter": s.stutter, "note": s.note}
                   for s in report.steps],
         "invalid_step": None if bad is None else {
@@ -295,6 +337,9 @@ def chosen_invariants(trace: BoundTrace, requested: Sequence[str]) -> tuple[str,
     """``--inv`` if given; otherwise the spec's defaults plus the invariant
     the trace file says it breaks."""
     spec = trace.model.spec
+    if not requested and trace.document.hypothesis:
+        # what a counterexample to induction breaks is its own hypothesis
+        return tuple(trace.document.hypothesis)
     names = list(requested) or list(spec.default_invariants)
     recorded = trace.document.invariant
     if not requested and recorded and recorded in spec.invariant_names() and recorded not in names:

@@ -108,6 +108,12 @@ class SpecDefinition:
     notes: str = ""
     check_constants: Callable[[Constants], None] | None = None
     summarize: Callable[["Model", tuple], str] | None = None  # a one-line state summary
+    # Constants whose model values are interchangeable (TLC's SYMMETRY): renaming
+    # them maps Init, every action and every predicate onto itself. Engines may
+    # use it to prune; tests check the claim on small models.
+    symmetry: tuple[str, ...] = ()
+    # Invariants offered as lemmas for proofs by induction (`prove --lemmas`).
+    lemmas: tuple[str, ...] = ()
 
     def constant_decl(self, name: str) -> ConstantDecl:
         for d in self.constants:

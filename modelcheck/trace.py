@@ -44,6 +44,9 @@ class Trace:
     invariant: str | None = None
     engine: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    # What the first state is: "Init" for a behaviour. A counterexample to
+    # induction starts from any state satisfying the hypothesis instead.
+    origin: str = "Init"
 
     def __len__(self) -> int:
         return len(self.states)
@@ -80,7 +83,7 @@ def to_itf_json(trace: Trace) -> dict[str, Any]:
     for i, (values, step) in enumerate(zip(trace.states, trace.steps)):
         state_meta: dict[str, Any] = {"index": i}
         if step is None:
-            state_meta["action"] = "Init"
+            state_meta["action"] = trace.origin
         else:
             state_meta["action"] = step.action
             state_meta["parameters"] = {k: to_plain_json(v) for k, v in step.params}
@@ -124,7 +127,7 @@ def _check_writable_dir(directory: str, what: str) -> None:
 
 
 def write_trace(trace: Trace, path: str | None = None, overwrite: bool = False,
-                default_dir: str = "traces") -> str:
+                default_dir: str = "traces", stem: str | None = None) -> str:
     """Write the trace as ITF and return the path used.
 
     Without ``path`` it goes into ``default_dir`` under a name derived from the
@@ -147,7 +150,7 @@ def write_trace(trace: Trace, path: str | None = None, overwrite: bool = False,
         os.makedirs(directory, exist_ok=True)
     except OSError as e:
         raise InputError(f"cannot create trace directory {directory}: {e.strerror or e}") from None
-    stem = f"{trace.spec}-{trace.invariant or 'trace'}"
+    stem = stem or f"{trace.spec}-{trace.invariant or 'trace'}"
     for k in range(1, 100000):
         name = os.path.join(directory, f"{stem}.itf.json" if k == 1 else f"{stem}-{k}.itf.json")
         try:
@@ -213,7 +216,7 @@ def render_text(trace: Trace) -> str:
     out = []
     for i, (values, step) in enumerate(zip(trace.states, trace.steps)):
         if step is None:
-            out.append(f"State {i + 1}: Init")
+            out.append(f"State {i + 1}: {trace.origin}")
             out.extend(f"  {line}" for line in state_lines(values))
         else:
             out.append(f"State {i + 1}: {step.label()}")

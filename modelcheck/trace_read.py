@@ -60,6 +60,9 @@ class TraceDocument:
     invariant: str | None = None
     notes: list[str] = field(default_factory=list)
     raw: Any = None  # the parsed JSON as it was in the file
+    # Set for a counterexample to induction (`modelcheck prove`): the
+    # invariants its first state satisfies in place of Init.
+    hypothesis: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -132,7 +135,15 @@ def _read_itf(data: dict, path: str) -> TraceDocument:
     for name in params:
         if isinstance(name, str) and name not in constants and states and name in states[0]:
             constants[name] = states[0][name]
-    return TraceDocument(path, "itf", states, claimed, ours.get("spec"), module, constants, ours.get("invariant"))
+    doc = TraceDocument(path, "itf", states, claimed, ours.get("spec"), module, constants, ours.get("invariant"))
+    first = data["states"][0].get("#meta") if data["states"] else None
+    if isinstance(first, dict) and first.get("action") == "Hypothesis":
+        named = ours.get("hypothesis")
+        if isinstance(named, list) and named and all(isinstance(n, str) for n in named):
+            doc.hypothesis = tuple(named)
+        else:
+            doc.hypothesis = (doc.invariant,) if isinstance(doc.invariant, str) else ()
+    return doc
 
 
 def _itf_step(meta: Any) -> ClaimedStep | None:

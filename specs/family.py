@@ -6,7 +6,7 @@ invariants and reachability checks; they differ only in their actions.
 
 from __future__ import annotations
 
-from modelcheck.spec import ActionDef, SpecDefinition
+from modelcheck.spec import ActionDef, PredicateDef, SpecDefinition
 from specs.kafka_replication import (BASE_INVARIANTS, BASE_SOMETIMES, CONSTANTS, DEFAULT_INVARIANTS, BecomeLeader,
                                      ControllerElectLeader, ControllerShrinkIsr, FollowerReplicate, Init,
                                      LeaderExpandIsr, LeaderIncHighWatermark, LeaderShrinkIsr, LeaderWrite, fields,
@@ -21,8 +21,10 @@ def unfenced_next(become_follower: ActionDef) -> tuple[ActionDef, ...]:
 
 
 def replication_spec(name: str, module: str, summary: str, next_actions: tuple[ActionDef, ...],
-                     notes: str = "") -> SpecDefinition:
+                     notes: str = "", lemmas: tuple[PredicateDef, ...] = ()) -> SpecDefinition:
+    """``lemmas`` are extra invariants a module offers for proofs by induction."""
     return SpecDefinition(
         name=name, module=module, summary=summary, constants=CONSTANTS, fields=fields, init=Init,
-        next=next_actions, invariants=BASE_INVARIANTS, default_invariants=DEFAULT_INVARIANTS,
-        variables=variables, sometimes=BASE_SOMETIMES, notes=notes, summarize=summarize)
+        next=next_actions, invariants=BASE_INVARIANTS + tuple(lemmas), default_invariants=DEFAULT_INVARIANTS,
+        variables=variables, sometimes=BASE_SOMETIMES, notes=notes, summarize=summarize,
+        symmetry=("Replicas",), lemmas=tuple(p.name for p in lemmas))

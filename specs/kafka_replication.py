@@ -364,11 +364,14 @@ def _isr_agrees_below_hw(s, isr_of):
 
 def record_text(probe, replica, offset) -> str | None:
     """A replica's record at an offset as ``id0@2`` (id 0, leader epoch 2), or
-    None past its log end."""
+    None where it holds no record: past its log end, or (only in the
+    unreachable states a proof by induction may start from) an empty slot
+    below it."""
     s = probe.s
-    if offset >= probe.value(s.log_end[replica]):
+    record_id = probe.value(s.log_id[replica][offset])
+    if offset >= probe.value(s.log_end[replica]) or record_id < 0:
         return None
-    return f"id{probe.value(s.log_id[replica][offset])}@{probe.value(s.log_epoch[replica][offset])}"
+    return f"id{record_id}@{probe.value(s.log_epoch[replica][offset])}"
 
 
 def _explain_isr(probe, isr_of, whose_isr) -> str | None:
@@ -386,7 +389,9 @@ def _explain_isr(probe, isr_of, whose_isr) -> str | None:
     isr = probe.replica_set(probe.value(isr_of(r1)))
     text = f"{name} presumes leadership with hw={probe.value(s.hw[r1])}, but "
     mine, theirs = record_text(probe, r1, o), record_text(probe, r2, o)
-    if mine is None:
+    if mine is None and r1 == r2:
+        text += f"has no record at offset {o}, below that hw"
+    elif mine is None:
         text += f"{name} itself has no record at offset {o} although {other} is in {whose_isr(name)} {isr}"
     elif theirs is None:
         text += f"{other} is in {whose_isr(name)} {isr} and has no record at offset {o} ({name} has {mine})"

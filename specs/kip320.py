@@ -17,6 +17,7 @@ from specs.kafka_replication import (REPLICA, REQUEST, BecomeLeader, ControllerE
                                      LeaderWrite, adopt_request, all_isr_members, quorum_update_leader_and_isr,
                                      replica_count, replica_presumes_leadership)
 from specs.kip279 import first_non_matching_offset_from_tail
+from specs.kip320_lemmas import LEMMAS
 
 
 def is_following_leader_epoch(s, leader, follower):
@@ -101,4 +102,4 @@ NEXT = (ControllerElectLeader, ControllerShrinkIsr, BecomeLeader, FencedLeaderEx
 
 SPEC = replication_spec(
     "kip320", "Kip320",
-    "KIP-320: replication fenced by leader epoch (the adopted design)", NEXT)
+    "KIP-320: replication fenced by leader epoch (the adopted design)", NEXT, lemmas=LEMMAS)

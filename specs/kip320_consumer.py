@@ -223,5 +223,5 @@ SPEC = SpecDefinition(
                         ConsumerValidatePosition),
     invariants=base.BASE_INVARIANTS + (NoDivergentDelivery,),
     default_invariants=("NoDivergentDelivery",),
-    variables=variables, sometimes=base.BASE_SOMETIMES + (ConsumerDelivered,),
+    variables=variables, sometimes=base.BASE_SOMETIMES + (ConsumerDelivered,), symmetry=("Replicas",),
     notes="UncleanElection, ConsumerFencing and TruncationCheck switch the mechanisms (TRUE/FALSE)")

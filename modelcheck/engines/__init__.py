@@ -15,6 +15,7 @@ ENGINES: dict[str, tuple[str, str]] = {
     "bfs": ("modelcheck.engines.bfs", "BfsChecker"),
     "fast": ("modelcheck.engines.fast", "FastChecker"),
     "spark": ("modelcheck.engines.spark", "SparkChecker"),
+    "z3": ("modelcheck.engines.bmc", "BmcChecker"),
 }
 
 

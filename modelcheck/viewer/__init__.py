@@ -70,7 +70,10 @@ def step_labels(bound: BoundTrace) -> tuple[list[str], list[int]]:
     (the file's own name for it when it is one of those), and the steps no
     action explains."""
     model, states = bound.model, bound.states
-    labels, illegal = ["Init"], []
+    hypothesis = bound.document.hypothesis
+    # a counterexample to induction starts from any state satisfying the hypothesis
+    labels = ["Init" if hypothesis is None else f"Hypothesis ({' and '.join(hypothesis)}; need not be reachable)"]
+    illegal: list[int] = []
     for k in range(1, len(states)):
         step, _ = check_step(model, states[k - 1], states[k], k, None)
         claimed = bound.claimed[k]

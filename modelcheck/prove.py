@@ -1,0 +1,177 @@
+"""``modelcheck prove``: from the user's request to a verdict, a trace file and a report.
+
+The verdicts and their exit codes:
+
+* ``proved`` (0): the conjunction of the named invariants holds in every
+  reachable state;
+* ``violation`` (12, as for ``run``): the base case failed, so a real
+  behaviour from Init breaks an invariant; its trace is written;
+* ``not-inductive`` (20): no behaviour of up to k states breaks the
+  invariants, but the induction step fails, so the verdict is open. The
+  counterexample to induction is written as a k + 1 state trace whose first
+  state is any state satisfying the hypothesis (``#meta.action`` is
+  ``Hypothesis``), not necessarily a reachable one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from modelcheck import __version__
+from modelcheck.engines.bmc import BmcSettings
+from modelcheck.engines.induction import NOT_INDUCTIVE, PROVED, VIOLATION, ProofOutcome, StepReport, prove
+from modelcheck.errors import InputError
+from modelcheck.progress import Progress
+from modelcheck.run import resolve_spec_and_constants
+from modelcheck.spec import Model, SpecDefinition
+from modelcheck.trace import check_trace_destination, render_text, trace_from_states, write_trace
+
+EXIT_CODES = {PROVED: 0, VIOLATION: 12, NOT_INDUCTIVE: 20}
+HYPOTHESIS = "Hypothesis"
+
+
+@dataclass(frozen=True)
+class ProveRequest:
+    spec: str
+    invariants: tuple[str, ...] = ()
+    k: int = 1
+    lemmas: bool = False  # add the spec's lemmas to the conjunction
+    consts: tuple[str, ...] = ()
+    config: str | None = None
+    trace_out: str | None = None
+    overwrite: bool = False
+
+
+@dataclass
+class PreparedProof:
+    request: ProveRequest
+    spec: SpecDefinition
+    model: Model
+    invariants: tuple[str, ...]
+    warnings: list[str]
+
+
+def prepare_proof(request: ProveRequest) -> PreparedProof:
+    """Everything that can be wrong with the input, checked before solving."""
+    if request.k < 1:
+        raise InputError(f"--k must be at least 1, got {request.k}")
+    spec, constants, cfg = resolve_spec_and_constants(request.spec, request.consts, request.config)
+    invariants = tuple(request.invariants) or tuple(cfg.invariants if cfg and cfg.invariants else ())
+    invariants = invariants or spec.default_invariants
+    if request.lemmas:
+        if not spec.lemmas:
+            raise InputError(f"{spec.name} offers no lemmas (--lemmas); name invariants with --inv instead")
+        invariants = tuple(invariants) + spec.lemmas
+    spec.check_invariant_names(invariants)
+    invariants = tuple(dict.fromkeys(invariants))
+    check_trace_destination(request.trace_out, request.overwrite)
+    warnings = list(cfg.warnings) if cfg else []
+    return PreparedProof(request, spec, spec.instantiate(constants), invariants, warnings)
+
+
+@dataclass
+class ProofReport:
+    prepared: PreparedProof
+    outcome: ProofOutcome
+    seconds: float
+    trace_file: str | None
+    trace_text: str | None
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.outcome.result]
+
+    def to_json(self) -> dict[str, Any]:
+        p, o = self.prepared, self.outcome
+        violation = cti = None
+        if o.violation is not None:
+            violation = {"invariant": o.violation.invariant, "trace_length": o.violation.length,
+                         "trace_file": self.trace_file}
+        if o.counterexample is not None:
+            cti = {"invariants_broken": o.counterexample.broken, "trace_length": o.counterexample.length,
+                   "trace_file": self.trace_file}
+        return {
+            "spec": p.spec.name,
+            "engine": "z3",
+            "constants": p.model.json_constants(),
+            "invariants": list(p.invariants),
+            "k": p.request.k,
+            "result": o.result,
+            "proved_at_k": o.k if o.result == PROVED else None,
+            "depth": o.k,
+            "seconds": round(self.seconds, 3),
+            "violation": violation,
+            "counterexample_to_induction": cti,
+        }
+
+
+def execute_proof(prepared: PreparedProof, progress: Progress) -> ProofReport:
+    started = time.perf_counter()
+    model, request = prepared.model, prepared.request
+
+    def on_step(r: StepReport) -> None:
+        base = f"base {'fails' if r.step_holds is None else 'holds'} ({r.base_seconds:.2f} s)"
+        step = "" if r.step_holds is None else f"  step {'holds' if r.step_holds else 'fails'} ({r.step_seconds:.2f} s)"
+        progress.note(f"k {r.k:>3}  {base}{step}  total {time.perf_counter() - started:.1f} s")
+
+    outcome = prove(model, prepared.invariants, request.k, BmcSettings(), on_step)
+    progress.clear()
+    trace_file = trace_text = None
+    if outcome.violation is not None:
+        v = outcome.violation
+        trace = trace_from_states(model, v.states, v.actions, v.invariant, "z3")
+        trace.meta = {"found_by": f"base case of k-induction (k = {outcome.k})"}
+        trace_file = write_trace(trace, request.trace_out, request.overwrite)
+        trace_text = render_text(trace)
+    elif outcome.counterexample is not None:
+        c = outcome.counterexample
+        trace = trace_from_states(model, c.states, c.actions, c.broken[0], "z3")
+        trace.origin = HYPOTHESIS
+        trace.meta = {"kind": "counterexample to induction", "k": outcome.k,
+                      "hypothesis": list(prepared.invariants), "broken": c.broken}
+        trace_file = write_trace(trace, request.trace_out, request.overwrite,
+                                 stem=f"{model.spec.name}-{c.broken[0]}-cti")
+        trace_text = render_text(trace)
+    return ProofReport(prepared, outcome, time.perf_counter() - started, trace_file, trace_text)
+
+
+def _states(n: int) -> str:
+    return f"{n} state" + ("" if n == 1 else "s")
+
+
+def proof_summary_text(report: ProofReport) -> str:
+    p, o = report.prepared, report.outcome
+    conjunction = " /\\ ".join(p.invariants)
+    lines = [f"modelcheck {__version__} · {p.spec.name} ({p.spec.module}.tla) · prove by k-induction (z3)",
+             f"constants   {p.model.describe_constants()}",
+             f"invariants  {', '.join(p.invariants)}" + ("  (their conjunction)" if len(p.invariants) > 1 else ""),
+             ""]
+    stats: list[tuple[str, str]] = []
+    if o.result == PROVED:
+        lines.append(f"Proved: {conjunction} holds in every reachable state ({o.k}-induction).")
+        stats.append(("base case", f"no behaviour of up to {_states(o.k)} breaks it"))
+        stats.append(("step", f"any {o.k} distinct consecutive states satisfying it are followed only by "
+                              f"states that satisfy it"))
+    elif o.result == VIOLATION:
+        lines.append(f"Invariant {o.violation.invariant} is violated (base case, k = {o.k}). "
+                     f"Shortest counterexample: {_states(o.violation.length)}.")
+        lines += ["", report.trace_text or "", ""]
+    else:
+        c = o.counterexample
+        lines.append(f"Not proved: {conjunction} is not {o.k}-inductive.")
+        lines.append(f"No behaviour of up to {_states(o.k)} breaks it, but the induction step fails: of the "
+                     f"{c.length} distinct states below, linked by Next, the first {o.k} satisfy it and the last "
+                     f"breaks {', '.join(c.broken)}.")
+        lines.append("The first state need not be reachable. Name lemmas that rule it out (more --inv; see "
+                     "docs/writing-specs.md) or raise --k.")
+        lines += ["", report.trace_text or "", ""]
+        stats.append(("base case", f"no behaviour of up to {_states(o.k)} breaks it"))
+        stats.append(("step", f"fails; counterexample to induction of {_states(c.length)}"))
+    stats.append(("time", f"{report.seconds:.2f} s"))
+    if report.trace_file:
+        stats.append(("trace", report.trace_file))
+    width = max(len(k) for k, _ in stats)
+    lines.extend(f"  {k.ljust(width)}  {v}" for k, v in stats)
+    return "\n".join(lines)
