@@ -15,7 +15,7 @@ configurations; the rest shorten it (a smaller k, fewer solver seconds).
 
 from __future__ import annotations
 
-from modelcheck.expr import all_of, and_, implies, member, not_
+from modelcheck.expr import all_of, and_, any_of, bit_or, implies, member, not_
 from modelcheck.spec import invariant
 from specs.finite_replicated_log import NIL, get_record_at_offset, offsets
 from specs.kafka_replication import NONE, is_true_leader, replica_count, replica_presumes_leadership, replicas
@@ -98,6 +98,35 @@ def TrueLeaderCachesQuorumIsr(s):
 
 
 @invariant
+def IsrGrowsOnlyUnderItsLeader(s):
+    """A replica joins the ISR only through the leader of an epoch, once that
+    leader has taken the epoch up: an epoch's request carries no ISR member
+    beyond the previous request's unless the previous request's leader
+    reached that epoch (the controller never adds to the ISR)."""
+    def grew(e):
+        return bit_or(s.request_isr[e + 1], s.request_isr[e]) != s.request_isr[e]
+
+    def leader_reached(e):
+        return any_of(and_(s.request_leader[e] == r, s.leader_epoch[r] >= e) for r in replicas(s))
+
+    return all_of(implies(and_(s.request_sent[e + 1], grew(e)), leader_reached(e))
+                  for e in _epochs(s)[:-1])
+
+
+@invariant
+def StaleLeaderCachesNextIsr(s):
+    """A leader left behind on epoch e caches every member of epoch e+1's ISR:
+    the controller makes the next epoch from the quorum's ISR (which the
+    true leader caches) or a subset of it, and a leader no longer true can
+    not change its cache."""
+    def covers(r, e):
+        return bit_or(s.isr[r], s.request_isr[e + 1]) == s.isr[r]
+
+    return all_of(implies(and_(s.leader[r] == r, s.leader_epoch[r] == e, s.request_sent[e + 1]), covers(r, e))
+                  for r in replicas(s) for e in _epochs(s)[:-1])
+
+
+@invariant
 def RequestLeaderInRequestIsr(s):
     """A request that names a leader has it in its ISR."""
     return all_of(implies(and_(s.request_sent[e], s.request_leader[e] != NONE),
@@ -108,6 +137,16 @@ def RequestLeaderInRequestIsr(s):
 def LeaderInOwnIsr(s):
     """A replica that presumes leadership is in its own cached ISR."""
     return all_of(implies(replica_presumes_leadership(s, r), member(s.isr[r], r)) for r in replicas(s))
+
+
+@invariant
+def CachedIsrNonEmptyOnAnEpoch(s):
+    """A replica that has taken up an epoch caches a non-empty ISR: requests
+    that name a leader carry it in their ISR, and a leader never drops
+    itself. (FencedLeaderIncHighWatermark reads an empty ISR as everyone
+    having caught up, so a follower with one could advance its high
+    watermark on its own.)"""
+    return all_of(implies(s.leader_epoch[r] != NIL, s.isr[r] != 0) for r in replicas(s))
 
 
 @invariant
@@ -181,6 +220,7 @@ def HighWatermarkWithinLog(s):
 
 
 LEMMAS = (RequestsSentBelowNextEpoch, QuorumOnLatestEpoch, ReplicaEpochFromRequest, RecordEpochsUpToReplicaEpoch,
-          FollowerIsPrefixOfLeader, QuorumLeaderInQuorumIsr, TrueLeaderCachesQuorumIsr, RequestLeaderInRequestIsr,
-          LeaderInOwnIsr, FollowersBehindTheirLeader, RecordIdsIssued, RecordIdsGrow, RecordEpochsGrow,
-          RecordIdsPlacedOnce, LogMatching, EpochLeaderStartedBeforeItsRecords, HighWatermarkWithinLog)
+          FollowerIsPrefixOfLeader, QuorumLeaderInQuorumIsr, TrueLeaderCachesQuorumIsr, IsrGrowsOnlyUnderItsLeader,
+          StaleLeaderCachesNextIsr, RequestLeaderInRequestIsr, LeaderInOwnIsr, CachedIsrNonEmptyOnAnEpoch,
+          FollowersBehindTheirLeader, RecordIdsIssued, RecordIdsGrow, RecordEpochsGrow, RecordIdsPlacedOnce,
+          LogMatching, EpochLeaderStartedBeforeItsRecords, HighWatermarkWithinLog)
