@@ -79,6 +79,31 @@ def invoke_json(*args):
     return code, json.loads(out), err
 
 
+def run_on_terminal(*args, cwd, stream="stderr", timeout=300):
+    """Run the CLI in a fresh process with ``stream`` ("stderr" or "stdout")
+    on a pseudo-terminal, as a user at a terminal sees it. Returns (exit
+    code, what the terminal got, the other stream)."""
+    import pty
+    master, slave = pty.openpty()
+    on_terminal = {stream: slave}
+    other = "stdout" if stream == "stderr" else "stderr"
+    proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", *args], cwd=cwd,
+                            env=dict(os.environ, PYTHONPATH=ROOT), **on_terminal, **{other: subprocess.PIPE})
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal closes when the process ends
+            break
+        if not chunk:
+            break
+        seen += chunk
+    proc.wait(timeout=timeout)
+    os.close(master)
+    return proc.returncode, seen.decode(errors="replace"), getattr(proc, other).read().decode()
+
+
 def run_subprocess(*args, cwd=None, env=None, timeout=600):
     """Run the CLI as users do, in a fresh process."""
     full_env = dict(os.environ, **(env or {}))

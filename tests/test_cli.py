@@ -2,13 +2,12 @@
 
 import json
 import os
-import pty
 import subprocess
 import sys
 
 import pytest
 
-from support import ROOT, invoke, invoke_json, run_subprocess
+from support import invoke, invoke_json, run_on_terminal, run_subprocess
 
 JSON_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds",
                "violation"}
@@ -129,22 +128,6 @@ def test_progress_is_quiet_when_piped(in_tmp):
 
 def test_progress_shows_on_a_terminal(in_tmp):
     """stderr on a pseudo-terminal gets the progress line."""
-    master, slave = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", "run", "kip320",
-                             "--max-depth", "13", "--json"],
-                            stdout=subprocess.PIPE, stderr=slave, cwd=in_tmp, env=env)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    proc.wait(timeout=120)
-    os.close(master)
-    assert b"states" in seen and b"depth" in seen and b"states/s" in seen
-    assert json.loads(proc.stdout.read())["result"] == "bounded-ok"
+    code, seen, out = run_on_terminal("run", "kip320", "--max-depth", "13", "--json", cwd=in_tmp, timeout=120)
+    assert "states" in seen and "depth" in seen and "states/s" in seen
+    assert json.loads(out)["result"] == "bounded-ok"

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from support import ROOT, invoke, run_subprocess
+from support import ROOT, invoke, run_on_terminal, run_subprocess
 
 FIRST_TRY = os.path.join(ROOT, "traces", "kip320-first-try-StrongIsr.itf.json")
 TLC_FIRST_TRY = os.path.join(ROOT, "tests", "fixtures", "tlc", "kip320-first-try-StrongIsr.json")
@@ -126,26 +126,9 @@ def test_as_users_run_it_in_a_fresh_process(in_tmp):
 
 
 def test_show_is_in_colour_on_a_terminal(in_tmp):
-    import pty
-    import subprocess
-    import sys
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", "show", FIRST_TRY],
-                            stdout=slave, stderr=subprocess.PIPE, cwd=in_tmp, env=dict(os.environ, PYTHONPATH=ROOT))
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    proc.wait(timeout=60)
-    os.close(master)
-    assert proc.returncode == 0
-    assert b"\x1b[1;33m" in seen and b"| _ _*" not in seen
+    code, seen, _ = run_on_terminal("show", FIRST_TRY, cwd=in_tmp, stream="stdout", timeout=60)
+    assert code == 0
+    assert "\x1b[1;33m" in seen and "| _ _*" not in seen
 
 
 def test_run_explains_the_violation_it_finds(in_tmp):

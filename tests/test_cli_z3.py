@@ -3,13 +3,10 @@ JSON, exit codes, trace files and bad input."""
 
 import json
 import os
-import pty
-import subprocess
-import sys
 
 import pytest
 
-from support import ROOT, invoke, invoke_json, model
+from support import invoke, invoke_json, model, run_on_terminal
 
 RUN_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds",
               "violation"}
@@ -158,23 +155,8 @@ def test_existing_trace_is_kept(in_tmp):
 
 def read_terminal(args, cwd):
     """Run the CLI with stderr on a pseudo-terminal; returns (stderr text, stdout)."""
-    master, slave = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", *args],
-                            stdout=subprocess.PIPE, stderr=slave, cwd=cwd, env=env)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    proc.wait(timeout=300)
-    os.close(master)
-    return seen.decode(), proc.stdout.read()
+    _, err, out = run_on_terminal(*args, cwd=cwd)
+    return err, out
 
 
 def test_per_depth_progress_on_a_terminal(in_tmp):
