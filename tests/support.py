@@ -26,6 +26,23 @@ def model(name: str, **consts):
     return _model(name, tuple(sorted((k, str(v)) for k, v in consts.items())))
 
 
+def reachable(m, limit: int | None = None) -> list[tuple]:
+    """The reachable states of ``m`` in breadth-first order (the first
+    ``limit`` or so of them, when given), found by the explicit successors."""
+    from modelcheck.fingerprint import fingerprinter
+    fp = fingerprinter(m.schema)
+    seen, frontier, out = set(), list(m.init_states), []
+    while frontier and (limit is None or len(out) < limit):
+        nxt = []
+        for s in frontier:
+            if fp(s) not in seen:
+                seen.add(fp(s))
+                out.append(s)
+                nxt.extend(t for _, t in m.successors(s))
+        frontier = nxt
+    return out
+
+
 def crafted(m, base: tuple | None = None, **fields) -> tuple:
     """A state: ``base`` (default: the initial state) with fields replaced.
 

@@ -4,9 +4,8 @@ import json
 
 import pytest
 
-from support import model
+from support import model, reachable
 from modelcheck.errors import TraceFormatError
-from modelcheck.fingerprint import fingerprinter
 from modelcheck.values import to_itf, to_plain_json
 
 SMALL = [("kip320", {"Replicas": 2, "MaxLeaderEpoch": 1}),
@@ -14,25 +13,10 @@ SMALL = [("kip320", {"Replicas": 2, "MaxLeaderEpoch": 1}),
          ("async-isr", {"Replicas": 2, "MaxVersion": 2, "MaxOffset": 1})]
 
 
-def reachable(m, limit=3000):
-    fp = fingerprinter(m.schema)
-    seen, frontier, out = set(), list(m.init_states), []
-    while frontier and len(out) < limit:
-        nxt = []
-        for s in frontier:
-            if fp(s) in seen:
-                continue
-            seen.add(fp(s))
-            out.append(s)
-            nxt.extend(t for _, t in m.successors(s))
-        frontier = nxt
-    return out
-
-
 @pytest.mark.parametrize("name, consts", SMALL)
 def test_round_trip_through_itf_and_plain_json(name, consts):
     m = model(name, **consts)
-    for state in reachable(m):
+    for state in reachable(m, limit=3000):
         values = m.codec.encode(state)
         as_itf = json.loads(json.dumps({k: to_itf(v) for k, v in values.items()}))
         as_plain = json.loads(json.dumps({k: to_plain_json(v) for k, v in values.items()}))

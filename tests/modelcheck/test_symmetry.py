@@ -6,28 +6,13 @@ import random
 
 import pytest
 
-from support import model
+from support import model, reachable
 from modelcheck.errors import SpecDefinitionError
-from modelcheck.fingerprint import fingerprinter
 from modelcheck.symmetry import rename_instances, rename_state, renamings
 from specs import all_specs
 
 SYMMETRIC = sorted(name for name, spec in all_specs().items() if spec.symmetry)
 SMALL = {"Replicas": 3, "LogSize": 1, "MaxRecords": 1, "MaxLeaderEpoch": 1}
-
-
-def reachable(m):
-    fp = fingerprinter(m.schema)
-    seen, frontier, out = set(), list(m.init_states), []
-    while frontier:
-        nxt = []
-        for s in frontier:
-            if fp(s) not in seen:
-                seen.add(fp(s))
-                out.append(s)
-                nxt.extend(t for _, t in m.successors(s))
-        frontier = nxt
-    return out
 
 
 def test_the_replication_family_declares_its_replicas_symmetric():

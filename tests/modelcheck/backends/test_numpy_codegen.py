@@ -4,9 +4,8 @@ on every reachable state of small models, batch by batch, they must agree."""
 import numpy as np
 import pytest
 
-from support import model
+from support import model, reachable
 from modelcheck.backends.numpy_codegen import compile_numpy
-from modelcheck.fingerprint import fingerprinter
 from modelcheck.packing import Packing, fingerprints
 from specs import all_specs
 
@@ -17,20 +16,6 @@ def small_model(name):
     if name == "kip320-consumer":
         return model(name, MaxLeaderEpoch=1)
     return model(name, Replicas=2, MaxLeaderEpoch=1)
-
-
-def reachable(m):
-    fp = fingerprinter(m.schema)
-    seen, frontier, out = set(), list(m.init_states), []
-    while frontier:
-        nxt = []
-        for s in frontier:
-            if fp(s) not in seen:
-                seen.add(fp(s))
-                out.append(s)
-                nxt.extend(t for _, t in m.successors(s))
-        frontier = nxt
-    return out
 
 
 @pytest.mark.parametrize("name", sorted(all_specs()))

@@ -7,11 +7,10 @@ import pytest
 import z3
 from hypothesis import given, settings, strategies as st
 
-from support import model
+from support import model, reachable
 from modelcheck.backends import interpreter
 from modelcheck.backends.z3_backend import BINARY, Frames, Interval, bit_width, signed_bits, to_z3, value_intervals
 from modelcheck.expr import and_, bit_and, bit_or, bit_xor, eq, ite, le, lift, lt, ne, not_, or_, select, var
-from modelcheck.fingerprint import fingerprinter
 from specs import all_specs
 
 # Per spec, the small configurations the successor sets are compared on, and
@@ -28,16 +27,7 @@ RANDOM_STATES = 40
 def reachable_sample(m, count, seed, limit=30_000):
     """``count`` reachable states picked at random from the first ``limit``
     a breadth-first search finds (all of them for the small models)."""
-    fp = fingerprinter(m.schema)
-    seen, frontier, found = set(), list(m.init_states), []
-    while frontier and len(found) < limit:
-        nxt = []
-        for s in frontier:
-            if fp(s) not in seen:
-                seen.add(fp(s))
-                found.append(s)
-                nxt.extend(t for _, t in m.successors(s))
-        frontier = nxt
+    found = reachable(m, limit)
     assert len(found) >= count
     return random.Random(seed).sample(found, count)
 
