@@ -64,7 +64,6 @@ def _emit(dag: _Dag, roots: list[int], column: Callable[[int], str], n_expr: str
     expression (a name, or a literal for constant roots)."""
     needed: list[int] = []
     seen: set[int] = set()
-    stack = list(reversed(roots))
     # iterative post-order over the DAG
     order_stack: list[tuple[int, bool]] = [(r, False) for r in roots]
     while order_stack:
@@ -81,7 +80,6 @@ def _emit(dag: _Dag, roots: list[int], column: Callable[[int], str], n_expr: str
             for child in args:
                 if child not in seen:
                     order_stack.append((child, False))
-    del stack
 
     def ref(node: int) -> str:
         op, arg = dag.nodes[node]
