@@ -304,6 +304,7 @@ def show_trace(trace, diff, html_out, spec_name, consts, invariants, color, over
     click.echo(render(view, diff=diff, color=use_color), color=use_color)
     return 0
 
+
 @main.command(name="replay")
 @click.argument("spec")
 @click.argument("trace", metavar="TRACE")
@@ -322,6 +323,10 @@ def replay_trace(spec, trace, consts, invariants, as_json):
     Exit codes: 0 a behaviour, no invariant broken; 12 a behaviour that breaks
     an invariant; 3 not a behaviour (the failing step is shown, with a diff
     against the closest legal successor); 2 bad input.
+
+    A counterexample to induction written by `modelcheck prove` is checked as
+    one: its first state against the invariants it assumes instead of Init.
+    It exits 20 when its steps are legal and it breaks them.
     """
     from modelcheck.replay import chosen_invariants, load, replay, report_json, report_text, warn_all
 

@@ -11,6 +11,10 @@ When a step is not legal, the report says which, and compares the trace's
 state with the closest legal successor (the fewest differing values). If the
 file names the action it took, the report also says whether that action was
 enabled and, if not, which conjuncts of its guard were false.
+
+A counterexample to induction (from ``modelcheck prove``) starts from a state
+that need not be reachable: its first state is checked against the
+invariants the file says it assumes, and the rest as any behaviour.
 """
 
 from __future__ import annotations
