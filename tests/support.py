@@ -96,6 +96,31 @@ def invoke_json(*args):
     return code, json.loads(out), err
 
 
+def one_error_line(err: str) -> str:
+    """The single line a bad input prints on stderr (asserted to be one,
+    prefixed, with no traceback)."""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("modelcheck: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def async_isr_ignoring_the_pending_isr(monkeypatch):
+    """AsyncIsr with its high watermark computed over the current ISR alone,
+    ignoring the pending one: a mutation that breaks ValidHighWatermark."""
+    import specs.async_isr as async_isr
+    from modelcheck.expr import ite, member, min_
+
+    def current_isr_only(s):
+        lowest = s.c.MaxOffset
+        for r in range(len(s.c.Replicas)):
+            lowest = ite(member(s.leader_isr, r), min_(lowest, s.offsets[r]), lowest)
+        return lowest
+
+    monkeypatch.setattr(async_isr, "high_watermark", current_isr_only)
+    return async_isr.SPEC.instantiate(async_isr.SPEC.resolve_constants({}))
+
+
 def run_on_terminal(*args, cwd, stream="stderr", timeout=300):
     """Run the CLI in a fresh process with ``stream`` ("stderr" or "stdout")
     on a pseudo-terminal, as a user at a terminal sees it. Returns (exit

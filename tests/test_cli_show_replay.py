@@ -5,17 +5,10 @@ import os
 
 import pytest
 
-from support import ROOT, invoke, run_on_terminal, run_subprocess
+from support import ROOT, invoke, one_error_line, run_on_terminal, run_subprocess
 
 FIRST_TRY = os.path.join(ROOT, "traces", "kip320-first-try-StrongIsr.itf.json")
 TLC_FIRST_TRY = os.path.join(ROOT, "tests", "fixtures", "tlc", "kip320-first-try-StrongIsr.json")
-
-
-def one_error_line(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("modelcheck: error:"), err
-    assert "Traceback" not in err
-    return lines[0]
 
 
 def test_show_prints_every_state_and_the_explanation():

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from spark_support import assert_trace_replays, free_port
-from support import invoke, model, run_subprocess
+from support import invoke, model, one_error_line, run_subprocess
 
 
 def test_local_run_gives_the_bfs_json(tmp_path):
@@ -39,12 +39,6 @@ def test_violation_report_trace_and_exit_12(tmp_path):
     path = tmp_path / "traces" / "truncate-to-hw-WeakIsr.itf.json"
     assert json.load(open(path))["#meta"]["modelcheck"]["engine"] == "spark"
     assert_trace_replays(model("truncate-to-hw", Replicas=2), str(path), 9)
-
-
-def one_error_line(stderr: str) -> str:
-    lines = stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("modelcheck: error: "), stderr
-    return lines[0]
 
 
 def test_unreachable_master_fails_fast_with_one_line(tmp_path):

@@ -1,8 +1,6 @@
-import specs.async_isr as async_isr
-from support import enabled, field, model
+from support import async_isr_ignoring_the_pending_isr, enabled, field, model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
-from modelcheck.expr import ite, member, min_
 
 
 def test_leader_writes_up_to_max_offset():
@@ -30,15 +28,7 @@ def test_leader_request_marks_the_isr_pending():
 def test_valid_high_watermark_can_fail_when_the_pending_isr_is_ignored(monkeypatch):
     """The invariant is not vacuous: compute the high watermark over the
     current ISR alone and the checker finds a violation."""
-    def current_isr_only(s):
-        lowest = s.c.MaxOffset
-        for r in range(len(s.c.Replicas)):
-            lowest = ite(member(s.leader_isr, r), min_(lowest, s.offsets[r]), lowest)
-        return lowest
-
-    monkeypatch.setattr(async_isr, "high_watermark", current_isr_only)
-    spec = async_isr.SPEC
-    mutated = spec.instantiate(spec.resolve_constants({}))
+    mutated = async_isr_ignoring_the_pending_isr(monkeypatch)
     r = BfsChecker().check(mutated, CheckOptions(("ValidHighWatermark",)))
     assert r.result == "violation" and r.violation.invariant == "ValidHighWatermark"
     original = BfsChecker().check(model("async-isr"), CheckOptions(("ValidHighWatermark",)))

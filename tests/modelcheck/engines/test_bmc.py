@@ -3,12 +3,10 @@ shortest violations, traces that replay, and no false alarms."""
 
 import pytest
 
-import specs.async_isr as async_isr
-from support import model
+from support import async_isr_ignoring_the_pending_isr, model
 from modelcheck.engines.base import DEADLOCK, CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.engines.bmc import DEFAULT_MAX_DEPTH, BmcChecker, BmcSettings, run_bmc
-from modelcheck.expr import ite, member, min_
 
 PLAIN = BmcSettings(selectors="binary", partial_order_window=0, symmetry=False, invariant_lemmas=False)
 
@@ -95,15 +93,7 @@ def test_async_isr_agrees_with_breadth_first_search():
 def test_async_isr_mutation_is_found_at_the_same_depth(monkeypatch):
     """With the high watermark computed over the current ISR alone,
     ValidHighWatermark breaks; both engines find the same length."""
-    def current_isr_only(s):
-        lowest = s.c.MaxOffset
-        for r in range(len(s.c.Replicas)):
-            lowest = ite(member(s.leader_isr, r), min_(lowest, s.offsets[r]), lowest)
-        return lowest
-
-    monkeypatch.setattr(async_isr, "high_watermark", current_isr_only)
-    spec = async_isr.SPEC
-    m = spec.instantiate(spec.resolve_constants({}))
+    m = async_isr_ignoring_the_pending_isr(monkeypatch)
     expected = bfs(m)
     r = bmc(m, max_depth=expected.depth)
     assert expected.result == r.result == "violation"
