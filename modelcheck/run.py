@@ -40,6 +40,7 @@ class RunRequest:
     max_states: int | None = None
     max_memory: str | None = None
     engine_options: dict[str, Any] = field(default_factory=dict)
+    coverage: str | None = None  # None, "actions" or "full" (modelcheck/coverage.py)
 
 
 @dataclass
@@ -88,7 +89,8 @@ def prepare(request: RunRequest) -> PreparedRun:
         raise InputError(f"--max-states must be at least 1, got {request.max_states}")
     max_memory = parse_size(request.max_memory) if request.max_memory is not None else None
     check_trace_destination(request.trace_out, request.overwrite)
-    get_engine(request.engine)  # an unknown engine is bad input too
+    from modelcheck.coverage import parse_level, require_collecting
+    require_collecting(get_engine(request.engine), parse_level(request.coverage), request.engine)  # unknown: bad too
     _check_checkpoint_options(request)
     model = spec.instantiate(constants)
     return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory)
@@ -115,6 +117,7 @@ class RunOutcome:
     trace_file: str | None
     trace_text: str | None
     explanation: str | None = None  # why the last state breaks the invariant (modelcheck/explain.py)
+    coverage: Any = None  # a modelcheck.coverage.CoverageReport
 
     @property
     def exit_code(self) -> int:
@@ -141,15 +144,20 @@ class RunOutcome:
             "depth": r.depth,
             "seconds": round(r.seconds, 3),
             "violation": violation,
+            **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
         }
 
 
-def execute(prepared: PreparedRun, progress: Progress) -> RunOutcome:
+def execute(prepared: PreparedRun, progress: Progress, engine=None) -> RunOutcome:
+    """Run the request's engine (or ``engine``, an object with the engines'
+    interface, such as the simulator) and write the trace of a violation."""
+    from modelcheck.coverage import Coverage
     request = prepared.request
-    engine = get_engine(request.engine)
+    engine = engine or get_engine(request.engine)
     limits = Limits(request.max_states, prepared.max_memory)
+    coverage = Coverage(prepared.model, request.coverage) if request.coverage else None
     options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
-                           dict(request.engine_options), limits)
+                           dict(request.engine_options), limits, coverage)
     with interrupt_requests(limits.stop):
         result = engine.check(prepared.model, options)
     trace_file = trace_text = explanation = None
@@ -161,7 +169,8 @@ def execute(prepared: PreparedRun, progress: Progress) -> RunOutcome:
         if v.invariant in prepared.model.invariants:
             from modelcheck.explain import explain
             explanation = explain(prepared.model, v.states[-1], v.invariant)
-    return RunOutcome(prepared, result, trace_file, trace_text, explanation)
+    return RunOutcome(prepared, result, trace_file, trace_text, explanation,
+                      coverage.report() if coverage is not None else None)
 
 
 def summary_text(outcome: RunOutcome) -> str:
@@ -212,6 +221,8 @@ def summary_text(outcome: RunOutcome) -> str:
     width = max(len(k) for k, _ in stats)
     lines.extend(f"  {k.ljust(width)}  {v}" for k, v in stats)
     lines.extend(f"note: {n}" for n in r.notes)
+    if outcome.coverage is not None:
+        lines += ["", outcome.coverage.text()]
     return "\n".join(lines)
 
 

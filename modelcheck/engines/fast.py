@@ -69,16 +69,22 @@ class Expansion:
 class Expander:
     """Turns chunks of a level into their successors."""
 
-    def __init__(self, model, check_deadlock: bool):
+    def __init__(self, model, check_deadlock: bool, coverage=None):
         from modelcheck.backends.numpy_codegen import compile_numpy
         self.kernel = compile_numpy(model, [])
         self.packing = Packing(model.schema)
         self.check_deadlock = check_deadlock
+        self.coverage = coverage  # a modelcheck.coverage.Coverage told of every state expanded, or None
 
-    def expand(self, words: np.ndarray, offset: int) -> Expansion:
+    def generate(self, words: np.ndarray):
+        """Every successor of every state of ``words``, duplicates kept: their
+        words (None if there is none), the index of each one's parent within
+        ``words``, its action instance, and the enabled rows per instance."""
         packing, kernel = self.packing, self.kernel
         columns = packing.unpack(words)
         enabled = kernel.enabled(columns)
+        if self.coverage is not None:
+            self.coverage.expanded(columns, enabled)
         parts_words, parts_parents, parts_actions = [], [], []
         for index, rows in enumerate(enabled):
             if rows.size == 0:
@@ -89,6 +95,13 @@ class Expander:
             parts_words.append(successor)
             parts_parents.append(rows)
             parts_actions.append(np.full(rows.size, index, dtype=np.int32))
+        if not parts_words:
+            return None, np.zeros(0, np.int64), np.zeros(0, np.int32), enabled
+        return (np.concatenate(parts_words, axis=1), np.concatenate(parts_parents),
+                np.concatenate(parts_actions), enabled)
+
+    def expand(self, words: np.ndarray, offset: int) -> Expansion:
+        all_words, parents, actions, enabled = self.generate(words)
         deadlocked = -1
         if self.check_deadlock:
             has_successor = np.zeros(words.shape[1], dtype=bool)
@@ -96,15 +109,13 @@ class Expander:
                 has_successor[rows] = True
             stuck = np.flatnonzero(~has_successor)
             deadlocked = int(stuck[0]) + offset if stuck.size else -1
-        if not parts_words:
-            result = Expansion.empty(packing.words)
+        if all_words is None:
+            result = Expansion.empty(self.packing.words)
             result.deadlocked = deadlocked
             return result
-        all_words = np.concatenate(parts_words, axis=1)
         fps = fingerprints(all_words)
         unique, first = np.unique(fps, return_index=True)
-        return Expansion(unique, all_words[:, first], np.concatenate(parts_parents)[first] + offset,
-                         np.concatenate(parts_actions)[first], fps.size, deadlocked)
+        return Expansion(unique, all_words[:, first], parents[first] + offset, actions[first], fps.size, deadlocked)
 
 
 class VisitedFingerprints:
@@ -161,6 +172,7 @@ class ParentStore:
 
 class FastChecker:
     name = "fast"
+    collects_coverage = True
 
     def check(self, model, options: CheckOptions) -> CheckResult:
         return _Search(model, options).run()
@@ -175,7 +187,7 @@ class _Search:
         self.started = time.perf_counter()
         self.packing = Packing(model.schema)
         self.predicates = compile_numpy(model, list(options.invariants) + list(model.sometimes)).predicates
-        self.expander = Expander(model, options.check_deadlock)
+        self.expander = Expander(model, options.check_deadlock, options.coverage)
         engine_options = options.engine_options
         self.checkpoint_dir = engine_options.get("resume") or engine_options.get("checkpoint")
         self.checkpoint_every = float(engine_options.get("checkpoint_every", 60.0))
@@ -242,6 +254,8 @@ class _Search:
         self.generated += len(model.init_states)
         level_start = self.store.add_level(np.full(order.size, -1, np.int64), (-1 - order).astype(np.int32))
         self.visited.add(fps)
+        if self.options.coverage is not None:
+            self.options.coverage.initial(order.size)
         level_words = init_words[:, order]
         bad = self.check_level(level_words, level_start, 1)
         if bad:
@@ -272,6 +286,8 @@ class _Search:
             if expansion.fps.size == 0:
                 break
             self.visited.add(expansion.fps)
+            if options.coverage is not None:
+                options.coverage.new_states(expansion.actions)
             level_start = self.store.add_level(expansion.parents + level_start, expansion.actions)
             depth += 1
             bad = self.check_level(expansion.words, level_start, depth)

@@ -1,0 +1,206 @@
+"""Random walks, many at once, over packed states.
+
+A batch holds one current state per walk. Each step generates every
+successor of every walk with the fast engine's ``Expander`` (the same
+generated numpy kernel), checks the invariants on all of them, as TLC's
+simulation mode does, and moves each walk to one of its own successors,
+chosen uniformly among those its enabled action instances generate. A walk
+ends after ``depth`` steps or in a state without successors, and its slot
+starts a new behaviour from an initial state while more are wanted.
+
+Every random choice comes from the ``numpy.random.Generator`` passed in, in
+a fixed order, so a seed and a batch size give the same behaviours. A
+violation is reported as the path (initial-state entry, then action
+indices) that ``modelcheck.engines.bfs.rebuild_trace`` replays into states.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from modelcheck.engines.base import DEADLOCK
+from modelcheck.engines.fast import Expander
+from modelcheck.packing import fingerprints
+
+BATCH = 256
+
+
+@dataclass(frozen=True)
+class WalkPlan:
+    """How many walks, how long, and how to stop."""
+
+    depth: int = 100  # steps per behaviour
+    behaviours: int | None = 1000  # stop after this many behaviours ...
+    seconds: float | None = None  # ... or after this long
+    batch: int = BATCH  # walks advanced together
+    check_deadlock: bool = False
+
+
+@dataclass
+class WalkReport:
+    behaviours: int = 0  # behaviours begun
+    steps: int = 0  # transitions taken
+    generated: int = 0  # successors generated (and checked)
+    distinct: int = 0  # distinct states the walks went through
+    longest: int = 0  # the most states in one behaviour
+    seconds: float = 0.0
+    violation: tuple[str, list[int]] | None = None  # invariant, path
+    stopped: str | None = None
+    sometimes: dict[str, bool] = field(default_factory=dict)
+
+
+class SeenStates:
+    """Distinct fingerprints so far: a large sorted array and a small recent
+    one, merged when the recent one grows, so that adding a batch costs
+    little however many states were seen."""
+
+    MERGE_AT = 1 << 16
+
+    def __init__(self):
+        self.old = np.zeros(0, np.uint64)
+        self.recent = np.zeros(0, np.uint64)
+
+    def __len__(self) -> int:
+        return self.old.size + self.recent.size
+
+    @staticmethod
+    def _contains(sorted_fps: np.ndarray, fps: np.ndarray) -> np.ndarray:
+        if sorted_fps.size == 0:
+            return np.zeros(fps.size, bool)
+        pos = np.minimum(np.searchsorted(sorted_fps, fps), sorted_fps.size - 1)
+        return sorted_fps[pos] == fps
+
+    def add(self, fps: np.ndarray) -> np.ndarray:
+        """Adds ``fps``; returns the mask of those first seen now (the first
+        of equal ones in a batch counts)."""
+        unique, first = np.unique(fps, return_index=True)
+        fresh = ~(self._contains(self.old, unique) | self._contains(self.recent, unique))
+        self.recent = np.union1d(self.recent, unique[fresh])
+        if self.recent.size >= self.MERGE_AT:
+            self.old, self.recent = np.union1d(self.old, self.recent), np.zeros(0, np.uint64)
+        mask = np.zeros(fps.size, bool)
+        mask[first[fresh]] = True
+        return mask
+
+
+class RandomWalks:
+    """The walks over one model, checking ``invariants``."""
+
+    def __init__(self, model, invariants: tuple[str, ...], coverage=None):
+        from modelcheck.backends.numpy_codegen import compile_numpy
+        self.model = model
+        self.invariants = tuple(invariants)
+        self.expander = Expander(model, False, coverage)
+        self.packing = self.expander.packing
+        self.predicates = compile_numpy(model, list(invariants) + list(model.sometimes)).predicates
+        self.coverage = coverage
+        self.init_words = self.packing.pack_states(model.init_states)
+
+    def first_broken(self, words: np.ndarray) -> tuple[int, str] | None:
+        """The first column of ``words`` that breaks an invariant, and which."""
+        results = self.predicates(self.packing.unpack(words))
+        self.sometimes_seen.update(n for n in self.model.sometimes if results[n].any())
+        bad = [(int(np.argmin(results[n])), k) for k, n in enumerate(self.invariants) if not results[n].all()]
+        if not bad:
+            return None
+        column, k = min(bad)
+        return column, self.invariants[k]
+
+    def run(self, plan: WalkPlan, rng: np.random.Generator, limits=None, progress=None) -> WalkReport:
+        started = time.perf_counter()
+        report = WalkReport()
+        self.sometimes_seen: set[str] = set()
+        seen = SeenStates()
+        deadline = started + plan.seconds if plan.seconds is not None else None
+        broken = self.first_broken(self.init_words)
+        if broken:
+            column, invariant = broken
+            report.behaviours, report.violation = 1, (invariant, [-1 - column])
+            return self._finish(report, seen, started)
+        if self.coverage is not None:
+            self.coverage.initial(int(seen.add(fingerprints(self.init_words)).sum()))
+        else:
+            seen.add(fingerprints(self.init_words))
+
+        def wanted() -> bool:
+            if deadline is not None:
+                return time.perf_counter() < deadline
+            return report.behaviours < plan.behaviours
+
+        # the walks: current words, the path so far (initial entry, then actions) and its length
+        n = 0
+        words = np.zeros((self.packing.words, 0), np.uint64)
+        paths = np.zeros((plan.depth + 1, 0), np.int32)
+        steps = np.zeros(0, np.int64)
+        while True:
+            # fill free slots with new behaviours
+            free = plan.batch - n
+            if free > 0 and wanted():
+                k = free if deadline is not None else min(free, plan.behaviours - report.behaviours)
+                starts = rng.integers(0, self.init_words.shape[1], size=k)
+                words = np.concatenate([words, self.init_words[:, starts]], axis=1)
+                new_paths = np.zeros((plan.depth + 1, k), np.int32)
+                new_paths[0] = -1 - starts
+                paths = np.concatenate([paths, new_paths], axis=1)
+                steps = np.concatenate([steps, np.zeros(k, np.int64)])
+                report.behaviours += k
+                n += k
+            if n == 0:
+                break
+            reason = limits.reached(len(seen)) if limits is not None else None
+            if reason:
+                report.stopped = reason
+                break
+            successors, parents, actions, _ = self.expander.generate(words)
+            counts = np.bincount(parents, minlength=n)
+            if successors is not None:
+                report.generated += successors.shape[1]
+                broken = self.first_broken(successors)
+                if broken:
+                    column, invariant = broken
+                    walk = int(parents[column])
+                    path = paths[:steps[walk] + 1, walk].tolist() + [int(actions[column])]
+                    report.violation = (invariant, path)
+                    break
+            stuck = counts == 0
+            if plan.check_deadlock and stuck.any():
+                walk = int(np.argmax(stuck))
+                report.violation = (DEADLOCK, paths[:steps[walk] + 1, walk].tolist())
+                break
+            moving = np.flatnonzero(~stuck)
+            if moving.size:
+                # the successors of walk w are order[start[w] : start[w] + counts[w]]
+                order = np.argsort(parents, kind="stable")
+                start = np.cumsum(counts) - counts
+                pick = order[start[moving] + (rng.random(moving.size) * counts[moving]).astype(np.int64)]
+                words[:, moving] = successors[:, pick]
+                steps[moving] += 1
+                paths[steps[moving], moving] = actions[pick]
+                report.steps += moving.size
+                fresh = seen.add(fingerprints(words[:, moving]))
+                if self.coverage is not None:
+                    self.coverage.new_states(actions[pick][fresh])
+            done = stuck | (steps >= plan.depth)
+            if done.any():
+                report.longest = max(report.longest, int(steps[done].max()) + 1)
+                if self.coverage is not None:  # the last states of finished walks are seen, not expanded
+                    self.coverage.seen(self.packing.unpack(words[:, done & ~stuck]))
+                keep = ~done
+                words, paths, steps = words[:, keep], paths[:, keep], steps[keep]
+                n = int(keep.sum())
+            if progress is not None:
+                elapsed = max(time.perf_counter() - started, 1e-9)
+                progress.update(f"{report.behaviours:,} behaviours · {report.steps:,} steps · {len(seen):,} distinct "
+                                f"states · {report.steps / elapsed:,.0f} steps/s · {elapsed:.1f} s")
+        if steps.size:
+            report.longest = max(report.longest, int(steps.max()) + 1)
+        return self._finish(report, seen, started)
+
+    def _finish(self, report: WalkReport, seen: SeenStates, started: float) -> WalkReport:
+        report.distinct = len(seen)
+        report.seconds = time.perf_counter() - started
+        report.sometimes = {n: n in self.sometimes_seen for n in self.model.sometimes}
+        return report
