@@ -25,7 +25,7 @@ from modelcheck.engines.base import DEADLOCK
 from modelcheck.engines.fast import Expander
 from modelcheck.packing import fingerprints
 
-BATCH = 256
+BATCH = 8192
 
 
 @dataclass(frozen=True)
@@ -76,13 +76,20 @@ class SeenStates:
     def add(self, fps: np.ndarray) -> np.ndarray:
         """Adds ``fps``; returns the mask of those first seen now (the first
         of equal ones in a batch counts)."""
-        unique, first = np.unique(fps, return_index=True)
+        order = np.argsort(fps, kind="stable")
+        ordered = fps[order]
+        first = np.ones(ordered.size, bool)
+        first[1:] = ordered[1:] != ordered[:-1]
+        unique, where = ordered[first], order[first]
         fresh = ~(self._contains(self.old, unique) | self._contains(self.recent, unique))
-        self.recent = np.union1d(self.recent, unique[fresh])
+        new = unique[fresh]
+        self.recent = np.insert(self.recent, np.searchsorted(self.recent, new), new)
         if self.recent.size >= self.MERGE_AT:
-            self.old, self.recent = np.union1d(self.old, self.recent), np.zeros(0, np.uint64)
+            merged = np.concatenate([self.old, self.recent])
+            merged.sort()
+            self.old, self.recent = merged, np.zeros(0, np.uint64)
         mask = np.zeros(fps.size, bool)
-        mask[first[fresh]] = True
+        mask[where[fresh]] = True
         return mask
 
 
@@ -130,52 +137,53 @@ class RandomWalks:
                 return time.perf_counter() < deadline
             return report.behaviours < plan.behaviours
 
-        # the walks: current words, the path so far (initial entry, then actions) and its length
-        n = 0
-        words = np.zeros((self.packing.words, 0), np.uint64)
-        paths = np.zeros((plan.depth + 1, 0), np.int32)
-        steps = np.zeros(0, np.int64)
+        # one slot per walk: its current words, its path so far (initial
+        # entry, then actions), the steps it took, and whether it is running
+        slots = plan.batch
+        words = np.zeros((self.packing.words, slots), np.uint64)
+        paths = np.zeros((plan.depth + 1, slots), np.int32)
+        steps = np.zeros(slots, np.int64)
+        active = np.zeros(slots, bool)
         while True:
-            # fill free slots with new behaviours
-            free = plan.batch - n
-            if free > 0 and wanted():
-                k = free if deadline is not None else min(free, plan.behaviours - report.behaviours)
+            free = np.flatnonzero(~active)
+            if free.size and wanted():
+                k = free.size if deadline is not None else min(free.size, plan.behaviours - report.behaviours)
+                fill = free[:k]
                 starts = rng.integers(0, self.init_words.shape[1], size=k)
-                words = np.concatenate([words, self.init_words[:, starts]], axis=1)
-                new_paths = np.zeros((plan.depth + 1, k), np.int32)
-                new_paths[0] = -1 - starts
-                paths = np.concatenate([paths, new_paths], axis=1)
-                steps = np.concatenate([steps, np.zeros(k, np.int64)])
+                words[:, fill] = self.init_words[:, starts]
+                paths[0, fill] = -1 - starts
+                steps[fill] = 0
+                active[fill] = True
                 report.behaviours += k
-                n += k
-            if n == 0:
+            live = np.flatnonzero(active)
+            if live.size == 0:
                 break
             reason = limits.reached(len(seen)) if limits is not None else None
             if reason:
                 report.stopped = reason
                 break
-            successors, parents, actions, _ = self.expander.generate(words)
-            counts = np.bincount(parents, minlength=n)
+            successors, parents, actions, _ = self.expander.generate(words if live.size == slots else words[:, live])
+            counts = np.bincount(parents, minlength=live.size)
             if successors is not None:
                 report.generated += successors.shape[1]
                 broken = self.first_broken(successors)
                 if broken:
                     column, invariant = broken
-                    walk = int(parents[column])
-                    path = paths[:steps[walk] + 1, walk].tolist() + [int(actions[column])]
-                    report.violation = (invariant, path)
+                    walk = live[parents[column]]
+                    report.violation = (invariant, paths[:steps[walk] + 1, walk].tolist() + [int(actions[column])])
                     break
             stuck = counts == 0
             if plan.check_deadlock and stuck.any():
-                walk = int(np.argmax(stuck))
+                walk = live[np.argmax(stuck)]
                 report.violation = (DEADLOCK, paths[:steps[walk] + 1, walk].tolist())
                 break
-            moving = np.flatnonzero(~stuck)
-            if moving.size:
-                # the successors of walk w are order[start[w] : start[w] + counts[w]]
+            local = np.flatnonzero(~stuck)
+            if local.size:
+                # the successors of live walk w are order[start[w] : start[w] + counts[w]]
                 order = np.argsort(parents, kind="stable")
                 start = np.cumsum(counts) - counts
-                pick = order[start[moving] + (rng.random(moving.size) * counts[moving]).astype(np.int64)]
+                pick = order[start[local] + (rng.random(local.size) * counts[local]).astype(np.int64)]
+                moving = live[local]
                 words[:, moving] = successors[:, pick]
                 steps[moving] += 1
                 paths[steps[moving], moving] = actions[pick]
@@ -183,20 +191,19 @@ class RandomWalks:
                 fresh = seen.add(fingerprints(words[:, moving]))
                 if self.coverage is not None:
                     self.coverage.new_states(actions[pick][fresh])
-            done = stuck | (steps >= plan.depth)
+            done = stuck | (steps[live] >= plan.depth)
             if done.any():
-                report.longest = max(report.longest, int(steps[done].max()) + 1)
-                if self.coverage is not None:  # the last states of finished walks are seen, not expanded
-                    self.coverage.seen(self.packing.unpack(words[:, done & ~stuck]))
-                keep = ~done
-                words, paths, steps = words[:, keep], paths[:, keep], steps[keep]
-                n = int(keep.sum())
+                ended = live[done]
+                report.longest = max(report.longest, int(steps[ended].max()) + 1)
+                if self.coverage is not None:  # the last states of walks at full depth are seen, not expanded
+                    self.coverage.seen(self.packing.unpack(words[:, live[done & ~stuck]]))
+                active[ended] = False
             if progress is not None:
                 elapsed = max(time.perf_counter() - started, 1e-9)
                 progress.update(f"{report.behaviours:,} behaviours · {report.steps:,} steps · {len(seen):,} distinct "
                                 f"states · {report.steps / elapsed:,.0f} steps/s · {elapsed:.1f} s")
-        if steps.size:
-            report.longest = max(report.longest, int(steps.max()) + 1)
+        if active.any():
+            report.longest = max(report.longest, int(steps[active].max()) + 1)
         return self._finish(report, seen, started)
 
     def _finish(self, report: WalkReport, seen: SeenStates, started: float) -> WalkReport:
