@@ -114,6 +114,7 @@ class Coverage:
         self.branches: list[Branch] = []
         self.held: list[int] = []
         self.possible: list[bool] = []  # some instance has the branch (not folded to FALSE)
+        self.instances_with: list[list[int]] = []  # the action instances that have each branch
         self._plan: list[list[tuple[int, int]]] = [[] for _ in range(k)]  # instance -> (branch, column)
         self._constant: list[list[tuple[int, bool]]] = [[] for _ in range(k)]
         self._evaluate = self._compile()
@@ -121,21 +122,27 @@ class Coverage:
     # --- building ------------------------------------------------------------
     def _compile(self):
         from modelcheck.backends.numpy_codegen import compile_columns
-        names = self.model.schema.slot_names
+        schema = self.model.schema
+
+        def template(slot: int) -> str:  # a slot as its field, so that instances of an action add up
+            f = schema.slot_field[slot]
+            return f.name + "[_]" * len(f.shape)
         index: dict[tuple[str, str], int] = {}
         exprs: list[Expr] = []
         cases = declared_cases(self.model)
 
         def note(inst, place: str, cond: Expr, declared: bool) -> None:
-            key = (inst.action, place)
+            text = place if declared else to_text(cond, template)
+            key = (inst.action, text)
             if key not in index:
                 index[key] = len(self.branches)
-                self.branches.append(Branch(inst.action, place, place if declared else
-                                            to_text(cond, lambda s: names[s]), declared))
+                self.branches.append(Branch(inst.action, place, text, declared))
                 self.held.append(0)
                 self.possible.append(False)
+                self.instances_with.append([])
             b = index[key]
             self.possible[b] = self.possible[b] or cond is not FALSE
+            self.instances_with[b].append(inst.index)
             if cond is TRUE or cond is FALSE:
                 self._constant[inst.index].append((b, cond is TRUE))
             else:
@@ -155,6 +162,7 @@ class Coverage:
                     self.branches.append(Branch(act.name, name, name, True))
                     self.held.append(0)
                     self.possible.append(False)
+                    self.instances_with.append([])
         return compile_columns(exprs, f"{self.model.spec.name} coverage") if exprs else None
 
     # --- what engines report ---------------------------------------------------
@@ -224,13 +232,13 @@ class CoverageReport:
             instances = [{"name": inst.label(), "enabled": int(c.enabled[inst.index]),
                           "generated": int(c.enabled[inst.index]), "distinct": int(c.distinct[inst.index])}
                          for inst in model.instances]
-        enabled_by_action = {name: row["enabled"] for name, row in actions.items()}
         branches = []
-        for b, held, possible in zip(c.branches, c.held, c.possible):
+        for b, held, possible, having in zip(c.branches, c.held, c.possible, c.instances_with):
+            enabled = int(c.enabled[having].sum()) if having else 0
             entry = {"action": b.action, "branch": b.place, "condition": b.text, "held": held,
-                     "declared": b.declared, "dead": held == 0}
+                     "enabled": enabled, "declared": b.declared, "dead": held == 0}
             if held == 0:
-                entry["why"] = _why_dead(possible, enabled_by_action[b.action])
+                entry["why"] = _why_dead(possible, enabled)
             branches.append(entry)
         return CoverageReport([actions[a.name] for a in model.spec.next], instances, branches,
                               field_ranges(model.schema, c.lo, c.hi), c.initial_states)
@@ -260,7 +268,7 @@ class CoverageReport:
         live = len(self.branches) - len(self.dead_branches)
         lines.append(f"guard branches: {len(self.branches)}, of which {live} held at least once")
         for b in self.dead_branches:
-            lines.append(f"  DEAD  {b['action']} [{b['branch']}] {_clip(b['condition'])}: {b['why']}")
+            lines.append(f"  DEAD  {b['action']}: {_clip(b['condition'])}: {b['why']}")
         lines.append("")
         lines += _table(("field", "declared", "reached", "note"),
                         [(f["field"], f"{f['declared'][0]}..{f['declared'][1]}",
@@ -273,8 +281,8 @@ def _why_dead(possible: bool, enabled: int) -> str:
     if not possible:
         return "can never hold: false for every parameter value, so no action instance has this branch"
     if enabled == 0:
-        return "the action was never enabled"
-    return f"never held in the {enabled:,} states where the action was enabled"
+        return "no action instance with this branch was ever enabled"
+    return f"never held in the {enabled:,} states where an action instance with this branch was enabled"
 
 
 def field_ranges(schema, lo: np.ndarray, hi: np.ndarray) -> list[dict[str, Any]]:
@@ -306,5 +314,5 @@ def _clip(text: str, width: int = 90) -> str:
 def _table(header: tuple, rows: list[tuple]) -> list[str]:
     cells = [tuple(f"{v:,}" if isinstance(v, int) else str(v) for v in r) for r in [header, *rows]]
     widths = [max(len(r[k]) for r in cells) for k in range(len(header))]
-    return ["  " + "  ".join(v.rjust(w) if v[:1].isdigit() else v.ljust(w) for v, w in zip(r, widths)).rstrip()
+    return ["  " + "  ".join(v.rjust(w) if v[:1].isdigit() or v[:2].lstrip("-")[:1].isdigit() else v.ljust(w) for v, w in zip(r, widths)).rstrip()
             for r in cells]
