@@ -33,15 +33,16 @@ class Simulator:
     name = "simulate"
     collects_coverage = True  # in process; the Spark swarm does not (checked before it starts)
 
-    def __init__(self, settings: SimulationSettings):
+    def __init__(self, settings: SimulationSettings, context=None):
         self.settings = settings
+        self._context = context  # a SparkContext for the swarm to use, else it starts its own
         self.stats: dict[str, Any] = {}
 
     def check(self, model, options: CheckOptions) -> CheckResult:
         s = self.settings
         if s.swarm:
             from modelcheck.simulate.swarm import run_swarm
-            report = run_swarm(model, options, s.plan, s.seed)
+            report = run_swarm(model, options, s.plan, s.seed, self._context)
             engine = "simulate-spark"
         else:
             walks = RandomWalks(model, options.invariants, options.coverage)

@@ -116,11 +116,14 @@ class RandomWalks:
         column, k = min(bad)
         return column, self.invariants[k]
 
-    def run(self, plan: WalkPlan, rng: np.random.Generator, limits=None, progress=None) -> WalkReport:
+    def run(self, plan: WalkPlan, rng: np.random.Generator, limits=None, progress=None,
+            seen: SeenStates | None = None) -> WalkReport:
+        """Walk until ``plan`` says stop, a limit is reached or an invariant
+        breaks. ``seen`` receives the fingerprints of the states walked through."""
         started = time.perf_counter()
         report = WalkReport()
         self.sometimes_seen: set[str] = set()
-        seen = SeenStates()
+        seen = seen if seen is not None else SeenStates()
         deadline = started + plan.seconds if plan.seconds is not None else None
         broken = self.first_broken(self.init_words)
         if broken:
