@@ -17,8 +17,8 @@ the smallest and largest value seen.
 Guard branches are the disjuncts of each ``or`` in an instance's guard (and
 the arms of a boolean ``ite``; an integer ``ite`` is a value selection, such
 as indexing an array by a state value, not a branch). A branch is named by
-its action and its place in the guard tree, so instances of one action add
-up. A spec may also declare the branches of the TLA+ action by name
+its action and its condition written over fields rather than slots
+(``hw[_] = 0``), so that the instances of one action add up. A spec may also declare the branches of the TLA+ action by name
 (``@action(cases=...)``); a branch that folded away because no parameter
 value makes it hold (Kip320's ``leader = None`` case) is reported dead with
 that reason, rather than silently missing.
@@ -59,7 +59,7 @@ def require_collecting(engine: Any, level: str | None, engine_name: str) -> None
 @dataclass(frozen=True)
 class Branch:
     action: str
-    place: str  # where in the action's guard, e.g. "or1.2"; a declared case's own name
+    place: str  # where in the first instance's guard, e.g. "and.4/or.1"; a declared case's own name
     text: str  # the condition as written for the first instance that has it
     declared: bool = False
 
