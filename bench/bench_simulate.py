@@ -14,9 +14,9 @@ commands, each a fresh process, run with `nice`:
   MaxRecords=3, MaxLeaderEpoch=3, NoDivergentDelivery: time to a violation,
   or how long each seed ran without one (the CAP). Beside it, the fast
   engine, capped as above.
-* throughput: steps per second on kip320 Replicas=3 (--num 20000
-  behaviours), in process and with --engine spark --master local[2]
-  (there, walk seconds include the Spark job, not the context's start-up).
+* throughput: steps per second on kip320 Replicas=3 (--time 20 per seed),
+  in process and with --engine spark --master local[2] (there, the seconds
+  are the Spark job's, the context's start-up excluded; wall seconds include it).
 * coverage: `run kip320 --const Replicas=3 --engine fast`, with and without
   --coverage, --seeds runs each: the median wall-seconds ratio.
 
@@ -89,7 +89,7 @@ def throughput(seeds: int, tmp: str, spark: bool) -> dict:
     extra = ("--engine", "spark", "--master", "local[2]") if spark else ()
     rates, walls = [], []
     for seed in range(1, seeds + 1):
-        f = measure_once(niced(modelcheck_command("simulate", "kip320", "--const", "Replicas=3", "--num", "20000",
+        f = measure_once(niced(modelcheck_command("simulate", "kip320", "--const", "Replicas=3", "--time", "20",
                                                   "--seed", str(seed), "--json", "-q", *extra)), tmp)
         rates.append(f.output["steps"] / f.output["seconds"])
         walls.append(f.seconds)

@@ -56,15 +56,16 @@ def run_swarm(model, options, plan: WalkPlan, seed: int, context=None) -> WalkRe
     from modelcheck.spark.settings import SparkSettings
 
     settings = SparkSettings.from_engine_options(options.engine_options)
-    started = time.perf_counter()
     with spark_run(settings, f"modelcheck simulate {model.spec.name}", context) as run:
+        started = time.perf_counter()  # the job's time: the context's start-up is not simulation
         parts = run.partitions
         options.progress.note(f"spark: {run.master} · {parts} tasks of random walks, seed {seed} · "
                               f"started in {run.startup_seconds:.1f} s")
         task = partial(walk_task, model.key(), tuple(options.invariants), plan, seed, parts,
                        shares(plan.behaviours, parts))
         results = run.sc.parallelize(range(parts), parts).mapPartitionsWithIndex(task).collect()
-    return merge_reports(sorted(results, key=lambda r: r[0]), time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+    return merge_reports(sorted(results, key=lambda r: r[0]), seconds)
 
 
 def merge_reports(results: list, seconds: float) -> WalkReport:

@@ -1,9 +1,6 @@
 """The Spark swarm in local mode: reproducible from the seed, its tasks'
 behaviours adding up, and its violation a genuine, shrunk behaviour."""
 
-import shutil
-import tempfile
-
 import pytest
 
 from support import model
@@ -12,19 +9,13 @@ from modelcheck.engines.bfs import rebuild_trace
 from modelcheck.simulate.engine import SimulationSettings, Simulator
 from modelcheck.simulate.swarm import shares
 from modelcheck.simulate.walks import WalkPlan
-from modelcheck.spark.session import start_context
-from modelcheck.spark.settings import SparkSettings
+from spark_support import local_context
 
 
 @pytest.fixture(scope="module")
 def context():
-    scratch = tempfile.mkdtemp(prefix="modelcheck-test-swarm-")
-    sc = start_context(SparkSettings(master="local[2]"), "modelcheck swarm tests", scratch)
-    try:
+    with local_context("modelcheck swarm tests") as sc:
         yield sc
-    finally:
-        sc.stop()
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def swarm(context, m, invariants, seed, behaviours):
