@@ -8,7 +8,11 @@ Two moves, repeated until neither helps (or the time budget runs out):
   first state that is bad; halving the run length, as delta debugging does;
 * **shortcuts**: from each state of the trace, a small breadth-first search
   (a few steps, a bounded number of states) for a bad state, or for a later
-  state of the trace, reached in fewer steps than the trace takes.
+  state of the trace, reached in fewer steps than the trace takes;
+* **the trace's own actions**: a breadth-first search from the initial
+  state that may take only the action instances the walk took (in any
+  order, any number of times), with the fast engine's batch kernel, for the
+  shortest behaviour to a state breaking the invariant.
 
 Every candidate is replayed with the model's own successor function, so the
 result is a genuine behaviour, and it is kept only if it ends in a state
@@ -21,7 +25,10 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+import numpy as np
+
 from modelcheck.engines.base import DEADLOCK
+from modelcheck.packing import fingerprints
 
 RADIUS = 2  # steps of each shortcut search
 NEIGHBOURHOOD = 5000  # states each shortcut search may visit
@@ -120,6 +127,44 @@ def _steps_to(parent: dict, state) -> list[int]:
     return steps
 
 
+def own_actions_search(model, path: list[int], invariant: str, deadline: float, alphabet: set[int],
+                       max_states: int = 2_000_000) -> list[int] | None:
+    """The third move: the shortest behaviour to a state breaking
+    ``invariant`` that takes only the action instances in ``alphabet``, if it
+    is shorter than ``path``; None otherwise (or past the deadline)."""
+    from modelcheck.backends.numpy_codegen import compile_numpy
+    from modelcheck.engines.fast import Expander
+    from modelcheck.simulate.walks import SeenStates
+
+    expander = Expander(model, False)
+    packing = expander.packing
+    predicate = compile_numpy(model, [invariant]).predicates
+    allowed = np.zeros(len(model.instances), bool)
+    allowed[list(alphabet)] = True
+    level = packing.pack_states([model.init_states[-1 - path[0]]])
+    seen = SeenStates()
+    seen.add(fingerprints(level))
+    levels: list[tuple[np.ndarray, np.ndarray]] = []  # per depth: each state's parent and action
+    for _ in range(len(path) - 2):  # a shorter behaviour takes at most len(path) - 2 steps
+        successors, parents, actions, _ = expander.generate(level)
+        if successors is None or time.monotonic() > deadline or len(seen) > max_states:
+            return None
+        keep = allowed[actions]
+        successors, parents, actions = successors[:, keep], parents[keep], actions[keep]
+        fresh = seen.add(fingerprints(successors))
+        successors, parents, actions = successors[:, fresh], parents[fresh], actions[fresh]
+        levels.append((parents, actions))
+        holds = predicate(packing.unpack(successors))[invariant]
+        if not holds.all():
+            k, steps = int(np.argmin(holds)), []
+            for parents, actions in reversed(levels):
+                steps.append(int(actions[k]))
+                k = int(parents[k])
+            return [path[0]] + steps[::-1]
+        level = successors
+    return None
+
+
 def shrink(model, path: list[int], invariant: str, budget: float = 30.0) -> list[int]:
     """A behaviour no longer than ``path`` whose last state is bad in the
     same way, found within ``budget`` seconds."""
@@ -130,6 +175,10 @@ def shrink(model, path: list[int], invariant: str, budget: float = 30.0) -> list
         return path
     while time.monotonic() < deadline:
         shorter = shortcut(model, drop_steps(model, best, bad, deadline), bad, deadline)
+        if invariant != DEADLOCK:  # a deadlock among some actions is not one among all
+            found = own_actions_search(model, shorter, invariant, deadline, set(path[1:]) | set(shorter[1:]))
+            if found is not None and run_path(model, found, bad) == found:
+                shorter = found
         if len(shorter) >= len(best):
             break
         best = shorter
