@@ -127,18 +127,25 @@ def _steps_to(parent: dict, state) -> list[int]:
     return steps
 
 
+class BatchTools:
+    """The fast engine's kernels for one model and invariant, built once per shrink."""
+
+    def __init__(self, model, invariant: str):
+        from modelcheck.backends.numpy_codegen import compile_numpy
+        from modelcheck.engines.fast import Expander
+        self.expander = Expander(model, False)
+        self.predicate = compile_numpy(model, [invariant]).predicates
+
+
 def own_actions_search(model, path: list[int], invariant: str, deadline: float, alphabet: set[int],
-                       max_states: int = 2_000_000) -> list[int] | None:
+                       tools: BatchTools, max_states: int = 2_000_000) -> list[int] | None:
     """The third move: the shortest behaviour to a state breaking
     ``invariant`` that takes only the action instances in ``alphabet``, if it
     is shorter than ``path``; None otherwise (or past the deadline)."""
-    from modelcheck.backends.numpy_codegen import compile_numpy
-    from modelcheck.engines.fast import Expander
     from modelcheck.simulate.walks import SeenStates
 
-    expander = Expander(model, False)
+    expander, predicate = tools.expander, tools.predicate
     packing = expander.packing
-    predicate = compile_numpy(model, [invariant]).predicates
     allowed = np.zeros(len(model.instances), bool)
     allowed[list(alphabet)] = True
     level = packing.pack_states([model.init_states[-1 - path[0]]])
@@ -173,10 +180,11 @@ def shrink(model, path: list[int], invariant: str, budget: float = 30.0) -> list
     best = run_path(model, path, bad)
     if best is None:  # cannot happen for a path the walks found; keep what we were given
         return path
+    tools = BatchTools(model, invariant) if invariant != DEADLOCK else None
     while time.monotonic() < deadline:
         shorter = shortcut(model, drop_steps(model, best, bad, deadline), bad, deadline)
-        if invariant != DEADLOCK:  # a deadlock among some actions is not one among all
-            found = own_actions_search(model, shorter, invariant, deadline, set(path[1:]) | set(shorter[1:]))
+        if tools is not None:  # (a deadlock among some actions is not one among all)
+            found = own_actions_search(model, shorter, invariant, deadline, set(path[1:]) | set(shorter[1:]), tools)
             if found is not None and run_path(model, found, bad) == found:
                 shorter = found
         if len(shorter) >= len(best):
