@@ -20,7 +20,8 @@ commands, each a fresh process, run with `nice`:
 * coverage: `run kip320 --const Replicas=3 --engine fast`, with and without
   --coverage, --seeds runs each: the median wall-seconds ratio.
 
-    python bench/bench_simulate.py [--seeds 5] [--cap 120] [--fast-cap 600] [--only first-try,consumer,...]
+    python bench/bench_simulate.py [--seeds 5] [--cap 120] [--fast-cap 600] [--no-fast]
+                                   [--only first-try,consumer,throughput,coverage]
 """
 
 from __future__ import annotations
@@ -113,18 +114,21 @@ def main() -> None:
     parser.add_argument("--cap", type=float, default=120.0, help="seconds of simulation per seed")
     parser.add_argument("--fast-cap", type=float, default=600.0, help="seconds for the fast engine's search")
     parser.add_argument("--only", default=",".join(PARTS))
+    parser.add_argument("--no-fast", action="store_true", help="skip the fast engine's searches")
     args = parser.parse_args()
     parts = args.only.split(",")
     out: dict = {"machine": machine(), "load_at_start": load()}
     with tempfile.TemporaryDirectory() as tmp:
         if "first-try" in parts:
             spec = ("kip320-first-try", "--const", "Replicas=5", "--inv", "StrongIsr")
-            out["first_try"] = {"simulate": simulate_seeds(spec, args.seeds, args.cap, tmp),
-                                "fast": fast_search(spec, args.fast_cap, tmp)}
+            out["first_try"] = {"simulate": simulate_seeds(spec, args.seeds, args.cap, tmp)}
+            if not args.no_fast:
+                out["first_try"]["fast"] = fast_search(spec, args.fast_cap, tmp)
         if "consumer" in parts:
             spec = ("kip320-consumer", *CONSUMER, "--inv", "NoDivergentDelivery")
-            out["consumer"] = {"simulate": simulate_seeds(spec, args.seeds, args.cap, tmp),
-                               "fast": fast_search(spec, args.fast_cap, tmp)}
+            out["consumer"] = {"simulate": simulate_seeds(spec, args.seeds, args.cap, tmp)}
+            if not args.no_fast:
+                out["consumer"]["fast"] = fast_search(spec, args.fast_cap, tmp)
         if "throughput" in parts:
             out["throughput"] = [throughput(args.seeds, tmp, False), throughput(args.seeds, tmp, True)]
         if "coverage" in parts:
