@@ -91,6 +91,8 @@ def prepare(request: RunRequest) -> PreparedRun:
     check_trace_destination(request.trace_out, request.overwrite)
     from modelcheck.coverage import parse_level, require_collecting
     require_collecting(get_engine(request.engine), parse_level(request.coverage), request.engine)  # unknown: bad too
+    if request.coverage and request.engine_options.get("resume"):
+        raise InputError("--coverage counts a search from its start; it cannot continue one with --resume")
     _check_checkpoint_options(request)
     model = spec.instantiate(constants)
     return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory)

@@ -55,3 +55,8 @@ def test_run_coverage_text_table():
     assert code == 0
     assert "FencedBecomeFollowerAndTruncate(leader=r1, replica=r2, leaderAndIsrRequest=0)" in out
     assert "DEAD  FencedBecomeFollowerAndTruncate: leader = None" in out
+
+
+def test_coverage_refuses_a_resumed_search(tmp_path):
+    code, _, err = invoke("run", "kip320", "--engine", "fast", "--coverage", "--resume", str(tmp_path / "none"))
+    assert code == 2 and "--resume" in one_error_line(err)
