@@ -73,6 +73,11 @@ def main():
 @click.option("--config", type=str, metavar="FILE.cfg", help="Read CONSTANTS and INVARIANTS from a TLC .cfg file.")
 @click.option("--inv", "invariants", multiple=True, metavar="NAME",
               help="Check this invariant (repeatable); default: the spec's default invariants.")
+@click.option("--prop", "properties", multiple=True, metavar="NAME",
+              help="Check this temporal property (repeatable; see `modelcheck list`). Only the invariants "
+                   "named with --inv are checked too. Exit 13 if it is violated.")
+@click.option("--specification", metavar="NAME",
+              help="The named specification (fairness) temporal properties are checked under; default Spec.")
 @click.option("--max-depth", type=int, metavar="N", help="Explore only the first N levels (initial states are level 1).")
 @click.option("--check-deadlock/--no-check-deadlock", default=None,
               help="Report states without successors (off by default: these specs are bounded).")
@@ -89,14 +94,18 @@ def main():
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @spark_options
-def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, trace_out, overwrite, max_states,
-        max_memory, checkpoint, checkpoint_every, resume, as_json, quiet, **spark):
+def run(spec, engine, consts, config, invariants, properties, specification, max_depth, check_deadlock, trace_out,
+        overwrite, max_states, max_memory, checkpoint, checkpoint_every, resume, as_json, quiet, **spark):
     """Check SPEC's invariants over every reachable state.
 
     Engines: bfs (the reference, default), fast (numpy, whole frontiers at
     once; for large models) and spark (distributed over a Spark cluster, or
     local[*]). Ctrl-C stops cleanly and prints what was explored
     (exit 130); a second Ctrl-C aborts at once.
+
+    With --prop, temporal properties are checked under the fairness of the
+    chosen specification (bfs and fast engines); a violation is a lasso: a
+    behaviour that ends in a cycle or in stuttering forever.
     """
     from modelcheck.progress import Progress
     from modelcheck.run import RunRequest, execute, prepare, summary_text, warn
@@ -108,7 +117,7 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
     request = RunRequest(spec=spec, engine=engine, consts=tuple(consts), config=config,
                          invariants=tuple(invariants), max_depth=max_depth, check_deadlock=check_deadlock,
                          trace_out=trace_out, overwrite=overwrite, max_states=max_states, max_memory=max_memory,
-                         engine_options=engine_options)
+                         engine_options=engine_options, properties=tuple(properties), specification=specification)
     prepared = prepare(request)
     warn(prepared.warnings)
     # a Spark run logs a line per level even into a file: such runs are long
@@ -206,6 +215,8 @@ def list_specs(as_json):
             "invariants": s.invariant_names(), "default_invariants": list(s.default_invariants),
             "lemmas": list(s.lemmas),
             "constants": {d.name: format_value(d.kind, d.default) for d in s.constants},
+            "properties": {p.name: " ".join(p.doc.split()) for p in s.properties},
+            "specifications": {sp.name: [f.label() for f in sp.fairness] for sp in s.all_specifications()},
         } for s in specs.values()], indent=1))
         return
     for s in specs.values():
@@ -218,6 +229,13 @@ def list_specs(as_json):
         if s.lemmas:
             click.echo("  lemmas:     " + ", ".join(s.lemmas) + "   (invariants too; `prove --lemmas` adds them)")
         click.echo("  actions:    " + ", ".join(a.name for a in s.next))
+        for sp in s.all_specifications():
+            fairness = ", ".join(f.label() for f in sp.fairness) or "no fairness"
+            click.echo(f"  spec.:      {sp.name}: {fairness}")
+        if s.properties:
+            click.echo("  properties (--prop):")
+            for p in s.properties:
+                click.echo(f"    {p.name}: {' '.join(p.doc.split())}")
         if s.notes:
             click.echo(f"  note:       {s.notes}")
         click.echo("")

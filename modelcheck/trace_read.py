@@ -63,6 +63,13 @@ class TraceDocument:
     # Set for a counterexample to induction (`modelcheck prove`): the
     # invariants its first state satisfies in place of Init.
     hypothesis: tuple[str, ...] | None = None
+    # A lasso: the index of the state its cycle returns to (ITF's "loop"),
+    # whether it closes by stuttering, and the property and specification
+    # the file says it violates.
+    loop: int | None = None
+    stutters: bool = False
+    property: str | None = None
+    specification: str | None = None
 
 
 @dataclass
@@ -136,6 +143,14 @@ def _read_itf(data: dict, path: str) -> TraceDocument:
         if isinstance(name, str) and name not in constants and states and name in states[0]:
             constants[name] = states[0][name]
     doc = TraceDocument(path, "itf", states, claimed, ours.get("spec"), module, constants, ours.get("invariant"))
+    loop = data.get("loop")
+    if loop is not None:
+        if isinstance(loop, bool) or not isinstance(loop, int) or not 0 <= loop < len(states):
+            raise TraceFormatError(f"{path}: 'loop' must be the index of one of its {len(states)} states")
+        doc.loop = loop
+        doc.stutters = ours.get("stutters") is True
+        doc.property = ours.get("property") if isinstance(ours.get("property"), str) else None
+        doc.specification = ours.get("specification") if isinstance(ours.get("specification"), str) else None
     first = data["states"][0].get("#meta") if data["states"] else None
     if isinstance(first, dict) and first.get("action") == "Hypothesis":
         named = ours.get("hypothesis")
