@@ -331,8 +331,13 @@ def show_trace(trace, diff, html_out, spec_name, consts, invariants, color, over
 @click.option("--inv", "invariants", multiple=True, metavar="NAME",
               help="Check this invariant along the trace (repeatable); default: the spec's defaults "
                    "and the invariant the trace records.")
+@click.option("--prop", "prop", metavar="NAME",
+              help="Check a lasso (a trace with a loop) against this temporal property: a fair behaviour "
+                   "that violates it exits 13. Default: the property the file names.")
+@click.option("--specification", metavar="NAME", help="With --prop: the specification whose fairness the "
+                                                        "cycle must satisfy (default: the file's, else Spec).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
-def replay_trace(spec, trace, consts, invariants, as_json):
+def replay_trace(spec, trace, consts, invariants, prop, specification, as_json):
     """Check that TRACE (ITF, or TLC's -dumpTrace json) is a behaviour of SPEC:
     its first state satisfies Init and every step is a legal transition,
     named by the action and parameters that explain it. Reports the
@@ -342,6 +347,12 @@ def replay_trace(spec, trace, consts, invariants, as_json):
     an invariant; 3 not a behaviour (the failing step is shown, with a diff
     against the closest legal successor); 2 bad input.
 
+    A lasso (a trace with a loop, written for a violated temporal property)
+    is checked with --prop (default: the property it names): the loop must
+    close, the cycle be fair under --specification, and the property fail.
+    Exit 13 if it all holds, 3 if the lasso is not a fair behaviour, 0 if it
+    satisfies the property.
+
     A counterexample to induction written by `modelcheck prove` is checked as
     one: its first state against the invariants it assumes instead of Init.
     It exits 20 when its steps are legal and it breaks them.
@@ -349,6 +360,15 @@ def replay_trace(spec, trace, consts, invariants, as_json):
     from modelcheck.replay import chosen_invariants, load, replay, report_json, report_text, warn_all
 
     bound = load(spec, trace, consts)
+    if prop or bound.document.loop is not None and bound.document.property:
+        from modelcheck.liveness.replay import lasso_report_json, lasso_report_text, replay_lasso
+        lasso = replay_lasso(bound, prop, specification)
+        if as_json:
+            click.echo(json.dumps(lasso_report_json(lasso)))
+        else:
+            warn_all(bound)
+            click.echo(lasso_report_text(lasso))
+        return lasso.exit_code
     report = replay(bound, chosen_invariants(bound, invariants))
     if as_json:
         click.echo(json.dumps(report_json(report)))

@@ -83,7 +83,7 @@ class FairnessAccount:
             return f"{name}: enabled on every state of the cycle and never taken - not fair"
         if f.kind == "SF" and len(self.disabled_at) < self.cycle_length:
             return f"{name}: enabled at some states of the cycle and never taken - not fair"
-        where = ("on every state of the cycle" if len(self.disabled_at) == self.cycle_length
+        where = ("anywhere on the cycle" if len(self.disabled_at) == self.cycle_length
                  else "at state " + ", ".join(str(k + 1) for k in self.disabled_at[:3])
                  + (" ..." if len(self.disabled_at) > 3 else ""))
         return f"{name}: not enabled {where}"
