@@ -23,8 +23,8 @@ For a component C (as in TLC's check and the Streett emptiness test):
 The search repeats until a component passes or none is left. The lasso it
 returns reaches the component by a shortest path in the graph of ``stay``
 states (and a shortest path from an initial state to the entry), then runs a
-cycle through one witness for every condition, each leg a shortest path
-inside the component; when every witness is the entry state itself, the
+cycle through a witness for every condition not met by the cycle so far,
+each leg a shortest path inside the component to the nearest witness; when every witness is the entry state itself, the
 behaviour stutters there forever. It is not the shortest lasso overall.
 """
 
@@ -191,45 +191,41 @@ def _lasso(graph: StateGraph, indptr, cond: Conditions, fairness: list[str], ent
     src, dst = graph.src, graph.dst
     inside = np.zeros(src.size, bool)
     inside[internal] = True
-    dist, via = bfs(indptr, dst, inside, np.array([entry]), component)
 
-    def nearest_node(mask: np.ndarray) -> int:
-        where = np.flatnonzero(component & mask)
-        return int(where[np.argmin(dist[where])])
-
-    def nearest_edge(mask: np.ndarray) -> int:
-        where = internal[mask[internal]]
-        return int(where[np.argmin(dist[src[where]])])
-
-    # one witness per condition: a state to pass through or a step to take
-    witnesses: list[tuple[str, int]] = []
-    for mask in cond.accept_nodes:
-        witnesses.append(("node", nearest_node(mask)))
-    for mask in cond.accept_edges:
-        witnesses.append(("edge", nearest_edge(mask)))
+    # what the cycle must contain: a state of each node mask, a step of each edge mask
+    needs: list[tuple[str, np.ndarray]] = [("node", m) for m in cond.accept_nodes]
+    needs += [("edge", m) for m in cond.accept_edges]
     for bit, kind in enumerate(fairness):
         taken = ((graph.fair_taken >> np.uint32(bit)) & 1).astype(bool)
         if taken[internal].any():
-            witnesses.append(("edge", nearest_edge(taken)))
+            needs.append(("edge", taken))
         elif kind == "WF":
-            disabled = ((graph.fair_enabled >> np.uint32(bit)) & 1) == 0
-            witnesses.append(("node", nearest_node(disabled)))
+            needs.append(("node", ((graph.fair_enabled >> np.uint32(bit)) & 1) == 0))
         # SF with no step in the component: disabled on all of it
 
     prefix_nodes, prefix_edges, prefix_tree = _prefix(graph, entry, via_stay)
-    if all(kind == "node" and item == entry for kind, item in witnesses):
+    if all(kind == "node" and mask[entry] for kind, mask in needs):
         return Lasso(prefix_nodes, prefix_edges, prefix_tree, len(prefix_nodes) - 1, None)
 
+    # walk from the entry to the nearest witness of each need not met so far,
+    # then back to the entry
     cycle: list[int] = []
     here = entry
-    for kind, item in witnesses:
-        target = item if kind == "node" else int(src[item])
-        cycle += _leg(indptr, dst, src, inside, component, here, target)
-        if kind == "edge":
-            cycle.append(item)
-            here = int(dst[item])
-        else:
+    for kind, mask in needs:
+        visited = [entry] + [int(dst[e]) for e in cycle]
+        if (kind == "node" and mask[visited].any()) or (kind == "edge" and cycle and mask[cycle].any()):
+            continue
+        dist, via = bfs(indptr, dst, inside, np.array([here]), component)
+        if kind == "node":
+            where = np.flatnonzero(component & mask)
+            target = int(where[np.argmin(dist[where])])
+            cycle += path_to(target, via, src)
             here = target
+        else:
+            where = internal[mask[internal]]
+            edge = int(where[np.argmin(dist[src[where]])])
+            cycle += path_to(int(src[edge]), via, src) + [edge]
+            here = int(dst[edge])
     cycle += _leg(indptr, dst, src, inside, component, here, entry)
     nodes = prefix_nodes + [int(dst[e]) for e in cycle[:-1]]
     edges = prefix_edges + cycle[:-1]
