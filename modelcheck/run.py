@@ -164,6 +164,9 @@ class RunOutcome:
         if r.violation is not None:
             violation = {"invariant": r.violation.invariant, "trace_length": r.violation.length,
                          "trace_file": self.trace_file}
+        elif self.liveness is not None and self.liveness.violated is not None:
+            from modelcheck.liveness.outcome import violation_json
+            violation = violation_json(self.liveness, self.trace_file)
         return {
             "spec": p.spec.name,
             "engine": r.engine,
