@@ -48,6 +48,15 @@ class StateGraph:
         return int(self.src.size)
 
 
+def unique_sorted(a: np.ndarray) -> np.ndarray:
+    """The distinct values of ``a``, sorted. (Sorting beats numpy's hashing
+    ``unique`` by several times on the arrays this module handles.)"""
+    a = np.sort(a)
+    keep = np.ones(a.size, bool)
+    keep[1:] = a[1:] != a[:-1]
+    return a[keep]
+
+
 def distinct_steps(src: np.ndarray, dst: np.ndarray, instance: np.ndarray, count: int):
     """Drop stuttering steps and repeated (s, t) pairs, keeping the first
     instance that takes each step; sorted by source."""
@@ -58,10 +67,16 @@ def distinct_steps(src: np.ndarray, dst: np.ndarray, instance: np.ndarray, count
 
 
 def mark_steps(src: np.ndarray, dst: np.ndarray, count: int, taken_src: np.ndarray, taken_dst: np.ndarray):
-    """Which (src, dst) edges are among the given steps."""
-    if taken_src.size == 0:
-        return np.zeros(src.size, dtype=bool)
-    return np.isin(src * count + dst, np.unique(taken_src * count + taken_dst))
+    """Which (src, dst) edges (sorted and distinct, as distinct_steps leaves
+    them) are among the given steps."""
+    marked = np.zeros(src.size, dtype=bool)
+    if taken_src.size == 0 or src.size == 0:
+        return marked
+    keys = src * count + dst
+    taken = taken_src * count + taken_dst
+    pos = np.minimum(np.searchsorted(keys, taken), keys.size - 1)
+    marked[pos[keys[pos] == taken]] = True
+    return marked
 
 
 # --- the reference builder: state by state ------------------------------------------
@@ -233,7 +248,7 @@ def explore_batched(model, fair_actions, progress) -> StateGraph:
             fps = fingerprints(words)
             moving = fps != node_fps[parents]
             parents, fps = parents[moving], fps[moving]
-            fair_enabled[np.unique(parents)] |= np.uint32(1 << bit)
+            fair_enabled[parents] |= np.uint32(1 << bit)
             targets = node_of(fps)
             inside = targets >= 0
             t_src.append(parents[inside])

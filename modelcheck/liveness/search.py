@@ -35,7 +35,7 @@ from typing import Callable
 
 import numpy as np
 
-from modelcheck.liveness.graph import StateGraph
+from modelcheck.liveness.graph import StateGraph, unique_sorted
 
 
 @dataclass
@@ -78,7 +78,7 @@ def bfs(indptr: np.ndarray, dst: np.ndarray, edge_ok: np.ndarray, sources: np.nd
     n = indptr.size - 1
     dist = np.full(n, -1, np.int64)
     via = np.full(n, -1, np.int64)
-    frontier = np.unique(sources[allowed[sources]])
+    frontier = unique_sorted(sources[allowed[sources]])
     dist[frontier] = 0
     depth = 0
     while frontier.size:
@@ -135,15 +135,19 @@ def find_lasso(graph: StateGraph, cond: Conditions, fairness: list[str], scc: Sc
     indptr = out_edges(graph)
     src, dst = graph.src, graph.dst
     stay_edge = cond.stay[src] & cond.stay[dst]
-    sources = np.flatnonzero(cond.entry & (np.isin(np.arange(graph.count), graph.initial)
-                                           if cond.entry_initial else True))
+    where = cond.entry
+    if cond.entry_initial:
+        where = np.zeros(graph.count, bool)
+        where[graph.initial] = True
+        where &= cond.entry
+    sources = np.flatnonzero(where)
     dist, via = bfs(indptr, dst, stay_edge, sources, cond.stay)
     candidate = dist >= 0
     while candidate.any():
         inside_edge = candidate[src] & candidate[dst]
         labels = scc(graph.count, src[inside_edge], dst[inside_edge])
         nodes = np.flatnonzero(candidate)
-        _, node_label = np.unique(labels[nodes], return_inverse=True)
+        node_label = np.searchsorted(unique_sorted(labels[nodes]), labels[nodes])
         k = int(node_label.max()) + 1
         label_of = np.full(graph.count, -1, np.int64)
         label_of[nodes] = node_label
