@@ -139,6 +139,10 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
 @click.option("--engine", default="bfs", show_default=True, help="Exploration engine for every run.")
 @click.option("--const", "consts", multiple=True, metavar="NAME=VALUE", help="Constants shared by every run.")
 @click.option("--inv", "invariants", multiple=True, metavar="NAME", help="Invariants to check (repeatable).")
+@click.option("--prop", "properties", multiple=True, metavar="NAME",
+              help="Temporal properties to check (repeatable): a column each.")
+@click.option("--specification", "specifications", multiple=True, metavar="NAME",
+              help="With --prop: check under this specification; repeatable, each crosses every run.")
 @click.option("--max-depth", type=int, metavar="N", help="Explore only the first N levels.")
 @click.option("--trace-dir", metavar="DIR", default="traces", show_default=True,
               help="Write each counterexample into DIR, named after its run.")
@@ -146,7 +150,8 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
 @click.option("--columns", metavar="A,B,...", help="Only these columns, in this order.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def sweep(spec, rows, vary, engine, consts, invariants, max_depth, trace_dir, overwrite, fmt, columns, quiet):
+def sweep(spec, rows, vary, engine, consts, invariants, properties, specifications, max_depth, trace_dir, overwrite,
+          fmt, columns, quiet):
     """Check SPEC once per --row and per combination of --vary values; print one line per run."""
     from modelcheck.progress import Progress
     from modelcheck.run import RunRequest
@@ -156,9 +161,12 @@ def sweep(spec, rows, vary, engine, consts, invariants, max_depth, trace_dir, ov
         raise InputError(f"--trace-dir {trace_dir} is not a directory")
     os.makedirs(trace_dir, exist_ok=True)
     base = RunRequest(spec=spec, engine=engine, consts=tuple(consts), invariants=tuple(invariants),
-                      max_depth=max_depth, overwrite=overwrite)
+                      max_depth=max_depth, overwrite=overwrite, properties=tuple(properties))
     runs = combinations(parse_rows(tuple(rows)), parse_vary(tuple(vary)))
-    results = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress())
+    if specifications and not properties:
+        raise InputError("--specification needs --prop: it chooses the fairness temporal properties are checked under")
+    results = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress(),
+                        tuple(dict.fromkeys(specifications)))
     click.echo(render(results, fmt, [c.strip() for c in columns.split(",")] if columns else None))
     return 0
 
