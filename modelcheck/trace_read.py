@@ -194,8 +194,9 @@ def _read_tlc(record: dict, path: str) -> TraceDocument:
 
 def _read_tlc_actions(actions: Any, order: list[int], doc: TraceDocument) -> None:
     """Attach TLC's action names to the states they lead to. TLC writes each
-    step as an edge [[i, s_i], action, [j, s_j]]; a closing edge back to an
-    earlier state (a lasso) is noted and otherwise ignored."""
+    step as an edge [[i, s_i], action, [j, s_j]]; an edge from the last state
+    back to an earlier one (or to itself, where the behaviour stutters) makes
+    the trace a lasso."""
     if not isinstance(actions, list):
         return
     position = {n: p for p, n in enumerate(order)}
@@ -209,8 +210,13 @@ def _read_tlc_actions(actions: Any, order: list[int], doc: TraceDocument) -> Non
                 continue
             if j in position and i in position and position[j] == position[i] + 1:
                 doc.claimed[position[j]] = _tlc_step(act)
+            elif j in position and i in position and position[i] == len(order) - 1 and position[j] <= position[i]:
+                # a lasso: TLC closes it with an edge from the last state back
+                # to an earlier one, or to itself where the behaviour stutters
+                doc.loop = position[j]
+                doc.stutters = i == j
             elif j in position and i in position:
-                doc.notes.append(f"the trace closes a loop from state {i} back to state {j}; "
+                doc.notes.append(f"the trace has a step from state {i} back to state {j} that is not its last; "
                                  f"only the states are replayed")
         return
     # Some tools write the actions as a plain list alongside the states.

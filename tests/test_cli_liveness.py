@@ -100,3 +100,17 @@ def test_bad_temporal_input_is_one_line_and_exit_2(in_tmp, args, fragment):
 def test_a_spec_without_properties_says_so(in_tmp):
     code, _, err = invoke("run", "kip101", *TWO, "--prop", "EpochsConverge")
     assert code == 2 and "its properties: none" in one_error_line(err)
+
+
+@pytest.mark.parametrize("prop, loop, stutters", [("QuorumIsrStabilizes", 5, False),
+                                                   ("LeaderAdoptsItsRequest", 5, True)])
+def test_replay_accepts_tlcs_own_lassos(prop, loop, stutters):
+    from support import ROOT
+    from modelcheck.trace_read import read_trace_file
+    path = f"{ROOT}/tests/fixtures/tlc/kip320-{prop}-NoFairSpec-lasso.json"
+    doc = read_trace_file(path)
+    assert (doc.loop, doc.stutters) == (loop, stutters)
+    code, text, _ = invoke("replay", "kip320", path, *TWO, "--prop", prop, "--specification", "NoFairSpec")
+    assert code == 13 and f"The lasso violates {prop}" in text
+    code, text, _ = invoke("replay", "kip320", path, *TWO, "--prop", prop, "--specification", "Spec")
+    assert code == 3 and "not fair under Spec" in text
