@@ -369,20 +369,16 @@ def replay_trace(spec, trace, consts, invariants, prop, specification, as_json):
 
     bound = load(spec, trace, consts)
     if prop or bound.document.loop is not None and bound.document.property:
+        # a lasso, judged against a temporal property
         from modelcheck.liveness.replay import lasso_report_json, lasso_report_text, replay_lasso
-        lasso = replay_lasso(bound, prop, specification)
-        if as_json:
-            click.echo(json.dumps(lasso_report_json(lasso)))
-        else:
-            warn_all(bound)
-            click.echo(lasso_report_text(lasso))
-        return lasso.exit_code
-    report = replay(bound, chosen_invariants(bound, invariants))
+        report, as_dict, as_text = replay_lasso(bound, prop, specification), lasso_report_json, lasso_report_text
+    else:
+        report, as_dict, as_text = replay(bound, chosen_invariants(bound, invariants)), report_json, report_text
     if as_json:
-        click.echo(json.dumps(report_json(report)))
+        click.echo(json.dumps(as_dict(report)))
     else:
         warn_all(bound)
-        click.echo(report_text(report))
+        click.echo(as_text(report))
     return report.exit_code
 
 
