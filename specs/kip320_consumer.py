@@ -224,4 +224,5 @@ SPEC = SpecDefinition(
     invariants=base.BASE_INVARIANTS + (NoDivergentDelivery,),
     default_invariants=("NoDivergentDelivery",),
     variables=variables, sometimes=base.BASE_SOMETIMES + (ConsumerDelivered,), symmetry=("Replicas",),
-    notes="UncleanElection, ConsumerFencing and TruncationCheck switch the mechanisms (TRUE/FALSE)")
+    notes="UncleanElection, ConsumerFencing and TruncationCheck switch the mechanisms (TRUE/FALSE)",
+    origin="written for modelcheck; it extends Kip320")
