@@ -220,3 +220,23 @@ def test_progress_shows_on_a_terminal(in_tmp):
     code, seen, out = run_on_terminal("run", "kip320", "--max-depth", "13", "--json", cwd=in_tmp, timeout=120)
     assert "states" in seen and "depth" in seen and "states/s" in seen
     assert json.loads(out)["result"] == "bounded-ok"
+
+
+def test_the_header_is_printed_when_the_run_starts(in_tmp):
+    """A long run says at once what it checks: the header reaches stdout
+    while the search is still going (the bfs engine on the default kip320
+    model takes several seconds)."""
+    from support import ROOT
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", "run", "kip320", "--engine", "bfs",
+                             "--quiet"], cwd=in_tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True)
+    try:
+        header = [proc.stdout.readline() for _ in range(6)]
+        still_running = proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
+    assert header[0].startswith("modelcheck ") and "kip320 · engine bfs" in header[0]
+    assert header[3].startswith("invariants  TypeOk ") and header[5].startswith("            StrongIsr  Below")
+    assert still_running
