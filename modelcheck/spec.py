@@ -110,7 +110,6 @@ class SpecDefinition:
     sometimes: tuple[PredicateDef, ...] = ()
     notes: str = ""
     check_constants: Callable[[Constants], None] | None = None
-    summarize: Callable[["Model", tuple], str] | None = None  # a one-line state summary
     # Constants whose model values are interchangeable (TLC's SYMMETRY): renaming
     # them maps Init, every action and every predicate onto itself. Engines may
     # use it to prune; tests check the claim on small models.

@@ -456,30 +456,6 @@ def HighWatermarkAdvanced(s):
     return any_of(s.hw[r] > 0 for r in replicas(s))
 
 
-def _names(replica_set) -> str:
-    return "{" + ",".join(sorted(replica_set)) + "}"
-
-
-def summarize(model, state) -> str:
-    """One line per state: each replica's role, epoch, high watermark, log
-    (records as id@epoch) and cached ISR, then the quorum state."""
-    v = model.codec.encode(state)
-    parts = []
-    for name, rs in v["replicaState"].items():
-        log = v["replicaLog"][name]
-        records = ",".join(f"{rec['id']}@{rec['epoch']}" for o, rec in log["records"].items() if o < log["endOffset"])
-        leader = rs["leader"]
-        role = "leader" if leader == name else ("-" if leader == "NONE" else f"->{leader}")
-        parts.append(f"{name} {role} e{rs['leaderEpoch']} hw{rs['hw']} [{records}] isr{_names(rs['isr'])}")
-    q = v["quorumState"]
-    parts.append(f"quorum {q['leader']} e{q['leaderEpoch']} isr{_names(q['isr'])}")
-    requests = sorted(v["leaderAndIsrRequests"], key=lambda r: r["leaderEpoch"])
-    parts.append("requests " + (" ".join(f"e{r['leaderEpoch']}:{r['leader']}{_names(r['isr'])}" for r in requests)
-                                or "none"))
-    parts.append(f"next id {v['nextRecordId']}, next epoch {v['nextLeaderEpoch']}")
-    return " | ".join(parts)
-
-
 BASE_INVARIANTS = (TypeOk, WeakIsr, StrongIsr, LeaderInIsr)
 DEFAULT_INVARIANTS = ("TypeOk", "WeakIsr", "StrongIsr")
 BASE_SOMETIMES = (LeaderElected, HighWatermarkAdvanced)

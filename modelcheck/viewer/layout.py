@@ -263,6 +263,16 @@ def rows_for(model, state: tuple) -> list[Row]:
     return rows + other_rows(values, rest)
 
 
+def state_line(model, state: tuple) -> str:
+    """A whole state on one line, as the viewers write it: ``r1: leader self ·
+    epoch 2 · hw 1 · isr {r1, r2} · log id0@2 | _; ...; quorum: leader r1 · ...``."""
+    parts = []
+    for row in rows_for(model, state):
+        name = f"request {row.name}" if row.group == "requests" else row.name
+        parts.append(f"{name}: " + " · ".join(f"{c.label} {c.text}" if c.label else c.text for c in row.cells))
+    return "; ".join(parts)
+
+
 def build_frames(model, states: Sequence[tuple], labels: Sequence[str]) -> list[Frame]:
     """One frame per state, each marking the cells that differ from the frame before."""
     frames: list[Frame] = []
