@@ -73,7 +73,7 @@ def render_html(view: TraceView) -> str:
     model, doc = view.model, view.trace.document
     broken = ", ".join(f"{b.invariant} violated in state {b.state + 1}" for b in view.breakages)
     heading = f"{model.spec.name}: {broken}" if broken else f"{model.spec.name}: a trace of {len(view.frames)} states"
-    subtitle = (f"{model.spec.module}.tla · {model.describe_constants()} · {len(view.frames)} states · "
+    subtitle = (f"{model.spec.source()} · {model.describe_constants()} · {len(view.frames)} states · "
                 f"{os.path.basename(doc.path)}")
     values = {
         "TITLE": html.escape(heading),
