@@ -28,7 +28,7 @@
   function drawLog(cell) {
     var data = cell.data;
     var changedOffsets = cell.changed_offsets || [];
-    var lane = el("span", { className: "lane", "data-kind": "log" });
+    var lane = el("span", { className: "lane" + (data.marker !== null ? " with-marker" : ""), "data-kind": "log" });
     function addMarker() { lane.appendChild(marker(data.marker_name, cell.marker_moved)); }
     data.records.forEach(function (rec, offset) {
       if (data.marker === offset) { addMarker(); }
