@@ -24,7 +24,8 @@ ENGINE_SUMMARIES: dict[str, str] = {
     "fast": "bfs over whole levels with numpy: same counts, traces, report",
     "spark": "bfs on a Spark cluster or local[*]; at a violation, the whole\n"
              "         level is counted and another shortest trace may be shown",
-    "z3": "bounded model checking with z3 (no state count)",
+    "z3": "bounded model checking with z3: no state count, and its\n"
+          "         counterexample is a shortest one, not always bfs's",
 }
 
 # the fastest exact engine: the same verdicts, counts and traces as the reference
