@@ -240,3 +240,26 @@ def test_the_header_is_printed_when_the_run_starts(in_tmp):
     assert header[0].startswith("modelcheck ") and "kip320 · engine bfs" in header[0]
     assert header[3].startswith("invariants  TypeOk ") and header[5].startswith("            StrongIsr  Below")
     assert still_running
+
+
+def test_list_says_what_each_invariant_means(in_tmp):
+    code, out, _ = invoke("list")
+    assert code == 0
+    kip320 = out.split("\nkip320  ")[1].split("\n\n")[0].splitlines()
+    assert kip320[0] == "(port of TLA+ module Kip320, from github.com/hachikuji/kafka-specification)"
+    assert "    StrongIsr*    Below a presumed leader's high watermark, every replica in the quorum's (true) ISR " \
+           "has exactly the leader's records, so any electable replica holds all data consumers may have seen." \
+        in kip320
+    assert "    LeaderInIsr   The quorum's leader is a member of the quorum's ISR." in kip320
+    assert ".tla" not in out
+    consumer = out.split("\nkip320-consumer  ")[1]
+    assert consumer.startswith("(port of TLA+ module Kip320Consumer, written for modelcheck; it extends Kip320)")
+
+
+def test_run_help_names_every_engine(in_tmp):
+    code, out, _ = invoke("run", "--help")
+    assert code == 0
+    engine_option = " ".join(out.split("--engine ")[1].split("--const")[0].split())
+    assert engine_option == "[bfs|fast|spark|z3] Exploration engine (listed below). [default: fast]"
+    engines = out.split("Engines:\n")[1].splitlines()
+    assert [line.split()[0] for line in engines if line.startswith("    ")] == ["bfs", "fast", "spark", "z3"]
