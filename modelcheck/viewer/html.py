@@ -98,6 +98,8 @@ def view_payload(view: TraceView) -> dict[str, Any]:
                        "focus": [list(f) for f in b.focus]} for b in view.breakages],
         "epochs": sorted(epochs),
         "legend": LEGEND,
+        "lasso": None if view.lasso is None else {"start": view.lasso.start, "phrase": view.lasso.phrase,
+                                                  "explanation": view.lasso.explanation},
     }
 
 

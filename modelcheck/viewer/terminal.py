@@ -77,6 +77,8 @@ def story_lines(view: TraceView, style: Style, diff: bool, markers: bool = True)
         if markers:
             out.extend(style.alarm(f"  !! {b.invariant} is violated in state {frame.number}")
                        for b in view.breakages_at(index))
+    if view.lasso is not None:  # a lasso goes on forever: say how
+        out.append(style.alarm(f"  -> {view.lasso.phrase}"))
     return out
 
 
@@ -180,7 +182,10 @@ def summary_lines(view: TraceView, style: Style, width: int) -> list[str]:
     lines = []
     for b in view.breakages:  # the state is flagged where it breaks: here, only why
         lines.extend(style.alarm(line) for line in textwrap.wrap(b.explanation, width, subsequent_indent="  "))
-    if not view.breakages:
+    if view.lasso is not None and view.lasso.explanation:
+        lines.extend(style.alarm(line) if i == 0 else line
+                     for i, line in enumerate(view.lasso.explanation.splitlines()))
+    elif not view.breakages:
         lines.append("No invariant checked here is violated in this trace.")
     for k in view.illegal:
         lines.append(style.alarm(f"State {k + 1} does not follow from state {k} by any action of "
