@@ -153,8 +153,8 @@ def own_actions_search(model, path: list[int], invariant: str, deadline: float, 
     seen.add(fingerprints(level))
     levels: list[tuple[np.ndarray, np.ndarray]] = []  # per depth: each state's parent and action
     for _ in range(len(path) - 2):  # a shorter behaviour takes at most len(path) - 2 steps
-        successors, parents, actions, _ = expander.generate(level)
-        if successors is None or time.monotonic() > deadline or len(seen) > max_states:
+        successors, parents, actions, _ = expander.successors(level)
+        if successors.shape[1] == 0 or time.monotonic() > deadline or len(seen) > max_states:
             return None
         keep = allowed[actions]
         successors, parents, actions = successors[:, keep], parents[keep], actions[keep]

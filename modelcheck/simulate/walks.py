@@ -100,7 +100,7 @@ class RandomWalks:
         from modelcheck.backends.numpy_codegen import compile_numpy
         self.model = model
         self.invariants = tuple(invariants)
-        self.expander = Expander(model, False, coverage)
+        self.expander = Expander(model, coverage=coverage)
         self.packing = self.expander.packing
         self.predicates = compile_numpy(model, list(invariants) + list(model.sometimes)).predicates
         self.coverage = coverage
@@ -165,9 +165,9 @@ class RandomWalks:
             if reason:
                 report.stopped = reason
                 break
-            successors, parents, actions, _ = self.expander.generate(words if live.size == slots else words[:, live])
+            successors, parents, actions, _ = self.expander.successors(words if live.size == slots else words[:, live])
             counts = np.bincount(parents, minlength=live.size)
-            if successors is not None:
+            if successors.shape[1]:
                 report.generated += successors.shape[1]
                 broken = self.first_broken(successors)
                 if broken:
