@@ -17,6 +17,7 @@ import click
 from modelcheck import __version__
 from modelcheck.engines import DEFAULT_ENGINE, ENGINE_SUMMARIES, engine_names
 from modelcheck.errors import InputError
+from modelcheck.simulate.command import coverage_option, simulate
 from modelcheck.spark.commands import cluster, engine_options_from, spark_options
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_VIOLATION = 0, 1, 2, 12
@@ -93,11 +94,12 @@ def main():
 @click.option("--checkpoint-every", type=float, default=60.0, show_default=True, metavar="SECONDS",
               help="fast engine: at most this often.")
 @click.option("--resume", metavar="DIR", help="fast engine: continue the search saved in DIR.")
+@coverage_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @spark_options
 def run(spec, engine, consts, config, invariants, properties, specification, max_depth, check_deadlock, trace_out,
-        overwrite, max_states, max_memory, checkpoint, checkpoint_every, resume, as_json, quiet, **spark):
+        overwrite, max_states, max_memory, checkpoint, checkpoint_every, resume, coverage, as_json, quiet, **spark):
     """Check SPEC's invariants over every reachable state.
 
     Ctrl-C stops cleanly and prints what was explored (exit 130); a second
@@ -117,7 +119,8 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
     request = RunRequest(spec=spec, engine=engine, consts=tuple(consts), config=config,
                          invariants=tuple(invariants), max_depth=max_depth, check_deadlock=check_deadlock,
                          trace_out=trace_out, overwrite=overwrite, max_states=max_states, max_memory=max_memory,
-                         engine_options=engine_options, properties=tuple(properties), specification=specification)
+                         engine_options=engine_options, properties=tuple(properties), specification=specification,
+                         coverage=coverage)
     prepared = prepare(request)
     warn(prepared.warnings)
     # a Spark run logs a line per level even into a file: such runs are long
@@ -389,6 +392,7 @@ def replay_trace(spec, trace, consts, invariants, prop, specification, as_json):
 
 
 main.add_command(cluster)
+main.add_command(simulate)
 
 
 if __name__ == "__main__":

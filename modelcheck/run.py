@@ -44,6 +44,7 @@ class RunRequest:
     engine_options: dict[str, Any] = field(default_factory=dict)
     properties: tuple[str, ...] = ()  # temporal properties (--prop)
     specification: str | None = None  # the named specification they are checked under
+    coverage: str | None = None  # None, "actions" or "full" (modelcheck/coverage.py)
 
 
 @dataclass
@@ -96,7 +97,10 @@ def prepare(request: RunRequest) -> PreparedRun:
         raise InputError(f"--max-states must be at least 1, got {request.max_states}")
     max_memory = parse_size(request.max_memory) if request.max_memory is not None else None
     check_trace_destination(request.trace_out, request.overwrite)
-    get_engine(request.engine)  # an unknown engine is bad input too
+    from modelcheck.coverage import parse_level, require_collecting
+    require_collecting(get_engine(request.engine), parse_level(request.coverage), request.engine)  # unknown: bad too
+    if request.coverage and request.engine_options.get("resume"):
+        raise InputError("--coverage counts a search from its start; it cannot continue one with --resume")
     _check_checkpoint_options(request)
     model = spec.instantiate(constants)
     return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory, properties,
@@ -148,6 +152,7 @@ class RunOutcome:
     trace_text: str | None
     explanation: str | None = None  # why the last state breaks the invariant (modelcheck/explain.py)
     liveness: Any = None  # a modelcheck.liveness.check.LivenessResult when properties were checked
+    coverage: Any = None  # a modelcheck.coverage.CoverageReport
 
     @property
     def exit_code(self) -> int:
@@ -181,15 +186,20 @@ class RunOutcome:
             "violation": violation,
             "properties": list(p.properties),
             "specification": p.specification.name if p.specification is not None else None,
+            **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
         }
 
 
-def execute(prepared: PreparedRun, progress: Progress) -> RunOutcome:
+def execute(prepared: PreparedRun, progress: Progress, engine=None) -> RunOutcome:
+    """Run the request's engine (or ``engine``, an object with the engines'
+    interface, such as the simulator) and write the trace of a violation."""
+    from modelcheck.coverage import Coverage
     request = prepared.request
-    engine = get_engine(request.engine)
+    engine = engine or get_engine(request.engine)
     limits = Limits(request.max_states, prepared.max_memory)
+    coverage = Coverage(prepared.model, request.coverage) if request.coverage else None
     options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
-                           dict(request.engine_options), limits)
+                           dict(request.engine_options), limits, coverage)
     if prepared.properties and not prepared.invariants:
         result = None
     else:
@@ -208,7 +218,8 @@ def execute(prepared: PreparedRun, progress: Progress) -> RunOutcome:
         if v.invariant in prepared.model.invariants:
             from modelcheck.explain import explain
             explanation = explain(prepared.model, v.states[-1], v.invariant)
-    return RunOutcome(prepared, result, trace_file, trace_text, explanation)
+    return RunOutcome(prepared, result, trace_file, trace_text, explanation,
+                      coverage=coverage.report() if coverage is not None else None)
 
 
 def collision_notes(result: CheckResult) -> list[str]:
@@ -257,6 +268,8 @@ def result_text(outcome: RunOutcome) -> str:
     lines = verdict_lines(outcome)
     lines.extend(stats_lines(outcome))
     lines.extend(f"note: {n}" for n in outcome.result.notes)
+    if outcome.coverage is not None:
+        lines += ["", outcome.coverage.text()]
     return "\n".join(lines)
 
 

@@ -49,20 +49,27 @@ class ActionDef:
     params: tuple[tuple[str, Domain], ...]
     where: Callable[..., bool] | None
     doc: str
+    # The branches of the TLA+ action's disjunction, by name: each a function
+    # (s, **params) -> condition. Coverage reports how often each held, and
+    # flags one that can never hold (see modelcheck/coverage.py).
+    cases: tuple[tuple[str, Callable[..., Any]], ...] = ()
 
     def __call__(self, s, n, **params):
         return self.fn(s, n, **params)
 
 
-def action(where: Callable[..., bool] | None = None, **params: Domain):
+def action(where: Callable[..., bool] | None = None, cases: dict[str, Callable[..., Any]] | None = None,
+           **params: Domain):
     """Declare an action named after its function, quantified over ``params``.
 
     ``where`` drops parameter combinations whose guard is false by
     construction (for example a replica fetching from itself); the docstring of
-    each such use says why the combination can never fire.
+    each such use says why the combination can never fire. ``cases`` names the
+    branches of the TLA+ action (see ``ActionDef.cases``).
     """
     def wrap(fn):
-        return ActionDef(fn.__name__, fn, tuple(params.items()), where, (fn.__doc__ or "").strip())
+        return ActionDef(fn.__name__, fn, tuple(params.items()), where, (fn.__doc__ or "").strip(),
+                         tuple((cases or {}).items()))
     return wrap
 
 

@@ -3,10 +3,13 @@ stopping by PID whatever a test started, even when it fails."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
+import tempfile
 
 import psutil
 
@@ -56,3 +59,17 @@ def assert_trace_replays(m, path: str, length: int) -> None:
     assert states[0] in m.init_states
     for before, after in zip(states, states[1:]):
         assert after in [t for _, t in m.successors(before)]
+
+
+@contextlib.contextmanager
+def local_context(app_name: str, master: str = "local[2]"):
+    """A SparkContext in local mode for a test module, stopped afterwards."""
+    from modelcheck.spark.session import start_context
+    from modelcheck.spark.settings import SparkSettings
+    scratch = tempfile.mkdtemp(prefix="modelcheck-test-spark-")
+    sc = start_context(SparkSettings(master=master), app_name, scratch)
+    try:
+        yield sc
+    finally:
+        sc.stop()
+        shutil.rmtree(scratch, ignore_errors=True)

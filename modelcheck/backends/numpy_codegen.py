@@ -186,3 +186,17 @@ def compile_numpy(model, predicate_names: list[str] | None = None, instances=Non
     exec(compile(source, f"<modelcheck numpy {model.spec.name}>", "exec"), namespace)
     return NumpyKernel(namespace["enabled"], [namespace[f"update_{k}"] for k in range(len(instances))],
                        namespace["predicates"], source)
+
+
+def compile_columns(exprs: list[Expr], name: str = "columns") -> Callable[[np.ndarray], list[np.ndarray]]:
+    """One function evaluating ``exprs`` on a batch, as a list of arrays (a
+    constant expression becomes a full column). Shared subexpressions are
+    computed once, as in ``compile_numpy``."""
+    dag = _Dag()
+    roots = [dag.add(e) for e in exprs]
+    body, results = _emit(dag, roots, lambda slot: f"C[{slot}]", "C.shape[1]")
+    lines = ["def evaluate(C):"] + ["    " + line for line in body]
+    lines.append("    return [" + ", ".join(results[r] for r in roots) + "]")
+    namespace = {"_where": np.where, "_full": lambda n, v: np.full(n, v)}
+    exec(compile("\n".join(lines) + "\n", f"<modelcheck numpy {name}>", "exec"), namespace)
+    return namespace["evaluate"]

@@ -29,6 +29,7 @@ class CheckOptions:
     progress: Progress = field(default_factory=Silent)
     engine_options: Mapping[str, Any] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
+    coverage: Any = None  # a modelcheck.coverage.Coverage to report to, for engines that collect it
 
 
 @dataclass

@@ -75,11 +75,12 @@ class Expansion:
 class Expander:
     """Turns chunks of a level into their successors."""
 
-    def __init__(self, model, check_deadlock: bool = False, instances=None):
+    def __init__(self, model, check_deadlock: bool = False, instances=None, coverage=None):
         from modelcheck.backends.numpy_codegen import compile_numpy
         self.kernel = compile_numpy(model, [], instances)
         self.packing = Packing(model.schema)
         self.check_deadlock = check_deadlock
+        self.coverage = coverage  # a modelcheck.coverage.Coverage told of every state expanded, or None
 
     def successors(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
         """Every successor of a chunk, repeats included: (words, parent index
@@ -87,6 +88,8 @@ class Expander:
         packing, kernel = self.packing, self.kernel
         columns = packing.unpack(words)
         enabled = kernel.enabled(columns)
+        if self.coverage is not None:
+            self.coverage.expanded(columns, enabled)
         parts_words, parts_parents, parts_actions = [], [], []
         for index, rows in enumerate(enabled):
             if rows.size == 0:
@@ -192,6 +195,7 @@ class ParentStore:
 
 class FastChecker:
     name = "fast"
+    collects_coverage = True
 
     def check(self, model, options: CheckOptions) -> CheckResult:
         return _Search(model, options).run()
@@ -206,7 +210,7 @@ class _Search:
         self.started = time.perf_counter()
         self.packing = Packing(model.schema)
         self.predicates = compile_numpy(model, list(options.invariants) + list(model.sometimes)).predicates
-        self.expander = Expander(model, options.check_deadlock)
+        self.expander = Expander(model, options.check_deadlock, coverage=options.coverage)
         engine_options = options.engine_options
         self.checkpoint_dir = engine_options.get("resume") or engine_options.get("checkpoint")
         self.checkpoint_every = float(engine_options.get("checkpoint_every", 60.0))
@@ -275,6 +279,8 @@ class _Search:
         self.generated += len(model.init_states)
         level_start = self.store.add_level(np.full(order.size, -1, np.int64), (-1 - order).astype(np.int32))
         self.visited.add(fps)
+        if self.options.coverage is not None:
+            self.options.coverage.initial(order.size)
         level_words = init_words[:, order]
         bad = self.check_level(level_words, level_start, 1)
         if bad:
@@ -308,6 +314,8 @@ class _Search:
             if expansion.fps.size == 0:
                 break
             self.visited.add(expansion.fps)
+            if options.coverage is not None:
+                options.coverage.new_states(expansion.actions)
             expansion = in_discovery_order(expansion, len(self.expander.kernel.updates))
             level_start = self.store.add_level(expansion.parents + level_start, expansion.actions)
             depth += 1

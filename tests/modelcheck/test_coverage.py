@@ -1,0 +1,77 @@
+"""Coverage: counts that add up to the search's own, the dead branch Kip320
+declares, and field ranges."""
+
+import numpy as np
+
+from support import model
+from modelcheck.coverage import Coverage, guard_branches
+from modelcheck.engines.base import CheckOptions
+from modelcheck.engines.fast import FastChecker
+from modelcheck.expr import or_, var
+from modelcheck.simulate.walks import RandomWalks, WalkPlan
+
+
+def fast_with_coverage(m, level="actions"):
+    coverage = Coverage(m, level)
+    result = FastChecker().check(m, CheckOptions(m.spec.default_invariants, coverage=coverage))
+    return result, coverage.report()
+
+
+def test_distinct_over_actions_plus_initial_states_is_the_distinct_state_count():
+    m = model("kip320", Replicas=2)
+    result, report = fast_with_coverage(m)
+    assert result.distinct_states == 5973
+    assert report.initial_states + sum(a["distinct"] for a in report.actions) == 5973
+    # one successor per enabled state, and every successor generated is counted by the engine too
+    assert sum(a["generated"] for a in report.actions) + 1 == result.states_generated
+    assert all(a["enabled"] == a["generated"] >= a["distinct"] > 0 for a in report.actions)
+
+
+def test_full_coverage_lists_every_instance_and_adds_up_to_the_actions():
+    m = model("kip320", Replicas=2)
+    _, report = fast_with_coverage(m, "full")
+    assert len(report.instances) == len(m.instances)
+    for a in report.actions:
+        mine = [i for i in report.instances if i["name"].split("(")[0] == a["name"]]
+        assert sum(i["distinct"] for i in mine) == a["distinct"]
+
+
+def test_the_upstream_leader_none_branch_is_found_dead():
+    _, report = fast_with_coverage(model("kip320", Replicas=2))
+    dead = [(b["action"], b["condition"]) for b in report.dead_branches]
+    assert ("FencedBecomeFollowerAndTruncate", "leader = None") in dead
+    live = next(b for b in report.branches if b["condition"] == "leader # None")
+    assert live["held"] == live["enabled"] > 0  # the other declared case held whenever the action did
+    assert report.to_json()["dead_branches"]
+
+
+def test_a_bound_never_reached_is_flagged():
+    # with MaxRecords=1 no replica ever holds two records, so at most one offset is ever reached
+    m = model("kip320", Replicas=2, LogSize=2, MaxRecords=1)
+    _, report = fast_with_coverage(m)
+    log_end = next(f for f in report.fields if f["field"] == "log_end")
+    assert log_end["reached"] == [0, 1] and log_end["declared"] == [0, 2]
+    assert log_end["flags"] == ["upper bound 2 never reached"]
+
+
+def test_guard_branches_are_the_disjuncts():
+    a, b, c = (var(k, "bool") for k in range(3))
+    places = [p for p, _ in guard_branches(or_(a, or_(b, c)))]
+    assert places == ["or.1", "or.2", "or.3"]  # nested disjunctions are flattened
+
+
+def test_simulation_coverage_adds_up_to_the_distinct_states_it_saw():
+    m = model("kip320", Replicas=2)
+    coverage = Coverage(m)
+    r = RandomWalks(m, ("WeakIsr",), coverage).run(WalkPlan(behaviours=500, batch=128), np.random.default_rng(0))
+    report = coverage.report()
+    assert report.initial_states + sum(a["distinct"] for a in report.actions) == r.distinct
+    assert sum(a["generated"] for a in report.actions) == r.generated
+
+
+def test_a_guard_disjunct_that_never_holds_is_flagged():
+    # Kip320FirstTry's high watermark test has a disjunct for hw + 1 = 0, which no state satisfies
+    _, report = fast_with_coverage(model("kip320-first-try", Replicas=2))
+    dead = {(b["action"], b["condition"]): b for b in report.dead_branches}
+    found = dead[("ImprovedLeaderIncHighWatermark", "((hw[_] + 1) = 0)")]
+    assert found["enabled"] > 0 and not found["declared"]
