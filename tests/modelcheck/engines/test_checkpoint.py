@@ -63,7 +63,7 @@ def test_checkpoint_of_another_spec_is_refused(in_tmp):
 
 @pytest.mark.parametrize("args, fragment", [
     (("--checkpoint", "ck"), "already holds a checkpoint"),
-    (("--resume", "nowhere"), "no checkpoint there"),
+    (("--resume", "nowhere"), "no such directory"),
     (("--max-states", "0"), "at least 1"),
     (("--max-memory", "lots"), "size such as"),
     (("--max-memory", "1K"), "below the 16 MiB"),
