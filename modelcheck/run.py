@@ -15,7 +15,7 @@ from typing import Any
 
 from modelcheck import __version__
 from modelcheck.cfgfile import read_config
-from modelcheck.constants import parse_assignment
+from modelcheck.constants import check_bounds, parse_assignment, parse_value
 from modelcheck.engines import get_engine
 from modelcheck.engines.base import CheckOptions, CheckResult
 from modelcheck.engines.checkpoint import check_destination as check_checkpoint_destination
@@ -60,11 +60,16 @@ def resolve_spec_and_constants(spec_name: str, consts: tuple[str, ...], config: 
     cfg = read_config(config) if config else None
     given: dict[str, str] = {}
     if cfg:
-        known = {d.name for d in spec.constants}
+        decls = {d.name: d for d in spec.constants}
         for name, value in cfg.constants.items():
-            if name not in known:
-                raise InputError(f"{cfg.path}:{cfg.constant_lines[name]}: {spec.name} has no constant {name!r} "
-                                 f"(its constants: {', '.join(sorted(known))})")
+            where = f"{cfg.path}:{cfg.constant_lines[name]}"
+            if name not in decls:
+                raise InputError(f"{where}: {spec.name} has no constant {name!r} "
+                                 f"(its constants: {', '.join(sorted(decls))})")
+            try:  # a bad value is reported at its line
+                check_bounds(decls[name], parse_value(decls[name], value))
+            except InputError as e:
+                raise InputError(f"{where}: {e}") from None
             given[name] = value
     for text in consts:
         name, value = parse_assignment(text)

@@ -159,8 +159,15 @@ def _last_line(text: str) -> str:
 
 
 def check_startable(state_dir: str) -> None:
-    """Java is there, and no cluster recorded in ``state_dir`` still runs."""
+    """Java is there, ``state_dir`` can hold the cluster's records, and no
+    cluster recorded there still runs."""
     require_java()
+    try:
+        os.makedirs(state_dir, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"--state-dir {state_dir}: cannot create it ({e.strerror or e})") from None
+    if not os.access(state_dir, os.W_OK):
+        raise InputError(f"--state-dir {state_dir}: not writable")
     existing = ClusterState.load(state_dir)
     if existing is not None and any(p.running() for p in existing.processes):
         raise InputError(f"a cluster recorded in {state_dir} is still running ({existing.master_url}); "
