@@ -1,7 +1,8 @@
 """Stopping a long search cleanly: state and memory bounds, and Ctrl-C.
 
-Engines poll ``Limits.reached(states)`` between units of work (every few
-thousand states, or every chunk). Ctrl-C does not raise inside an engine: the
+Engines poll ``Limits.reached()`` between units of work (every few
+thousand states, or every chunk) and ``Limits.reached(states)`` between
+levels, where alone the state bound applies. Ctrl-C does not raise inside an engine: the
 CLI's signal handler only records the request, and the engine stops at its
 next poll with everything it has counted so far, so partial statistics and a
 final checkpoint are always consistent. A second Ctrl-C interrupts at once.
@@ -51,11 +52,14 @@ class Limits:
     memory_poll_seconds: float = 0.2
     _last_poll: float = 0.0
 
-    def reached(self, states: int) -> str | None:
-        """Why the search must stop now, or None."""
+    def reached(self, states: int | None = None) -> str | None:
+        """Why the search must stop now, or None. ``states`` is given only
+        between levels: --max-states stops a search at the end of the level
+        that reaches it, on every engine, so that every engine reports the
+        same count and depth and every state counted has been checked."""
         if self.stop.requested:
             return INTERRUPTED
-        if self.max_states is not None and states >= self.max_states:
+        if states is not None and self.max_states is not None and states >= self.max_states:
             return MAX_STATES
         if self.max_memory is not None:
             now = time.monotonic()

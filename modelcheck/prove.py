@@ -24,9 +24,10 @@ from modelcheck.engines.bmc import BmcSettings
 from modelcheck.engines.induction import NOT_INDUCTIVE, PROVED, VIOLATION, ProofOutcome, StepReport, prove
 from modelcheck.errors import InputError
 from modelcheck.progress import Progress
-from modelcheck.run import resolve_spec_and_constants
+from modelcheck.run import resolve_spec_and_constants, warn
 from modelcheck.spec import Model, SpecDefinition
-from modelcheck.trace import check_trace_destination, render_text, trace_from_states, write_trace
+from modelcheck.outputs import check_output_destination, save_trace
+from modelcheck.trace import render_text, trace_from_states
 
 EXIT_CODES = {PROVED: 0, VIOLATION: 12, NOT_INDUCTIVE: 20}
 HYPOTHESIS = "Hypothesis"
@@ -66,7 +67,7 @@ def prepare_proof(request: ProveRequest) -> PreparedProof:
         invariants = tuple(invariants) + spec.lemmas
     spec.check_invariant_names(invariants)
     invariants = tuple(dict.fromkeys(invariants))
-    check_trace_destination(request.trace_out, request.overwrite)
+    check_output_destination(request.trace_out, request.overwrite, spec.name)
     warnings = list(cfg.warnings) if cfg else []
     return PreparedProof(request, spec, spec.instantiate(constants), invariants, warnings)
 
@@ -123,18 +124,23 @@ def execute_proof(prepared: PreparedProof, progress: Progress) -> ProofReport:
         v = outcome.violation
         trace = trace_from_states(model, v.states, v.actions, v.invariant, "z3")
         trace.meta = {"found_by": f"base case of k-induction (k = {outcome.k})"}
-        trace_file = write_trace(trace, request.trace_out, request.overwrite)
-        trace_text = render_text(trace)
+        trace_file, trace_text = _save(trace, request), render_text(trace)
     elif outcome.counterexample is not None:
         c = outcome.counterexample
         trace = trace_from_states(model, c.states, c.actions, c.broken[0], "z3")
         trace.origin = HYPOTHESIS
         trace.meta = {"kind": "counterexample to induction", "k": outcome.k,
                       "hypothesis": list(prepared.invariants), "broken": c.broken}
-        trace_file = write_trace(trace, request.trace_out, request.overwrite,
-                                 stem=f"{model.spec.name}-{c.broken[0]}-cti")
-        trace_text = render_text(trace)
+        trace_file, trace_text = _save(trace, request, f"{model.spec.name}-{c.broken[0]}-cti"), render_text(trace)
     return ProofReport(prepared, outcome, time.perf_counter() - started, trace_file, trace_text)
+
+
+def _save(trace, request: ProveRequest, stem: str | None = None) -> str | None:
+    """Write the trace; a failed write is a warning, never the loss of the verdict."""
+    saved = save_trace(trace, request.trace_out, request.overwrite, stem)
+    if saved.problem:
+        warn([saved.problem])
+    return saved.file
 
 
 def _states(n: int) -> str:

@@ -20,10 +20,12 @@ from modelcheck.engines import get_engine
 from modelcheck.engines.base import CheckOptions, CheckResult
 from modelcheck.engines.checkpoint import check_destination as check_checkpoint_destination
 from modelcheck.errors import InputError
-from modelcheck.limits import INTERRUPTED, MAX_MEMORY, MAX_STATES, Limits, describe_size, interrupt_requests, parse_size
+from modelcheck.limits import (INTERRUPTED, MAX_MEMORY, MAX_STATES, Limits, StopRequest, describe_size,
+                              interrupt_requests, parse_size)
 from modelcheck.progress import Progress
 from modelcheck.spec import Model, SpecDefinition
-from modelcheck.trace import check_trace_destination, render_text, trace_from_states, write_trace
+from modelcheck.outputs import check_output_destination, save_trace
+from modelcheck.trace import render_text, trace_from_states
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ def prepare(request: RunRequest) -> PreparedRun:
     if request.max_states is not None and request.max_states < 1:
         raise InputError(f"--max-states must be at least 1, got {request.max_states}")
     max_memory = parse_size(request.max_memory) if request.max_memory is not None else None
-    check_trace_destination(request.trace_out, request.overwrite)
+    check_output_destination(request.trace_out, request.overwrite, spec.name)
     get_engine(request.engine)  # an unknown engine is bad input too
     _check_checkpoint_options(request)
     model = spec.instantiate(constants)
@@ -145,14 +147,17 @@ class RunOutcome:
             "distinct_states": r.distinct_states,
             "depth": r.depth,
             "seconds": round(r.seconds, 3),
+            "stopped": r.stopped,  # why an incomplete search stopped (a limit, or "interrupted"), else null
             "violation": violation,
         }
 
 
-def execute(prepared: PreparedRun, progress: Progress) -> RunOutcome:
+def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None = None) -> RunOutcome:
+    """Run the search; ``stop`` is shared with a caller that handles Ctrl-C
+    across several runs (a sweep)."""
     request = prepared.request
     engine = get_engine(request.engine)
-    limits = Limits(request.max_states, prepared.max_memory)
+    limits = Limits(request.max_states, prepared.max_memory, stop or StopRequest())
     options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
                            dict(request.engine_options), limits)
     with interrupt_requests(limits.stop):
@@ -161,8 +166,10 @@ def execute(prepared: PreparedRun, progress: Progress) -> RunOutcome:
     if result.violation is not None:
         v = result.violation
         trace = trace_from_states(prepared.model, v.states, v.actions, v.invariant, result.engine)
-        trace_file = write_trace(trace, request.trace_out, request.overwrite)
-        trace_text = render_text(trace)
+        saved = save_trace(trace, request.trace_out, request.overwrite)
+        if saved.problem:
+            warn([saved.problem])
+        trace_file, trace_text = saved.file, render_text(trace)
         if v.invariant in prepared.model.invariants:
             from modelcheck.explain import explain
             explanation = explain(prepared.model, v.states[-1], v.invariant)

@@ -6,6 +6,10 @@ products). Every run is a full ``run`` (same engine, invariants and limits)
 and becomes one line of a table, as text, markdown or JSON, whose first
 columns are the constants the rows and products name. Counterexamples are
 written into a trace directory under names that say which run produced them.
+
+Ctrl-C stops the run under way with its partial result (as ``run`` does) and
+then the sweep: the table holds the runs done, the interrupted one marked
+``interrupted``. A second Ctrl-C aborts at once.
 """
 
 from __future__ import annotations
@@ -17,8 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from modelcheck.errors import InputError
+from modelcheck.limits import INTERRUPTED, StopRequest, interrupt_requests
 from modelcheck.progress import Progress
 from modelcheck.run import RunOutcome, RunRequest, execute, prepare
+
+INTERRUPTED_RESULT = "interrupted"
 
 
 @dataclass
@@ -29,8 +36,9 @@ class SweepRow:
     def cells(self) -> dict[str, Any]:
         r = self.outcome.result
         v = r.violation
+        result = f"{v.invariant} violated" if r.result == "violation" else r.result
         return {**self.varied,
-                "result": r.result if r.result != "violation" else f"{v.invariant} violated",
+                "result": INTERRUPTED_RESULT if r.stopped == INTERRUPTED else result,
                 "distinct_states": r.distinct_states, "depth": r.depth,
                 "trace_length": v.length if v else None, "trace_file": self.outcome.trace_file,
                 "seconds": round(r.seconds, 2)}
@@ -99,8 +107,22 @@ def free_path(path: str, overwrite: bool) -> str:
     return f"{stem}-{k}.itf.json"
 
 
+@dataclass
+class SweepOutcome:
+    rows: list[SweepRow]  # the runs done, in order
+    planned: int  # how many runs the sweep was to make
+    interrupted: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        return 130 if self.interrupted else 0
+
+    def trace_files(self) -> list[str]:
+        return [r.outcome.trace_file for r in self.rows if r.outcome.trace_file]
+
+
 def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
-          progress: Progress) -> list[SweepRow]:
+          progress: Progress) -> SweepOutcome:
     columns = list(dict.fromkeys(name for run in runs for name in run))
     requests = []
     for given in runs:
@@ -111,11 +133,26 @@ def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
         prepared = prepare(request)  # all input is checked before the first run
         shown = _shown_constants(prepared, columns)
         requests.append((shown, prepared))
-    rows = []
-    for shown, prepared in requests:
-        progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()))
-        rows.append(SweepRow(shown, execute(prepared, progress)))
-    return rows
+    outcome = SweepOutcome([], len(requests))
+    stop = StopRequest()  # one for the whole sweep: a Ctrl-C between runs counts too
+    with interrupt_requests(stop):
+        for shown, prepared in requests:
+            if stop.requested:
+                break
+            progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()))
+            outcome.rows.append(SweepRow(shown, execute(prepared, progress, stop)))
+    outcome.interrupted = stop.requested
+    return outcome
+
+
+def make_trace_dir(trace_dir: str) -> None:
+    """Create the trace directory before any run, or refuse it with one line."""
+    if os.path.exists(trace_dir) and not os.path.isdir(trace_dir):
+        raise InputError(f"--trace-dir {trace_dir} is not a directory")
+    try:
+        os.makedirs(trace_dir, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"cannot create --trace-dir {trace_dir}: {e.strerror or e}") from None
 
 
 def _shown_constants(prepared, columns: list[str]) -> dict[str, str]:
@@ -127,6 +164,8 @@ def _shown_constants(prepared, columns: list[str]) -> dict[str, str]:
 
 
 def render(rows: list[SweepRow], fmt: str, columns: list[str] | None = None) -> str:
+    if not rows:
+        return "[]" if fmt == "json" else "no run was completed"
     table = [row.cells() for row in rows]
     if columns:
         unknown = [c for c in columns if c not in table[0]]
@@ -153,4 +192,13 @@ def render(rows: list[SweepRow], fmt: str, columns: list[str] | None = None) -> 
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells]
+    return "\n".join(lines)
+
+
+def written_text(outcome: SweepOutcome) -> str:
+    """What follows the table: the trace files written, and an interruption."""
+    files = outcome.trace_files()
+    lines = ["", f"traces written ({len(files)}):", *(f"  {f}" for f in files)] if files else []
+    if outcome.interrupted:
+        lines += ["", f"Interrupted after {len(outcome.rows)} of {outcome.planned} runs."]
     return "\n".join(lines)

@@ -28,7 +28,7 @@ def test_violation_exits_12_and_writes_a_trace(in_tmp):
     assert out["result"] == "violation"
     assert out["violation"]["invariant"] == "StrongIsr" and out["violation"]["trace_length"] == 13
     path = out["violation"]["trace_file"]
-    assert path == os.path.join("traces", "kip320-first-try-StrongIsr.itf.json")
+    assert path == os.path.join("modelcheck-out", "kip320-first-try", "kip320-first-try-StrongIsr.itf.json")
     assert len(json.load(open(in_tmp / path))["states"]) == 13
 
 

@@ -36,7 +36,7 @@ def test_violation_report_trace_and_exit_12(tmp_path):
     assert "engine spark" in done.stdout
     assert not any(line.startswith("level ") for line in done.stderr.splitlines())  # --quiet
     assert "spark: INFO DAGScheduler" in done.stderr  # --verbose: Spark's own log
-    path = tmp_path / "traces" / "truncate-to-hw-WeakIsr.itf.json"
+    path = tmp_path / "modelcheck-out" / "truncate-to-hw" / "truncate-to-hw-WeakIsr.itf.json"
     assert json.load(open(path))["#meta"]["modelcheck"]["engine"] == "spark"
     assert_trace_replays(model("truncate-to-hw", Replicas=2), str(path), 9)
 
