@@ -152,3 +152,64 @@ def run_subprocess(*args, cwd=None, env=None, timeout=600):
     full_env["PYTHONPATH"] = ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-c", "from cli import main; main()", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+class Interrupted:
+    """What a run interrupted by ``interrupt`` printed and returned."""
+
+    def __init__(self, code: int, stdout: str, terminal: str):
+        self.code, self.stdout, self.terminal = code, stdout, terminal
+
+
+def interrupt(*args, cwd, marker: str, signals: int = 1, delay: float = 0.0, gap: float = 0.3,
+              timeout: float = 300) -> Interrupted:
+    """Run the CLI in a fresh process group with stderr on a pseudo-terminal
+    (so it shows progress, as at a terminal) and press Ctrl-C as a terminal
+    does: SIGINT to the whole group, ``signals`` times ``gap`` seconds apart,
+    starting ``delay`` seconds after ``marker`` (a regular expression) first
+    appears on stderr. Fails if the run ends before the marker."""
+    import pty
+    import re
+    import signal
+    import threading
+    import time
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", *args], cwd=cwd,
+                            env=dict(os.environ, PYTHONPATH=ROOT), stdout=subprocess.PIPE, stderr=slave,
+                            start_new_session=True)
+    os.close(slave)
+    seen = bytearray()
+
+    def drain():
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the terminal closes when the process ends
+                return
+            if not chunk:
+                return
+            seen.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + timeout
+        while not re.search(marker, seen.decode(errors="replace")):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the run ended or stalled before {marker!r}:\n{seen.decode(errors='replace')}")
+            time.sleep(0.02)
+        time.sleep(delay)
+        for k in range(signals):
+            if k:
+                time.sleep(gap)
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGINT)
+        out, _ = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    reader.join(timeout=10)
+    os.close(master)
+    return Interrupted(proc.returncode, out.decode(), seen.decode(errors="replace"))
