@@ -10,7 +10,9 @@ The verdicts and their exit codes:
   invariants, but the induction step fails, so the verdict is open. The
   counterexample to induction is written as a k + 1 state trace whose first
   state is any state satisfying the hypothesis (``#meta.action`` is
-  ``Hypothesis``), not necessarily a reachable one.
+  ``Hypothesis``), not necessarily a reachable one;
+* ``interrupted`` (130): Ctrl-C came first; the report says how far the
+  proof got, and it is never read as proved.
 """
 
 from __future__ import annotations
@@ -20,16 +22,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from modelcheck import __version__
-from modelcheck.engines.bmc import BmcSettings
-from modelcheck.engines.induction import NOT_INDUCTIVE, PROVED, VIOLATION, ProofOutcome, StepReport, prove
+from modelcheck.engines.bmc import BmcSettings, solver_interrupts
+from modelcheck.engines.induction import (INTERRUPTED, NOT_INDUCTIVE, PROVED, VIOLATION, ProofOutcome, StepReport,
+                                          prove)
 from modelcheck.errors import InputError
+from modelcheck.limits import StopRequest
 from modelcheck.progress import Progress
 from modelcheck.run import resolve_spec_and_constants, warn
 from modelcheck.spec import Model, SpecDefinition
 from modelcheck.outputs import check_output_destination, save_trace
 from modelcheck.trace import render_text, trace_from_states
 
-EXIT_CODES = {PROVED: 0, VIOLATION: 12, NOT_INDUCTIVE: 20}
+EXIT_CODES = {PROVED: 0, VIOLATION: 12, NOT_INDUCTIVE: 20, INTERRUPTED: 130}
 HYPOTHESIS = "Hypothesis"
 
 
@@ -103,6 +107,7 @@ class ProofReport:
             "proved_at_k": o.k if o.result == PROVED else None,
             "depth": o.k,
             "seconds": round(self.seconds, 3),
+            "stopped": "interrupted" if o.result == INTERRUPTED else None,
             "violation": violation,
             "counterexample_to_induction": cti,
         }
@@ -117,7 +122,9 @@ def execute_proof(prepared: PreparedProof, progress: Progress) -> ProofReport:
         step = "" if r.step_holds is None else f"  step {'holds' if r.step_holds else 'fails'} ({r.step_seconds:.2f} s)"
         progress.note(f"k {r.k:>3}  {base}{step}  total {time.perf_counter() - started:.1f} s")
 
-    outcome = prove(model, prepared.invariants, request.k, BmcSettings(), on_step)
+    stop = StopRequest()
+    with solver_interrupts(stop):
+        outcome = prove(model, prepared.invariants, request.k, BmcSettings(), on_step, stop)
     progress.clear()
     trace_file = trace_text = None
     if outcome.violation is not None:
@@ -160,6 +167,11 @@ def proof_summary_text(report: ProofReport) -> str:
         stats.append(("base case", f"no behaviour of up to {_states(o.k)} breaks it"))
         stats.append(("step", f"any {o.k} distinct consecutive states satisfying it are followed only by "
                               f"states that satisfy it"))
+    elif o.result == INTERRUPTED:
+        lines.append(f"Interrupted before a verdict: {conjunction} is not proved.")
+        if o.k:
+            stats.append(("base case", f"no behaviour of up to {_states(o.k)} breaks it"))
+            stats.append(("step", f"fails for every k up to {o.k}; k = {o.k + 1} was under way"))
     elif o.result == VIOLATION:
         lines.append(f"Invariant {o.violation.invariant} is violated (base case, k = {o.k}). "
                      f"Shortest counterexample: {_states(o.violation.length)}.")

@@ -199,8 +199,9 @@ def summary_text(outcome: RunOutcome) -> str:
             why = f"Stopped at --max-memory {describe_size(p.max_memory)}"
         else:
             why = "Interrupted"
-        lines.append(f"{why} before the search was complete: no invariant is violated in the "
-                     f"{r.distinct_states:,} states explored (through depth {r.depth}).")
+        explored = (f"{r.distinct_states:,} states explored (through depth {r.depth})"
+                    if r.distinct_states is not None else f"behaviours of up to {r.depth} states examined")
+        lines.append(f"{why} before the search was complete: no invariant is violated in the {explored}.")
     elif r.result == "bounded-ok":
         lines.append(f"No invariant is violated up to depth {r.depth} (--max-depth); deeper states were not explored.")
     else:

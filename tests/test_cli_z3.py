@@ -8,9 +8,9 @@ import pytest
 
 from support import invoke, invoke_json, model, one_error_line, run_on_terminal
 
-RUN_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds",
+RUN_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
               "violation"}
-PROVE_FIELDS = {"spec", "engine", "constants", "invariants", "k", "result", "proved_at_k", "depth", "seconds",
+PROVE_FIELDS = {"spec", "engine", "constants", "invariants", "k", "result", "proved_at_k", "depth", "seconds", "stopped",
                 "violation", "counterexample_to_induction"}
 
 
