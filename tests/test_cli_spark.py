@@ -91,3 +91,12 @@ def test_without_pyspark_the_engine_is_one_line(tmp_path):
                           env={"PYTHONPATH": str(shadow.parent)})
     assert done.returncode == 2
     assert "needs pyspark: pip install 'modelcheck[spark]'" in one_error_line(done.stderr)
+
+
+def test_ctrl_c_stops_a_local_run_at_the_end_of_the_level(tmp_path, monkeypatch):
+    from spark_support import assert_stopped_at_a_level_end
+    from support import interrupt
+    monkeypatch.chdir(tmp_path)
+    r = interrupt("run", "kip320", "--const", "Replicas=2", "--engine", "spark", "--master", "local[2]", "--json",
+                  cwd=str(tmp_path), marker=r"level +3 ·")
+    assert_stopped_at_a_level_end(r)

@@ -116,6 +116,24 @@ def _environment(**values: str) -> Iterator[None]:
             os.environ.pop(k, None)
 
 
+@contextlib.contextmanager
+def _keeping_sigint() -> Iterator[None]:
+    """Undo the SIGINT handler a new SparkContext installs. pyspark's
+    cancels every job and raises KeyboardInterrupt inside a py4j call, which
+    loses the partial report; modelcheck's own (the run's) asks the search
+    to stop at the end of the level under way, as on every engine."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    ours = signal.getsignal(signal.SIGINT)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, ours)
+
+
 def executor_count(sc) -> int:
     """Executors registered with the driver (the driver itself not counted,
     except in local mode, where it is the executor)."""
@@ -199,7 +217,8 @@ def start_context(settings: SparkSettings, app_name: str, scratch: str):
     conf = SparkConf(loadDefaults=False).setAll(spark_conf_pairs(settings, master, app_name, log_config,
                                                                  under_submit))
     try:
-        with _environment(PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1" if loopback else None):
+        with _environment(PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1" if loopback else None), \
+                _keeping_sigint():
             sc = SparkContext(conf=conf, gateway=launch_gateway(conf, settings.verbose))
     except InputError:
         raise
