@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, make_writable_dir
 from modelcheck.limits import INTERRUPTED, StopRequest, interrupt_requests
 from modelcheck.progress import Progress
 from modelcheck.run import RunOutcome, RunRequest, execute, prepare
@@ -147,12 +147,7 @@ def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
 
 def make_trace_dir(trace_dir: str) -> None:
     """Create the trace directory before any run, or refuse it with one line."""
-    if os.path.exists(trace_dir) and not os.path.isdir(trace_dir):
-        raise InputError(f"--trace-dir {trace_dir} is not a directory")
-    try:
-        os.makedirs(trace_dir, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"cannot create --trace-dir {trace_dir}: {e.strerror or e}") from None
+    make_writable_dir(trace_dir, "--trace-dir")
 
 
 def _shown_constants(prepared, columns: list[str]) -> dict[str, str]:

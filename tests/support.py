@@ -121,6 +121,18 @@ def async_isr_ignoring_the_pending_isr(monkeypatch):
     return async_isr.SPEC.instantiate(async_isr.SPEC.resolve_constants({}))
 
 
+def read_terminal(master: int, into: bytearray) -> None:
+    """Append what the terminal ``master`` shows until the process behind it ends."""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal closes when the process ends
+            return
+        if not chunk:
+            return
+        into.extend(chunk)
+
+
 def run_on_terminal(*args, cwd, stream="stderr", timeout=300):
     """Run the CLI in a fresh process with ``stream`` ("stderr" or "stdout")
     on a pseudo-terminal, as a user at a terminal sees it. Returns (exit
@@ -132,15 +144,8 @@ def run_on_terminal(*args, cwd, stream="stderr", timeout=300):
     proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", *args], cwd=cwd,
                             env=dict(os.environ, PYTHONPATH=ROOT), **on_terminal, **{other: subprocess.PIPE})
     os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # the terminal closes when the process ends
-            break
-        if not chunk:
-            break
-        seen += chunk
+    seen = bytearray()
+    read_terminal(master, seen)
     proc.wait(timeout=timeout)
     os.close(master)
     return proc.returncode, seen.decode(errors="replace"), getattr(proc, other).read().decode()
@@ -180,18 +185,7 @@ def interrupt(*args, cwd, marker: str, signals: int = 1, delay: float = 0.0, gap
                             start_new_session=True)
     os.close(slave)
     seen = bytearray()
-
-    def drain():
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # the terminal closes when the process ends
-                return
-            if not chunk:
-                return
-            seen.extend(chunk)
-
-    reader = threading.Thread(target=drain, daemon=True)
+    reader = threading.Thread(target=read_terminal, args=(master, seen), daemon=True)
     reader.start()
     try:
         deadline = time.monotonic() + timeout

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from modelcheck import __version__
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, make_writable_dir
 
 FILE = "checkpoint.npz"
 FORMAT = "modelcheck-fast-checkpoint"
@@ -85,12 +85,7 @@ def check_destination(directory: str, resuming: bool) -> None:
     if os.path.exists(path(directory)) and not resuming:
         raise InputError(f"{directory} already holds a checkpoint; continue it with --resume {directory} "
                          f"or choose another directory")
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"cannot create checkpoint directory {directory}: {e.strerror or e}") from None
-    if not os.access(directory, os.W_OK):
-        raise InputError(f"cannot write checkpoints into {directory}")
+    make_writable_dir(directory, option)
 
 
 def save(directory: str, identity: RunIdentity, state: SearchState) -> float:

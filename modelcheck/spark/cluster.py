@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 import psutil
 
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, make_writable_dir
 from modelcheck.spark.java import require_java
 
 STATE_FILE = "cluster.json"
@@ -162,12 +162,7 @@ def check_startable(state_dir: str) -> None:
     """Java is there, ``state_dir`` can hold the cluster's records, and no
     cluster recorded there still runs."""
     require_java()
-    try:
-        os.makedirs(state_dir, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"--state-dir {state_dir}: cannot create it ({e.strerror or e})") from None
-    if not os.access(state_dir, os.W_OK):
-        raise InputError(f"--state-dir {state_dir}: not writable")
+    make_writable_dir(state_dir, "--state-dir")
     existing = ClusterState.load(state_dir)
     if existing is not None and any(p.running() for p in existing.processes):
         raise InputError(f"a cluster recorded in {state_dir} is still running ({existing.master_url}); "
