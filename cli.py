@@ -73,6 +73,11 @@ def main():
 @click.option("--config", type=str, metavar="FILE.cfg", help="Read CONSTANTS and INVARIANTS from a TLC .cfg file.")
 @click.option("--inv", "invariants", multiple=True, metavar="NAME",
               help="Check this invariant (repeatable); default: the spec's default invariants.")
+@click.option("--prop", "properties", multiple=True, metavar="NAME",
+              help="Check this temporal property (repeatable; see `modelcheck list`). Only the invariants "
+                   "named with --inv are checked too. Exit 13 if it is violated.")
+@click.option("--specification", metavar="NAME",
+              help="The named specification (fairness) temporal properties are checked under; default Spec.")
 @click.option("--max-depth", type=int, metavar="N", help="Explore only the first N levels (initial states are level 1).")
 @click.option("--check-deadlock/--no-check-deadlock", default=None,
               help="Report states without successors (off by default: these specs are bounded).")
@@ -89,14 +94,18 @@ def main():
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @spark_options
-def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, trace_out, overwrite, max_states,
-        max_memory, checkpoint, checkpoint_every, resume, as_json, quiet, **spark):
+def run(spec, engine, consts, config, invariants, properties, specification, max_depth, check_deadlock, trace_out,
+        overwrite, max_states, max_memory, checkpoint, checkpoint_every, resume, as_json, quiet, **spark):
     """Check SPEC's invariants over every reachable state.
 
     Engines: bfs (the reference, default), fast (numpy, whole frontiers at
     once; for large models) and spark (distributed over a Spark cluster, or
     local[*]). Ctrl-C stops cleanly and prints what was explored
     (exit 130); a second Ctrl-C aborts at once.
+
+    With --prop, temporal properties are checked under the fairness of the
+    chosen specification (bfs and fast engines); a violation is a lasso: a
+    behaviour that ends in a cycle or in stuttering forever.
     """
     from modelcheck.progress import Progress
     from modelcheck.run import RunRequest, execute, prepare, summary_text, warn
@@ -108,7 +117,7 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
     request = RunRequest(spec=spec, engine=engine, consts=tuple(consts), config=config,
                          invariants=tuple(invariants), max_depth=max_depth, check_deadlock=check_deadlock,
                          trace_out=trace_out, overwrite=overwrite, max_states=max_states, max_memory=max_memory,
-                         engine_options=engine_options)
+                         engine_options=engine_options, properties=tuple(properties), specification=specification)
     prepared = prepare(request)
     warn(prepared.warnings)
     # a Spark run logs a line per level even into a file: such runs are long
@@ -130,6 +139,10 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
 @click.option("--engine", default="bfs", show_default=True, help="Exploration engine for every run.")
 @click.option("--const", "consts", multiple=True, metavar="NAME=VALUE", help="Constants shared by every run.")
 @click.option("--inv", "invariants", multiple=True, metavar="NAME", help="Invariants to check (repeatable).")
+@click.option("--prop", "properties", multiple=True, metavar="NAME",
+              help="Temporal properties to check (repeatable): a column each.")
+@click.option("--specification", "specifications", multiple=True, metavar="NAME",
+              help="With --prop: check under this specification; repeatable, each crosses every run.")
 @click.option("--max-depth", type=int, metavar="N", help="Explore only the first N levels.")
 @click.option("--trace-dir", metavar="DIR",
               help="Write each counterexample into DIR, named after its run (default: modelcheck-out/SPEC).")
@@ -137,7 +150,8 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
 @click.option("--columns", metavar="A,B,...", help="Only these columns, in this order.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def sweep(spec, rows, vary, engine, consts, invariants, max_depth, trace_dir, overwrite, fmt, columns, quiet):
+def sweep(spec, rows, vary, engine, consts, invariants, properties, specifications, max_depth, trace_dir, overwrite,
+          fmt, columns, quiet):
     """Check SPEC once per --row and per combination of --vary values; print one line per run.
 
     Ctrl-C stops the run under way and then the sweep: the table shows the
@@ -152,9 +166,12 @@ def sweep(spec, rows, vary, engine, consts, invariants, max_depth, trace_dir, ov
     trace_dir = trace_dir or output_dir(spec)
     make_trace_dir(trace_dir)
     base = RunRequest(spec=spec, engine=engine, consts=tuple(consts), invariants=tuple(invariants),
-                      max_depth=max_depth, overwrite=overwrite)
+                      max_depth=max_depth, overwrite=overwrite, properties=tuple(properties))
     runs = combinations(parse_rows(tuple(rows)), parse_vary(tuple(vary)))
-    outcome = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress())
+    if specifications and not properties:
+        raise InputError("--specification needs --prop: it chooses the fairness temporal properties are checked under")
+    outcome = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress(),
+                        tuple(dict.fromkeys(specifications)))
     click.echo(render(outcome.rows, fmt, [c.strip() for c in columns.split(",")] if columns else None))
     after = written_text(outcome) if fmt != "json" else ""
     if after:
@@ -214,6 +231,8 @@ def list_specs(as_json):
             "invariants": s.invariant_names(), "default_invariants": list(s.default_invariants),
             "lemmas": list(s.lemmas),
             "constants": {d.name: format_value(d.kind, d.default) for d in s.constants},
+            "properties": {p.name: " ".join(p.doc.split()) for p in s.properties},
+            "specifications": {sp.name: [f.label() for f in sp.fairness] for sp in s.all_specifications()},
         } for s in specs.values()], indent=1))
         return
     for s in specs.values():
@@ -226,6 +245,13 @@ def list_specs(as_json):
         if s.lemmas:
             click.echo("  lemmas:     " + ", ".join(s.lemmas) + "   (invariants too; `prove --lemmas` adds them)")
         click.echo("  actions:    " + ", ".join(a.name for a in s.next))
+        for sp in s.all_specifications():
+            fairness = ", ".join(f.label() for f in sp.fairness) or "no fairness"
+            click.echo(f"  spec.:      {sp.name}: {fairness}")
+        if s.properties:
+            click.echo("  properties (--prop):")
+            for p in s.properties:
+                click.echo(f"    {p.name}: {' '.join(p.doc.split())}")
         if s.notes:
             click.echo(f"  note:       {s.notes}")
         click.echo("")
@@ -321,8 +347,13 @@ def show_trace(trace, diff, html_out, spec_name, consts, invariants, color, over
 @click.option("--inv", "invariants", multiple=True, metavar="NAME",
               help="Check this invariant along the trace (repeatable); default: the spec's defaults "
                    "and the invariant the trace records.")
+@click.option("--prop", "prop", metavar="NAME",
+              help="Check a lasso (a trace with a loop) against this temporal property: a fair behaviour "
+                   "that violates it exits 13. Default: the property the file names.")
+@click.option("--specification", metavar="NAME", help="With --prop: the specification whose fairness the "
+                                                        "cycle must satisfy (default: the file's, else Spec).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
-def replay_trace(spec, trace, consts, invariants, as_json):
+def replay_trace(spec, trace, consts, invariants, prop, specification, as_json):
     """Check that TRACE (ITF, or TLC's -dumpTrace json) is a behaviour of SPEC:
     its first state satisfies Init and every step is a legal transition,
     named by the action and parameters that explain it. Reports the
@@ -332,6 +363,12 @@ def replay_trace(spec, trace, consts, invariants, as_json):
     an invariant; 3 not a behaviour (the failing step is shown, with a diff
     against the closest legal successor); 2 bad input.
 
+    A lasso (a trace with a loop, written for a violated temporal property)
+    is checked with --prop (default: the property it names): the loop must
+    close, the cycle be fair under --specification, and the property fail.
+    Exit 13 if it all holds, 3 if the lasso is not a fair behaviour, 0 if it
+    satisfies the property.
+
     A counterexample to induction written by `modelcheck prove` is checked as
     one: its first state against the invariants it assumes instead of Init.
     It exits 20 when its steps are legal and it breaks them.
@@ -339,12 +376,17 @@ def replay_trace(spec, trace, consts, invariants, as_json):
     from modelcheck.replay import chosen_invariants, load, replay, report_json, report_text, warn_all
 
     bound = load(spec, trace, consts)
-    report = replay(bound, chosen_invariants(bound, invariants))
+    if prop or bound.document.loop is not None and bound.document.property:
+        # a lasso, judged against a temporal property
+        from modelcheck.liveness.replay import lasso_report_json, lasso_report_text, replay_lasso
+        report, as_dict, as_text = replay_lasso(bound, prop, specification), lasso_report_json, lasso_report_text
+    else:
+        report, as_dict, as_text = replay(bound, chosen_invariants(bound, invariants)), report_json, report_text
     if as_json:
-        click.echo(json.dumps(report_json(report)))
+        click.echo(json.dumps(as_dict(report)))
     else:
         warn_all(bound)
-        click.echo(report_text(report))
+        click.echo(as_text(report))
     return report.exit_code
 
 

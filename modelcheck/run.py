@@ -42,6 +42,8 @@ class RunRequest:
     max_states: int | None = None
     max_memory: str | None = None
     engine_options: dict[str, Any] = field(default_factory=dict)
+    properties: tuple[str, ...] = ()  # temporal properties (--prop)
+    specification: str | None = None  # the named specification they are checked under
 
 
 @dataclass
@@ -53,6 +55,8 @@ class PreparedRun:
     check_deadlock: bool
     warnings: list[str]
     max_memory: int | None = None
+    properties: tuple[str, ...] = ()
+    specification: Any = None  # a modelcheck.temporal.Specification when properties are checked
 
 
 def resolve_spec_and_constants(spec_name: str, consts: tuple[str, ...], config: str | None):
@@ -83,7 +87,9 @@ def prepare(request: RunRequest) -> PreparedRun:
     spec, constants, cfg = resolve_spec_and_constants(request.spec, request.consts, request.config)
     warnings = list(cfg.warnings) if cfg else []
     invariants = tuple(request.invariants) or tuple(cfg.invariants if cfg and cfg.invariants else ())
-    invariants = invariants or spec.default_invariants
+    properties, specification = _temporal_options(request, spec, cfg, warnings)
+    # a run that asks about temporal properties checks only the invariants it names
+    invariants = invariants or (() if properties else spec.default_invariants)
     spec.check_invariant_names(invariants)
     invariants = tuple(dict.fromkeys(invariants))  # keep order, drop repeats
     if request.max_depth is not None and request.max_depth < 1:
@@ -98,7 +104,31 @@ def prepare(request: RunRequest) -> PreparedRun:
     get_engine(request.engine)  # an unknown engine is bad input too
     _check_checkpoint_options(request)
     model = spec.instantiate(constants)
-    return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory)
+    return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory, properties,
+                       specification)
+
+
+def _temporal_options(request: RunRequest, spec: SpecDefinition, cfg, warnings: list[str]):
+    """The temporal properties to check (--prop, else the .cfg's PROPERTY
+    lines) and the specification (--specification, else the .cfg's, else Spec)."""
+    from modelcheck.liveness.check import check_engine
+    properties = tuple(dict.fromkeys(request.properties or (cfg.properties if cfg else ())))
+    spec.check_property_names(properties)
+    name = request.specification or (cfg.specification if cfg else None)
+    specification = spec.specification(name)  # an unknown name is refused even without --prop
+    if request.specification and not properties:
+        warnings.append(f"--specification {name} only matters for temporal properties; name them with --prop")
+    if not properties:
+        return (), None
+    check_engine(request.engine)
+    if request.max_depth is not None:
+        raise InputError("temporal properties need the whole state graph; drop --max-depth")
+    if getattr(request, "symmetry", False):
+        raise InputError("--prop with --symmetry: a reduction by symmetry is not established as sound for "
+                         "temporal properties here; drop --symmetry")
+    if request.engine_options.get("checkpoint") or request.engine_options.get("resume"):
+        raise InputError("--checkpoint and --resume are for invariant checks; drop them with --prop")
+    return properties, specification
 
 
 def _check_checkpoint_options(request: RunRequest) -> None:
@@ -122,11 +152,14 @@ class RunOutcome:
     trace_file: str | None
     trace_text: str | None
     explanation: str | None = None  # why the last state breaks the invariant (modelcheck/explain.py)
+    liveness: Any = None  # a modelcheck.liveness.check.LivenessResult when properties were checked
 
     @property
     def exit_code(self) -> int:
         if self.result.stopped == INTERRUPTED:
             return 130
+        if self.liveness is not None and self.liveness.violated is not None and self.result.violation is None:
+            return 13
         if self.result.result != "violation":
             return 0
         from modelcheck.engines.base import DEADLOCK
@@ -138,6 +171,9 @@ class RunOutcome:
         if r.violation is not None:
             violation = {"invariant": r.violation.invariant, "trace_length": r.violation.length,
                          "trace_file": self.trace_file}
+        elif self.liveness is not None and self.liveness.violated is not None:
+            from modelcheck.liveness.outcome import violation_json
+            violation = violation_json(self.liveness, self.trace_file)
         return {
             "spec": p.spec.name,
             "engine": r.engine,
@@ -149,6 +185,8 @@ class RunOutcome:
             "seconds": round(r.seconds, 3),
             "stopped": r.stopped,  # why an incomplete search stopped (a limit, or "interrupted"), else null
             "violation": violation,
+            "properties": list(p.properties),
+            "specification": p.specification.name if p.specification is not None else None,
         }
 
 
@@ -160,8 +198,14 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
     limits = Limits(request.max_states, prepared.max_memory, stop or StopRequest())
     options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
                            dict(request.engine_options), limits)
-    with interrupt_requests(limits.stop):
-        result = engine.check(prepared.model, options)
+    if prepared.properties and not prepared.invariants:
+        result = None
+    else:
+        with interrupt_requests(limits.stop):
+            result = engine.check(prepared.model, options)
+    if prepared.properties and (result is None or (result.violation is None and not result.stopped)):
+        from modelcheck.liveness.outcome import execute_liveness
+        return execute_liveness(prepared, progress, result)
     trace_file = trace_text = explanation = None
     if result.violation is not None:
         v = result.violation
@@ -180,9 +224,15 @@ def summary_text(outcome: RunOutcome) -> str:
     p, r = outcome.prepared, outcome.result
     lines = [f"modelcheck {__version__} · {p.spec.name} ({p.spec.module}.tla) · engine {r.engine}",
              f"constants   {p.model.describe_constants()}",
-             f"invariants  {', '.join(p.invariants)}" + ("  (+ deadlock)" if p.check_deadlock else ""),
-             ""]
-    if r.result == "violation":
+             f"invariants  {', '.join(p.invariants) or 'none'}" + ("  (+ deadlock)" if p.check_deadlock else "")]
+    if p.properties:
+        from modelcheck.liveness.outcome import header_lines
+        lines.extend(header_lines(p))
+    lines.append("")
+    if outcome.liveness is not None and r.violation is None:
+        from modelcheck.liveness.outcome import verdict_lines
+        lines.extend(verdict_lines(outcome))
+    elif r.result == "violation":
         v = r.violation
         what = "Deadlock reached" if v.invariant == "Deadlock" else f"Invariant {v.invariant} is violated"
         lines.append(f"{what}. Shortest counterexample: {v.length} states.")

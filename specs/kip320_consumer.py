@@ -16,6 +16,14 @@ state the controller ever published. NoDivergentDelivery says the consumer
 never delivers a record on top of a prefix that differs from what it already
 delivered.
 
+Fairness: the module's Spec is Kip320's (strong fairness on advancing the
+high watermark, expanding the ISR and writing; weak fairness on becoming a
+follower and on becoming leader) plus weak fairness on each consumer action:
+refreshing metadata, fetching and validating the position. A consumer that
+can keep doing one of these does it eventually, as a live client polls;
+unclean election gets no fairness, like every controller action in Kip320,
+because it stands for a failure and its recovery, which nothing forces.
+
 State: Kip320's fields plus the consumer's (``consumer_*``) and the history
 flag ``divergent_delivery``; the consumer's delivered log holds Nil at and
 beyond its position, like a replica log.
@@ -32,6 +40,8 @@ from specs import kafka_replication as base
 from specs.finite_replicated_log import NIL, LogRecord, get_record_at_offset, has_offset, min_offset_where, offsets
 from specs.kafka_replication import (NONE, REPLICA, REQUEST, controller_update_isr, record_text,
                                      replica_presumes_leadership)
+from modelcheck.temporal import WF, Specification
+from specs.kip320 import FAIR_SPEC as KIP320_SPEC
 from specs.kip320 import NEXT as KIP320_NEXT
 
 CONSTANTS = (
@@ -224,4 +234,7 @@ SPEC = SpecDefinition(
     invariants=base.BASE_INVARIANTS + (NoDivergentDelivery,),
     default_invariants=("NoDivergentDelivery",),
     variables=variables, sometimes=base.BASE_SOMETIMES + (ConsumerDelivered,), symmetry=("Replicas",),
-    notes="UncleanElection, ConsumerFencing and TruncationCheck switch the mechanisms (TRUE/FALSE)")
+    notes="UncleanElection, ConsumerFencing and TruncationCheck switch the mechanisms (TRUE/FALSE)",
+    specifications=(Specification("Spec", KIP320_SPEC.fairness + (WF(ConsumerRefreshMetadata), WF(ConsumerFetch),
+                                                                  WF(ConsumerValidatePosition)),
+                                  "Kip320's fairness, and weak fairness on every consumer action."),))

@@ -46,10 +46,10 @@ def test_bounded_run(in_tmp):
 
 
 def test_config_file_sets_constants_and_invariants(in_tmp):
-    (in_tmp / "mc.cfg").write_text("CONSTANTS Replicas = {r1, r2, r3}\nINVARIANT StrongIsr\nSPECIFICATION Spec\n")
+    (in_tmp / "mc.cfg").write_text("CONSTANTS Replicas = {r1, r2, r3}\nINVARIANT StrongIsr\nVIEW vars\n")
     code, out, err = invoke_json("run", "kip320-first-try", "--config", "mc.cfg")
     assert code == 12 and out["invariants"] == ["StrongIsr"] and out["violation"]["trace_length"] == 13
-    assert "SPECIFICATION Spec is not used" in err
+    assert "VIEW vars is not used" in err
     # --const and --inv override the file
     code, out, _ = invoke_json("run", "kip320-first-try", "--config", "mc.cfg", "--const", "Replicas=2",
                                "--inv", "WeakIsr")

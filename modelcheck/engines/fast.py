@@ -69,13 +69,15 @@ class Expansion:
 class Expander:
     """Turns chunks of a level into their successors."""
 
-    def __init__(self, model, check_deadlock: bool):
+    def __init__(self, model, check_deadlock: bool = False, instances=None):
         from modelcheck.backends.numpy_codegen import compile_numpy
-        self.kernel = compile_numpy(model, [])
+        self.kernel = compile_numpy(model, [], instances)
         self.packing = Packing(model.schema)
         self.check_deadlock = check_deadlock
 
-    def expand(self, words: np.ndarray, offset: int) -> Expansion:
+    def successors(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+        """Every successor of a chunk, repeats included: (words, parent index
+        within the chunk, action instance, the enabled rows per instance)."""
         packing, kernel = self.packing, self.kernel
         columns = packing.unpack(words)
         enabled = kernel.enabled(columns)
@@ -89,6 +91,13 @@ class Expander:
             parts_words.append(successor)
             parts_parents.append(rows)
             parts_actions.append(np.full(rows.size, index, dtype=np.int32))
+        if not parts_words:
+            return (np.zeros((packing.words, 0), np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int32), enabled)
+        return (np.concatenate(parts_words, axis=1), np.concatenate(parts_parents),
+                np.concatenate(parts_actions), enabled)
+
+    def expand(self, words: np.ndarray, offset: int) -> Expansion:
+        all_words, parents, actions, enabled = self.successors(words)
         deadlocked = -1
         if self.check_deadlock:
             has_successor = np.zeros(words.shape[1], dtype=bool)
@@ -96,15 +105,13 @@ class Expander:
                 has_successor[rows] = True
             stuck = np.flatnonzero(~has_successor)
             deadlocked = int(stuck[0]) + offset if stuck.size else -1
-        if not parts_words:
-            result = Expansion.empty(packing.words)
+        if all_words.shape[1] == 0:
+            result = Expansion.empty(self.packing.words)
             result.deadlocked = deadlocked
             return result
-        all_words = np.concatenate(parts_words, axis=1)
         fps = fingerprints(all_words)
         unique, first = np.unique(fps, return_index=True)
-        return Expansion(unique, all_words[:, first], np.concatenate(parts_parents)[first] + offset,
-                         np.concatenate(parts_actions)[first], fps.size, deadlocked)
+        return Expansion(unique, all_words[:, first], parents[first] + offset, actions[first], fps.size, deadlocked)
 
 
 class VisitedFingerprints:

@@ -66,6 +66,8 @@ def view_payload(view: TraceView) -> dict[str, Any]:
                       for b in view.breakages],
         "epochs": sorted(epochs),
         "legend": LEGEND,
+        "lasso": None if view.lasso is None else {"start": view.lasso.start, "phrase": view.lasso.phrase,
+                                                  "explanation": view.lasso.explanation},
     }
 
 

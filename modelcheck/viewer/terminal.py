@@ -60,6 +60,8 @@ def render(view: TraceView, diff: bool = False, color: bool = False, width: int 
         out.extend(frame_lines(view, index, frame, style, diff and index > 0))
         for b in view.breakages_at(index):
             out.append(style.alarm(f"  !! {b.invariant} is violated in state {frame.number}"))
+    if view.lasso is not None:
+        out.append(style.alarm(f"  -> {view.lasso.phrase}"))
     out.append("")
     out.extend(summary_lines(view, style, width))
     return "\n".join(out)
@@ -144,7 +146,10 @@ def summary_lines(view: TraceView, style: Style, width: int) -> list[str]:
     for b in view.breakages:
         lines.append(style.alarm(f"Invariant {b.invariant} is violated in state {b.state + 1}:"))
         lines.extend(textwrap.wrap(b.explanation, width, initial_indent="  ", subsequent_indent="  "))
-    if not view.breakages:
+    if view.lasso is not None and view.lasso.explanation:
+        lines.extend(style.alarm(line) if i == 0 else line
+                     for i, line in enumerate(view.lasso.explanation.splitlines()))
+    elif not view.breakages:
         lines.append("No invariant checked here is violated in this trace.")
     for k in view.illegal:
         lines.append(style.alarm(f"State {k + 1} does not follow from state {k} by any action of "

@@ -114,10 +114,25 @@
       li.addEventListener("click", function () { show(i); });
       list.appendChild(li);
     });
+    if (view.lasso) {
+      // a lasso: the behaviour goes on forever from its last state
+      var back = el("li", { className: "loop", "data-loop": String(view.lasso.start), tabindex: "0" },
+                    [el("span", { className: "num", text: "\u21ba" }), el("span", { text: view.lasso.phrase })]);
+      back.addEventListener("click", function () { show(view.lasso.start); });
+      list.appendChild(back);
+    }
   }
 
   function drawExplanations(box) {
     clear(box);
+    if (view.lasso) {
+      var loopPanel = el("div", { className: "explanation lasso" },
+                         [el("strong", { text: "The behaviour " + view.lasso.phrase +
+                                              (current === view.lasso.start ? " (the cycle starts at this state)" : "") }),
+                          el("span", { className: "text", text: view.lasso.explanation || "" })]);
+      loopPanel.addEventListener("click", function () { show(view.lasso.start); });
+      box.appendChild(loopPanel);
+    }
     view.breakages.forEach(function (b) {
       var here = b.state === current;
       var panel = el("div", { className: "explanation" + (here ? "" : " elsewhere"), "data-invariant": b.invariant },
