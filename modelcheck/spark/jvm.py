@@ -89,10 +89,23 @@ def launch_gateway(conf, verbose: bool):
     return gateway
 
 
+# Set when the user aborts a run (a second Ctrl-C): what the JVM says while
+# its jobs are torn down (Python workers "crashed", blocks not found) is
+# only noise then. One per process, as the JVM is.
+_ABORTED = threading.Event()
+
+
+def abandon_output() -> None:
+    """Stop forwarding the JVM's output: the run was aborted."""
+    _ABORTED.set()
+
+
 def _forward(source, target, drop: tuple[str, ...], verbose: bool = True) -> None:
     lines = DaemonShutdownFilter(drop)
     log = None if verbose else SparkLogSummary()
     for raw in iter(source.readline, b""):
+        if _ABORTED.is_set():
+            continue  # keep draining, so the JVM never blocks on a full pipe
         passed = lines.feed(raw.decode("utf-8", "replace"))
         for line in (passed if log is None else [out for line in passed for out in log.feed(line)]):
             try:
