@@ -15,6 +15,7 @@ import sys
 import click
 
 from modelcheck import __version__
+from modelcheck.engines import DEFAULT_ENGINE, ENGINE_SUMMARIES, engine_names
 from modelcheck.errors import InputError
 from modelcheck.spark.commands import cluster, engine_options_from, spark_options
 
@@ -65,9 +66,10 @@ def main():
     """Model-check the Kafka replication protocol (KIP-320 and its predecessors)."""
 
 
-@main.command()
+@main.command(epilog="\b\nEngines:\n" + "\n".join(f"  {name:<6} {line}" for name, line in ENGINE_SUMMARIES.items()))
 @click.argument("spec")
-@click.option("--engine", default="bfs", show_default=True, help="Exploration engine.")
+@click.option("--engine", type=click.Choice(engine_names()), default=DEFAULT_ENGINE, show_default=True,
+              help="Exploration engine (listed below).")
 @click.option("--const", "consts", multiple=True, metavar="NAME=VALUE",
               help="Set a constant, e.g. Replicas=3, Replicas={a,b}, LogSize=2. Repeatable.")
 @click.option("--config", type=str, metavar="FILE.cfg", help="Read CONSTANTS and INVARIANTS from a TLC .cfg file.")
@@ -98,17 +100,15 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
         overwrite, max_states, max_memory, checkpoint, checkpoint_every, resume, as_json, quiet, **spark):
     """Check SPEC's invariants over every reachable state.
 
-    Engines: bfs (the reference, default), fast (numpy, whole frontiers at
-    once; for large models) and spark (distributed over a Spark cluster, or
-    local[*]). Ctrl-C stops cleanly and prints what was explored
-    (exit 130); a second Ctrl-C aborts at once.
+    Ctrl-C stops cleanly and prints what was explored (exit 130); a second
+    Ctrl-C aborts at once.
 
     With --prop, temporal properties are checked under the fairness of the
     chosen specification (bfs and fast engines); a violation is a lasso: a
     behaviour that ends in a cycle or in stuttering forever.
     """
     from modelcheck.progress import Progress
-    from modelcheck.run import RunRequest, execute, prepare, summary_text, warn
+    from modelcheck.run import RunRequest, execute, header_text, prepare, result_text, warn
 
     engine_options = {k: v for k, v in (("checkpoint", checkpoint), ("resume", resume)) if v}
     if engine_options:
@@ -122,11 +122,13 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
     warn(prepared.warnings)
     # a Spark run logs a line per level even into a file: such runs are long
     progress = Progress(enabled=False) if quiet else Progress(enabled=True if engine == "spark" else None)
+    if not as_json:  # say at once what a long run is checking
+        click.echo(header_text(prepared, engine) + "\n")
     outcome = execute(prepared, progress)
     if as_json:
         click.echo(json.dumps(outcome.to_json()))
     else:
-        click.echo(summary_text(outcome))
+        click.echo(result_text(outcome))
     return outcome.exit_code
 
 
@@ -136,7 +138,8 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
               help="One run's constants. Repeatable: one table line each.")
 @click.option("--vary", "vary", multiple=True, metavar="NAME=V1,V2",
               help="A constant and the values to try. Repeatable: combinations multiply (and cross each --row).")
-@click.option("--engine", default="bfs", show_default=True, help="Exploration engine for every run.")
+@click.option("--engine", type=click.Choice(engine_names()), default=DEFAULT_ENGINE, show_default=True,
+              help="Exploration engine for every run (see `run --help`).")
 @click.option("--const", "consts", multiple=True, metavar="NAME=VALUE", help="Constants shared by every run.")
 @click.option("--inv", "invariants", multiple=True, metavar="NAME", help="Invariants to check (repeatable).")
 @click.option("--prop", "properties", multiple=True, metavar="NAME",
@@ -236,12 +239,15 @@ def list_specs(as_json):
         } for s in specs.values()], indent=1))
         return
     for s in specs.values():
-        click.echo(f"{s.name}  ({s.module}.tla)")
+        click.echo(f"{s.name}  ({s.source()})")
         click.echo(f"  {s.summary}")
         click.echo("  constants:  " + ", ".join(f"{d.name}={format_value(d.kind, d.default)}" for d in s.constants))
         defaults = set(s.default_invariants)
-        click.echo("  invariants: " + ", ".join(n + ("*" if n in defaults else "") for n in s.invariant_names()
-                                                if n not in s.lemmas) + "   (* checked by default)")
+        shown = [n for n in s.invariant_names() if n not in s.lemmas]
+        width = max(len(n) + 1 for n in shown)
+        click.echo("  invariants: (* checked by default)")
+        for n in shown:
+            click.echo(f"    {(n + ('*' if n in defaults else '')).ljust(width)}  {s.invariant_summary(n)}")
         if s.lemmas:
             click.echo("  lemmas:     " + ", ".join(s.lemmas) + "   (invariants too; `prove --lemmas` adds them)")
         click.echo("  actions:    " + ", ".join(a.name for a in s.next))

@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass
 
 from modelcheck.errors import InputError
-from modelcheck.trace import Trace, check_trace_destination, write_trace
+from modelcheck.trace import Trace, check_trace_destination, render_text, write_trace
 
 OUTPUT_ROOT = "modelcheck-out"
 
@@ -81,3 +81,13 @@ def _fallbacks(trace: Trace, path: str | None, default: str, stem: str | None):
         yield tempfile.mkdtemp(prefix="modelcheck-out-"), stem
     except OSError:
         return
+
+
+def story(trace: Trace, file: str | None) -> str:
+    """The counterexample as a report prints it: read back from its file as
+    ``modelcheck show --diff`` shows it, or, when no file could be written,
+    the plain listing of its states."""
+    if file is None:
+        return render_text(trace)
+    from modelcheck.viewer.terminal import story_text
+    return story_text(file)

@@ -30,8 +30,8 @@ from modelcheck.limits import StopRequest
 from modelcheck.progress import Progress
 from modelcheck.run import resolve_spec_and_constants, warn
 from modelcheck.spec import Model, SpecDefinition
-from modelcheck.outputs import check_output_destination, save_trace
-from modelcheck.trace import render_text, trace_from_states
+from modelcheck.outputs import check_output_destination, save_trace, story
+from modelcheck.trace import trace_from_states
 
 EXIT_CODES = {PROVED: 0, VIOLATION: 12, NOT_INDUCTIVE: 20, INTERRUPTED: 130}
 HYPOTHESIS = "Hypothesis"
@@ -131,14 +131,16 @@ def execute_proof(prepared: PreparedProof, progress: Progress) -> ProofReport:
         v = outcome.violation
         trace = trace_from_states(model, v.states, v.actions, v.invariant, "z3")
         trace.meta = {"found_by": f"base case of k-induction (k = {outcome.k})"}
-        trace_file, trace_text = _save(trace, request), render_text(trace)
+        trace_file = _save(trace, request)
+        trace_text = story(trace, trace_file)
     elif outcome.counterexample is not None:
         c = outcome.counterexample
         trace = trace_from_states(model, c.states, c.actions, c.broken[0], "z3")
         trace.origin = HYPOTHESIS
         trace.meta = {"kind": "counterexample to induction", "k": outcome.k,
                       "hypothesis": list(prepared.invariants), "broken": c.broken}
-        trace_file, trace_text = _save(trace, request, f"{model.spec.name}-{c.broken[0]}-cti"), render_text(trace)
+        trace_file = _save(trace, request, f"{model.spec.name}-{c.broken[0]}-cti")
+        trace_text = story(trace, trace_file)
     return ProofReport(prepared, outcome, time.perf_counter() - started, trace_file, trace_text)
 
 
@@ -157,7 +159,8 @@ def _states(n: int) -> str:
 def proof_summary_text(report: ProofReport) -> str:
     p, o = report.prepared, report.outcome
     conjunction = " /\\ ".join(p.invariants)
-    lines = [f"modelcheck {__version__} · {p.spec.name} ({p.spec.module}.tla) · prove by k-induction (z3)",
+    lines = [f"modelcheck {__version__} · {p.spec.name} · prove by k-induction (z3)",
+             f"spec        {p.spec.source()}",
              f"constants   {p.model.describe_constants()}",
              f"invariants  {', '.join(p.invariants)}" + ("  (their conjunction)" if len(p.invariants) > 1 else ""),
              ""]

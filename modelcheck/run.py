@@ -16,22 +16,23 @@ from typing import Any
 from modelcheck import __version__
 from modelcheck.cfgfile import read_config
 from modelcheck.constants import check_bounds, parse_assignment, parse_value
-from modelcheck.engines import get_engine
+from modelcheck.engines import DEFAULT_ENGINE, get_engine
 from modelcheck.engines.base import CheckOptions, CheckResult
 from modelcheck.engines.checkpoint import check_destination as check_checkpoint_destination
 from modelcheck.errors import InputError
+from modelcheck.fingerprint import collision_probability
 from modelcheck.limits import (INTERRUPTED, MAX_MEMORY, MAX_STATES, Limits, StopRequest, describe_size,
                               interrupt_requests, parse_size)
+from modelcheck.outputs import check_output_destination, save_trace, story
 from modelcheck.progress import Progress
 from modelcheck.spec import Model, SpecDefinition
-from modelcheck.outputs import check_output_destination, save_trace
-from modelcheck.trace import render_text, trace_from_states
+from modelcheck.trace import trace_from_states
 
 
 @dataclass(frozen=True)
 class RunRequest:
     spec: str
-    engine: str = "bfs"
+    engine: str = DEFAULT_ENGINE
     consts: tuple[str, ...] = ()
     config: str | None = None
     invariants: tuple[str, ...] = ()
@@ -203,6 +204,7 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
     else:
         with interrupt_requests(limits.stop):
             result = engine.check(prepared.model, options)
+        result.notes.extend(collision_notes(result))
     if prepared.properties and (result is None or (result.violation is None and not result.stopped)):
         from modelcheck.liveness.outcome import execute_liveness
         return execute_liveness(prepared, progress, result)
@@ -213,36 +215,70 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
         saved = save_trace(trace, request.trace_out, request.overwrite)
         if saved.problem:
             warn([saved.problem])
-        trace_file, trace_text = saved.file, render_text(trace)
+        trace_file, trace_text = saved.file, story(trace, saved.file)
         if v.invariant in prepared.model.invariants:
             from modelcheck.explain import explain
             explanation = explain(prepared.model, v.states[-1], v.invariant)
     return RunOutcome(prepared, result, trace_file, trace_text, explanation)
 
 
+def collision_notes(result: CheckResult) -> list[str]:
+    """The chance that fingerprints hid a state, for a complete search that
+    found nothing: the same figure whichever engine ran (a violation's trace
+    is replayed state by state, so it never rests on fingerprints)."""
+    if result.result != "ok" or not result.states_generated or not result.distinct_states:
+        return []
+    p = collision_probability(result.distinct_states, result.states_generated)
+    return [f"fingerprint collision probability (optimistic estimate, as TLC reports it): {p:.1e}"] \
+        if p > 1e-12 else []
+
+
 def summary_text(outcome: RunOutcome) -> str:
-    p, r = outcome.prepared, outcome.result
-    lines = [f"modelcheck {__version__} · {p.spec.name} ({p.spec.module}.tla) · engine {r.engine}",
-             f"constants   {p.model.describe_constants()}",
-             f"invariants  {', '.join(p.invariants) or 'none'}" + ("  (+ deadlock)" if p.check_deadlock else "")]
+    """The whole report: the header, then the verdict (``result_text``)."""
+    return header_text(outcome.prepared, outcome.result.engine) + "\n" + result_text(outcome)
+
+
+def header_text(p: PreparedRun, engine: str) -> str:
+    """What the run checks, printed as it starts: the spec and where its
+    TLA+ module comes from, the constants, and each invariant with its meaning."""
+    lines = [f"modelcheck {__version__} · {p.spec.name} · engine {engine}",
+             f"spec        {p.spec.source()}",
+             f"constants   {p.model.describe_constants()}"]
+    lines.extend(invariant_lines(p))
     if p.properties:
         from modelcheck.liveness.outcome import header_lines
         lines.extend(header_lines(p))
-    lines.append("")
+    return "\n".join(lines)
+
+
+def invariant_lines(p: PreparedRun) -> list[str]:
+    """``invariants  StrongIsr  Below a presumed leader's high watermark, ...``, one per invariant."""
+    if not p.invariants:
+        return ["invariants  none" + ("  (+ deadlock)" if p.check_deadlock else "")]
+    width = max(len(name) for name in p.invariants)
+    lines = [f"{'invariants' if k == 0 else '':<10}  {name.ljust(width)}  {p.spec.invariant_summary(name)}"
+             for k, name in enumerate(p.invariants)]
+    if p.check_deadlock:
+        lines.append(f"{'':<10}  {'Deadlock'.ljust(width)}  some action is enabled in every reachable state")
+    return lines
+
+
+def result_text(outcome: RunOutcome) -> str:
+    """The verdict, the counterexample if any, and the figures."""
+    lines = verdict_lines(outcome)
+    lines.extend(stats_lines(outcome))
+    lines.extend(f"note: {n}" for n in outcome.result.notes)
+    return "\n".join(lines)
+
+
+def verdict_lines(outcome: RunOutcome) -> list[str]:
+    p, r = outcome.prepared, outcome.result
     if outcome.liveness is not None and r.violation is None:
-        from modelcheck.liveness.outcome import verdict_lines
-        lines.extend(verdict_lines(outcome))
-    elif r.result == "violation":
-        v = r.violation
-        what = "Deadlock reached" if v.invariant == "Deadlock" else f"Invariant {v.invariant} is violated"
-        lines.append(f"{what}. Shortest counterexample: {v.length} states.")
-        lines.append("")
-        lines.append(outcome.trace_text or "")
-        lines.append("")
-        if outcome.explanation:
-            lines.append(outcome.explanation)
-            lines.append("")
-    elif r.stopped:
+        from modelcheck.liveness.outcome import verdict_lines as liveness_verdict_lines
+        return liveness_verdict_lines(outcome)
+    if r.result == "violation":
+        return violation_lines(outcome)
+    if r.stopped:
         if r.stopped == MAX_STATES:
             why = f"Stopped at --max-states {p.request.max_states:,}"
         elif r.stopped == MAX_MEMORY:
@@ -251,11 +287,28 @@ def summary_text(outcome: RunOutcome) -> str:
             why = "Interrupted"
         explored = (f"{r.distinct_states:,} states explored (through depth {r.depth})"
                     if r.distinct_states is not None else f"behaviours of up to {r.depth} states examined")
-        lines.append(f"{why} before the search was complete: no invariant is violated in the {explored}.")
-    elif r.result == "bounded-ok":
-        lines.append(f"No invariant is violated up to depth {r.depth} (--max-depth); deeper states were not explored.")
-    else:
-        lines.append("No invariant is violated: every reachable state was checked.")
+        return [f"{why} before the search was complete: no invariant is violated in the {explored}."]
+    if r.result == "bounded-ok":
+        return [f"No invariant is violated up to depth {r.depth} (--max-depth); deeper states were not explored."]
+    return ["No invariant is violated: every reachable state was checked."]
+
+
+def violation_lines(outcome: RunOutcome) -> list[str]:
+    """Said once: what breaks and in which state; then the counterexample in
+    the viewer's replica tables (``modelcheck show --diff``), and why."""
+    v = outcome.result.violation
+    what = "A deadlock is reached" if v.invariant == "Deadlock" else f"Invariant {v.invariant} is violated"
+    lines = [f"{what} in state {v.length}, at the end of this shortest counterexample:", ""]
+    lines.append(outcome.trace_text or "")
+    lines.append("")
+    if outcome.explanation:
+        lines.append(outcome.explanation)
+        lines.append("")
+    return lines
+
+
+def stats_lines(outcome: RunOutcome) -> list[str]:
+    r = outcome.result
     stats = []
     if r.distinct_states is not None:
         stats.append(("distinct states", f"{r.distinct_states:,}"))
@@ -273,9 +326,7 @@ def summary_text(outcome: RunOutcome) -> str:
     if outcome.trace_file:
         stats.append(("trace", f"{outcome.trace_file}  (modelcheck show {outcome.trace_file})"))
     width = max(len(k) for k, _ in stats)
-    lines.extend(f"  {k.ljust(width)}  {v}" for k, v in stats)
-    lines.extend(f"note: {n}" for n in r.notes)
-    return "\n".join(lines)
+    return [f"  {k.ljust(width)}  {v}" for k, v in stats]
 
 
 def warn(messages: list[str]) -> None:

@@ -92,6 +92,9 @@ def sometimes(fn) -> PredicateDef:
     return PredicateDef(fn.__name__, fn, (fn.__doc__ or "").strip(), "sometimes")
 
 
+UPSTREAM = "from github.com/hachikuji/kafka-specification"
+
+
 @dataclass(frozen=True)
 class SpecDefinition:
     name: str  # the CLI name
@@ -107,7 +110,6 @@ class SpecDefinition:
     sometimes: tuple[PredicateDef, ...] = ()
     notes: str = ""
     check_constants: Callable[[Constants], None] | None = None
-    summarize: Callable[["Model", tuple], str] | None = None  # a one-line state summary
     # Constants whose model values are interchangeable (TLC's SYMMETRY): renaming
     # them maps Init, every action and every predicate onto itself. Engines may
     # use it to prune; tests check the claim on small models.
@@ -118,6 +120,17 @@ class SpecDefinition:
     # they are checked under; the first is the default and is called "Spec".
     properties: tuple[Any, ...] = ()
     specifications: tuple[Any, ...] = ()
+    origin: str = UPSTREAM  # where the TLA+ module comes from (its text is not in this repository)
+
+    def source(self) -> str:
+        """The TLA+ module this spec ports and where that module comes from."""
+        return f"port of TLA+ module {self.module}, {self.origin}"
+
+    def invariant_summary(self, name: str) -> str:
+        """What an invariant means, in one sentence: the first of its docstring."""
+        doc = " ".join(next(p.doc for p in self.invariants if p.name == name).split())
+        end = doc.find(". ")
+        return doc if end < 0 else doc[:end + 1]
 
     def constant_decl(self, name: str) -> ConstantDecl:
         for d in self.constants:

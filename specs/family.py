@@ -11,7 +11,7 @@ from modelcheck.temporal import SF, WF, Specification
 from specs.kafka_replication import (BASE_INVARIANTS, BASE_SOMETIMES, CONSTANTS, DEFAULT_INVARIANTS, BecomeLeader,
                                      ControllerElectLeader, ControllerShrinkIsr, FollowerReplicate, Init,
                                      LeaderExpandIsr, LeaderIncHighWatermark, LeaderShrinkIsr, LeaderWrite, fields,
-                                     summarize, variables)
+                                     variables)
 
 
 def unfenced_spec(become_follower: ActionDef) -> tuple[Specification, ...]:
@@ -46,6 +46,6 @@ def replication_spec(name: str, module: str, summary: str, next_actions: tuple[A
     return SpecDefinition(
         name=name, module=module, summary=summary, constants=CONSTANTS, fields=fields, init=Init,
         next=next_actions, invariants=BASE_INVARIANTS + tuple(lemmas), default_invariants=DEFAULT_INVARIANTS,
-        variables=variables, sometimes=BASE_SOMETIMES, notes=notes, summarize=summarize,
+        variables=variables, sometimes=BASE_SOMETIMES, notes=notes,
         symmetry=("Replicas",), lemmas=tuple(p.name for p in lemmas), specifications=specifications,
         properties=properties)

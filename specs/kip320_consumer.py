@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from modelcheck.codec import BoolSlot, Fn, IntSlot, NilOr, Rec, ReplicaSlot, StateCodec
 from modelcheck.constants import BOOL, INT, REPLICAS, ConstantDecl
+from modelcheck.explain import Account
 from modelcheck.expr import and_, any_of, implies, ite, member, min_, not_, or_
 from modelcheck.schema import boolean, integer
 from modelcheck.spec import SpecDefinition, action, invariant, sometimes
@@ -184,7 +185,7 @@ def _record_text(record_id, epoch) -> str:
     return "nothing" if record_id == NIL else f"id{record_id}@{epoch}"
 
 
-def explain_no_divergent_delivery(probe) -> str | None:
+def explain_no_divergent_delivery(probe) -> Account | None:
     """Names the fetch that set the flag and the offsets below it where the
     leader's log differs from what the consumer had delivered.
 
@@ -207,9 +208,11 @@ def explain_no_divergent_delivery(probe) -> str | None:
         theirs = record_text(probe, leader, o) or "no record"
         mine = _record_text(probe.value(s.consumer_log_id[o]), probe.value(s.consumer_log_epoch[o]))
         details.append(f"at offset {o} {name} has {theirs} where the consumer delivered {mine}")
-    return (f"the consumer read {fetched} at offset {position - 1} from {name} "
+    text = (f"the consumer read {fetched} at offset {position - 1} from {name} "
             f"(leader epoch {probe.value(s.leader_epoch[leader])}, consumer epoch {probe.value(s.consumer_epoch)}), "
             f"but the log below it diverges from what the consumer delivered: " + "; ".join(details))
+    # the diverging offsets, in the leader's log and in what the consumer delivered
+    return Account(text, tuple(slot for o in differ for slot in ((name, "log", o), ("consumer", "delivered", o))))
 
 
 @invariant(explain=explain_no_divergent_delivery)
@@ -237,4 +240,5 @@ SPEC = SpecDefinition(
     notes="UncleanElection, ConsumerFencing and TruncationCheck switch the mechanisms (TRUE/FALSE)",
     specifications=(Specification("Spec", KIP320_SPEC.fairness + (WF(ConsumerRefreshMetadata), WF(ConsumerFetch),
                                                                   WF(ConsumerValidatePosition)),
-                                  "Kip320's fairness, and weak fairness on every consumer action."),))
+                                  "Kip320's fairness, and weak fairness on every consumer action."),),
+    origin="written for modelcheck; it extends Kip320")

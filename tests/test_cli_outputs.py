@@ -9,7 +9,7 @@ import pytest
 
 from support import invoke, one_error_line
 
-VIOLATING = ("run", "truncate-to-hw", "--const", "Replicas=2")  # WeakIsr violated, 9 states
+VIOLATING = ("run", "truncate-to-hw", "--const", "Replicas=2", "--engine", "bfs")  # WeakIsr violated, 9 states
 DEFAULT = os.path.join("modelcheck-out", "truncate-to-hw", "truncate-to-hw-WeakIsr.itf.json")
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 from modelcheck.engines.base import CheckResult
 from modelcheck.liveness.check import check_liveness
 from modelcheck.liveness.report import explain_violation, lasso_shape, lasso_trace
-from modelcheck.outputs import save_trace
-from modelcheck.trace import render_text
+from modelcheck.outputs import save_trace, story
 
 EXIT_PROPERTY_VIOLATED = 13  # TLC's code for a violated temporal property
 
@@ -37,8 +36,7 @@ def execute_liveness(prepared, progress, safety: CheckResult | None):
         if saved.problem:
             from modelcheck.run import warn
             warn([saved.problem])
-        trace_file = saved.file
-        trace_text = render_text(trace)
+        trace_file, trace_text = saved.file, story(trace, saved.file)
         explanation = explain_violation(model, violated.case, prepared.specification, lasso_shape(graph, lasso),
                                         trace.meta.get("loop_action"))
     live.graph = None  # the report needs no more of it; let it go

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from modelcheck.errors import InputError
-from modelcheck.explain import explain, first_violation
+from modelcheck.explain import explain_account, first_violation
 from modelcheck.replay import check_step
 from modelcheck.trace_read import BoundTrace, bind, read_trace_file
 from modelcheck.viewer.layout import Frame, Group, build_frames, groups_for
@@ -23,6 +23,7 @@ class Breakage:
     invariant: str
     state: int  # 0-based index of the first state breaking it
     explanation: str
+    focus: tuple[tuple[str, str, int], ...] = ()  # the slots the story is about: (row, log cell, offset)
 
 
 @dataclass
@@ -70,7 +71,8 @@ def load_view(path: str, spec_name: str | None = None, consts: Sequence[str] = (
     for inv in dict.fromkeys(chosen):
         at = first_violation(model, bound.states, inv)
         if at is not None:
-            breakages.append(Breakage(inv, at, explain(model, bound.states[at], inv)))
+            account = explain_account(model, bound.states[at], inv)
+            breakages.append(Breakage(inv, at, account.text, account.focus))
     frames = build_frames(model, bound.states, labels)
     return TraceView(bound, groups_for(model.codec.names), frames, illegal, breakages, lasso_note(bound))
 
