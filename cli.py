@@ -85,7 +85,7 @@ def main():
 @click.option("--check-deadlock/--no-check-deadlock", default=None,
               help="Report states without successors (off by default: these specs are bounded).")
 @click.option("--trace-out", type=str, metavar="PATH",
-              help="Where to write the ITF trace of a violation (default: a new file in ./traces).")
+              help="Where to write the ITF trace of a violation (default: a new file in modelcheck-out/SPEC/).")
 @click.option("--overwrite", is_flag=True, help="Allow --trace-out to replace an existing file.")
 @click.option("--max-states", type=int, metavar="N", help="Stop cleanly once N distinct states are found.")
 @click.option("--max-memory", metavar="SIZE", help="Stop cleanly when memory use reaches SIZE (e.g. 2G, 512M).")
@@ -150,31 +150,39 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
 @click.option("--specification", "specifications", multiple=True, metavar="NAME",
               help="With --prop: check under this specification; repeatable, each crosses every run.")
 @click.option("--max-depth", type=int, metavar="N", help="Explore only the first N levels.")
-@click.option("--trace-dir", metavar="DIR", default="traces", show_default=True,
-              help="Write each counterexample into DIR, named after its run.")
+@click.option("--trace-dir", metavar="DIR",
+              help="Write each counterexample into DIR, named after its run (default: modelcheck-out/SPEC).")
 @click.option("--overwrite", is_flag=True, help="Allow traces in --trace-dir to replace existing files.")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
 @click.option("--columns", metavar="A,B,...", help="Only these columns, in this order.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 def sweep(spec, rows, vary, engine, consts, invariants, properties, specifications, max_depth, trace_dir, overwrite,
           fmt, columns, quiet):
-    """Check SPEC once per --row and per combination of --vary values; print one line per run."""
+    """Check SPEC once per --row and per combination of --vary values; print one line per run.
+
+    Ctrl-C stops the run under way and then the sweep: the table shows the
+    runs done, the last marked interrupted (exit 130).
+    """
+    from modelcheck.outputs import output_dir
     from modelcheck.progress import Progress
     from modelcheck.run import RunRequest
-    from modelcheck.sweep import combinations, parse_rows, parse_vary, render, sweep as run_sweep
+    from modelcheck.sweep import combinations, make_trace_dir, parse_rows, parse_vary, render, written_text
+    from modelcheck.sweep import sweep as run_sweep
 
-    if os.path.exists(trace_dir) and not os.path.isdir(trace_dir):
-        raise InputError(f"--trace-dir {trace_dir} is not a directory")
-    os.makedirs(trace_dir, exist_ok=True)
+    trace_dir = trace_dir or output_dir(spec)
+    make_trace_dir(trace_dir)
     base = RunRequest(spec=spec, engine=engine, consts=tuple(consts), invariants=tuple(invariants),
                       max_depth=max_depth, overwrite=overwrite, properties=tuple(properties))
     runs = combinations(parse_rows(tuple(rows)), parse_vary(tuple(vary)))
     if specifications and not properties:
         raise InputError("--specification needs --prop: it chooses the fairness temporal properties are checked under")
-    results = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress(),
+    outcome = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress(),
                         tuple(dict.fromkeys(specifications)))
-    click.echo(render(results, fmt, [c.strip() for c in columns.split(",")] if columns else None))
-    return 0
+    click.echo(render(outcome.rows, fmt, [c.strip() for c in columns.split(",")] if columns else None))
+    after = written_text(outcome) if fmt != "json" else ""
+    if after:
+        click.echo(after)
+    return outcome.exit_code
 
 
 @main.command()
@@ -188,7 +196,7 @@ def sweep(spec, rows, vary, engine, consts, invariants, properties, specificatio
 @click.option("--const", "consts", multiple=True, metavar="NAME=VALUE", help="Set a constant. Repeatable.")
 @click.option("--config", type=str, metavar="FILE.cfg", help="Read CONSTANTS and INVARIANTS from a TLC .cfg file.")
 @click.option("--trace-out", type=str, metavar="PATH",
-              help="Where to write the counterexample (default: a new file in ./traces).")
+              help="Where to write the counterexample (default: a new file in modelcheck-out/SPEC/).")
 @click.option("--overwrite", is_flag=True, help="Allow --trace-out to replace an existing file.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")

@@ -190,7 +190,7 @@ def parse_config(text: str, path: str = "<cfg>") -> ConfigFile:
 
 def read_config(path: str) -> ConfigFile:
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8-sig") as f:  # a byte-order mark, as some editors write, is fine
             text = f.read()
     except OSError as e:
         raise InputError(f"cannot read config {path}: {e.strerror or e}") from None

@@ -77,47 +77,76 @@ def json_value(kind: str, value: Any) -> Any:
     return value
 
 
+# Error messages quote at most this much of what the user wrote.
+QUOTED = 40
+
+
+def quoted(text: str) -> str:
+    """``text`` for an error line: repr'd, and cut short if long."""
+    return repr(text) if len(text) <= QUOTED else repr(text[:QUOTED]) + f"... ({len(text):,} characters)"
+
+
 def parse_value(decl: ConstantDecl, text: str) -> Any:
-    """Parse one constant's value as written on the command line or in a .cfg."""
+    """Parse one constant's value as written on the command line or in a .cfg.
+    Declared bounds are checked on the text, before anything is built from it."""
     text = text.strip()
     if decl.kind == REPLICAS:
-        return _parse_replicas(decl.name, text)
+        return _parse_replicas(decl, text)
     if decl.kind == INT:
         if not re.fullmatch(r"[+-]?\d+", text):
-            raise InputError(f"constant {decl.name} must be an integer, got {text!r}")
-        return int(text)
+            raise InputError(f"constant {decl.name} must be an integer, got {quoted(text)}")
+        return _bounded_int(decl, text, decl.name)
     if decl.kind == BOOL:
         if text in ("TRUE", "true"):
             return True
         if text in ("FALSE", "false"):
             return False
-        raise InputError(f"constant {decl.name} must be TRUE or FALSE, got {text!r}")
+        raise InputError(f"constant {decl.name} must be TRUE or FALSE, got {quoted(text)}")
     if decl.kind == REPLICA:
         if not _NAME.match(text):
-            raise InputError(f"constant {decl.name} must be a replica name, got {text!r}")
+            raise InputError(f"constant {decl.name} must be a replica name, got {quoted(text)}")
         return text
     raise AssertionError(decl.kind)
 
 
-def _parse_replicas(name: str, text: str) -> tuple[str, ...]:
+def _bounded_int(decl: ConstantDecl, digits: str, what: str) -> int:
+    """``digits`` as an int, refused before conversion when it has more
+    digits than any bound of ``decl`` allows (a 10,000-digit count would
+    otherwise cost seconds and a 10,000-character error line)."""
+    bound = max(abs(b) for b in (decl.minimum, decl.maximum, 1 << 62) if b is not None)
+    if len(digits.lstrip("+-").lstrip("0")) > len(str(bound)):
+        limit = f"at most {decl.maximum}" if decl.maximum is not None else "a 62-bit number"
+        raise InputError(f"{what} can be {limit} in modelcheck, got a {len(digits):,}-digit number")
+    return int(digits)
+
+
+def _check_count(decl: ConstantDecl, count: int) -> None:
+    if count < 1:
+        raise InputError(f"{decl.name} must have at least 1 replica, got {count}")
+    if decl.maximum is not None and count > decl.maximum:
+        raise InputError(f"{decl.name} can be at most {decl.maximum} in modelcheck, got {count:,} replicas")
+
+
+def _parse_replicas(decl: ConstantDecl, text: str) -> tuple[str, ...]:
+    name = decl.name
     if re.fullmatch(r"[+-]?\d+", text):
-        count = int(text)
-        if count < 1:
-            raise InputError(f"{name} must have at least 1 replica, got {count}")
+        count = _bounded_int(decl, text, name)
+        _check_count(decl, count)
         return tuple(f"r{i}" for i in range(1, count + 1))
     if not (text.startswith("{") and text.endswith("}")):
-        raise InputError(f"{name} must be a count (3) or a set of names ({{a,b,c}}), got {text!r}")
+        raise InputError(f"{name} must be a count (3) or a set of names ({{a,b,c}}), got {quoted(text)}")
     inner = text[1:-1].strip()
-    names = [part.strip() for part in inner.split(",")] if inner else []
-    if not names:
+    if not inner:
         raise InputError(f"{name} must have at least 1 replica, got the empty set")
+    _check_count(decl, inner.count(",") + 1)
+    names = [part.strip() for part in inner.split(",")]
     for n in names:
         if not _NAME.match(n):
-            raise InputError(f"{name}: {n!r} is not a valid replica name (letters, digits, _)")
+            raise InputError(f"{name}: {quoted(n)} is not a valid replica name (letters, digits, _)")
         if n == NONE:
             raise InputError(f"{name}: {NONE} is reserved for 'no leader' and cannot name a replica")
     if len(set(names)) != len(names):
-        raise InputError(f"{name}: replica names must be distinct, got {text}")
+        raise InputError(f"{name}: replica names must be distinct, got {quoted(text)}")
     return tuple(names)
 
 
@@ -137,13 +166,7 @@ def resolve(decls: tuple[ConstantDecl, ...], given: Mapping[str, str], spec_name
             raise InputError(f"{spec_name} has no constant {key!r} (its constants: {', '.join(by_name)})")
         values[key] = value
     for d in decls:
-        v = values[d.name]
-        size = len(v) if d.kind == REPLICAS else v
-        if d.kind in (INT, REPLICAS):
-            if d.minimum is not None and size < d.minimum:
-                raise InputError(f"{d.name} must be at least {d.minimum}, got {format_value(d.kind, v)}")
-            if d.maximum is not None and size > d.maximum:
-                raise InputError(f"{d.name} can be at most {d.maximum} in modelcheck, got {format_value(d.kind, v)}")
+        check_bounds(d, values[d.name])
     for d in decls:
         if d.kind == REPLICA:
             replicas = next((values[x.name] for x in decls if x.kind == REPLICAS), ())
@@ -153,12 +176,24 @@ def resolve(decls: tuple[ConstantDecl, ...], given: Mapping[str, str], spec_name
     return Constants(values, [d.name for d in decls])
 
 
+def check_bounds(decl: ConstantDecl, value: Any) -> None:
+    """The declared minimum and maximum of a parsed value (a count for replica sets)."""
+    if decl.kind not in (INT, REPLICAS):
+        return
+    size = len(value) if decl.kind == REPLICAS else value
+    if decl.minimum is not None and size < decl.minimum:
+        raise InputError(f"{decl.name} must be at least {decl.minimum}, got {format_value(decl.kind, value)}")
+    if decl.maximum is not None and size > decl.maximum:
+        raise InputError(f"{decl.name} can be at most {decl.maximum} in modelcheck, "
+                         f"got {format_value(decl.kind, value)}")
+
+
 def parse_assignment(text: str) -> tuple[str, str]:
     """Split a --const NAME=VALUE argument."""
     if "=" not in text:
-        raise InputError(f"--const expects NAME=VALUE, got {text!r}")
+        raise InputError(f"--const expects NAME=VALUE, got {quoted(text)}")
     name, value = text.split("=", 1)
     name = name.strip()
     if not _NAME.match(name):
-        raise InputError(f"--const: {name!r} is not a constant name")
+        raise InputError(f"--const: {quoted(name)} is not a constant name")
     return name, value.strip()

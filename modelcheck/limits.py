@@ -1,7 +1,8 @@
 """Stopping a long search cleanly: state and memory bounds, and Ctrl-C.
 
-Engines poll ``Limits.reached(states)`` between units of work (every few
-thousand states, or every chunk). Ctrl-C does not raise inside an engine: the
+Engines poll ``Limits.reached()`` between units of work (every few
+thousand states, or every chunk) and ``Limits.reached(states)`` between
+levels, where alone the state bound applies. Ctrl-C does not raise inside an engine: the
 CLI's signal handler only records the request, and the engine stops at its
 next poll with everything it has counted so far, so partial statistics and a
 final checkpoint are always consistent. A second Ctrl-C interrupts at once.
@@ -11,9 +12,13 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import signal
+import sys
+import threading
 import time
 from contextlib import contextmanager
+from typing import Callable
 from dataclasses import dataclass, field
 
 from modelcheck.errors import InputError
@@ -21,6 +26,11 @@ from modelcheck.errors import InputError
 MAX_STATES, MAX_MEMORY, INTERRUPTED = "max-states", "max-memory", "interrupted"
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+class SearchInterrupted(Exception):
+    """Raised inside a search that honours a Ctrl-C by unwinding (the z3
+    engines); caught where the partial result is put together."""
 
 
 class StopRequest:
@@ -51,11 +61,14 @@ class Limits:
     memory_poll_seconds: float = 0.2
     _last_poll: float = 0.0
 
-    def reached(self, states: int) -> str | None:
-        """Why the search must stop now, or None."""
+    def reached(self, states: int | None = None) -> str | None:
+        """Why the search must stop now, or None. ``states`` is given only
+        between levels: --max-states stops a search at the end of the level
+        that reaches it, on every engine, so that every engine reports the
+        same count and depth and every state counted has been checked."""
         if self.stop.requested:
             return INTERRUPTED
-        if self.max_states is not None and states >= self.max_states:
+        if states is not None and self.max_states is not None and states >= self.max_states:
             return MAX_STATES
         if self.max_memory is not None:
             now = time.monotonic()
@@ -107,3 +120,54 @@ def interrupt_requests(stop: StopRequest):
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def interrupts_outside_python(stop: StopRequest, interrupt: Callable[[], None], tick: float = 0.1):
+    """Ctrl-C for work done mostly in native code (the z3 solver).
+
+    A Python signal handler runs only between bytecodes of the main thread,
+    so it would wait for a solver call to return, and a KeyboardInterrupt
+    raised from it can land inside a ctypes call or a finaliser, where it is
+    lost or turned into another error. Instead, while this is active, the
+    handler does nothing in the main thread: every SIGINT, whichever thread
+    the kernel gives it to, is also written to a wakeup pipe that a watcher
+    thread reads. The first records the request and calls ``interrupt``
+    (which must be safe from another thread, as z3's ``Context.interrupt``
+    is) every ``tick`` seconds until the work ends, so that a solver call
+    started just after it stops too; the second ends the process at once
+    (exit 130). The native code must leave SIGINT's handler alone."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    previous_handler = signal.signal(signal.SIGINT, lambda signum, frame: None)
+    previous_fd = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    done = threading.Event()
+
+    def watch():
+        while not done.is_set():
+            ready, _, _ = select.select([read_end], [], [], tick)
+            for signum in (os.read(read_end, 512) if ready else b""):
+                if signum != signal.SIGINT:
+                    continue
+                if stop.requested:
+                    sys.stderr.write("\nmodelcheck: interrupted\n")
+                    sys.stderr.flush()
+                    os._exit(130)
+                stop.request()
+            if stop.requested:
+                interrupt()
+
+    watcher = threading.Thread(target=watch, name="modelcheck-interrupts", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+        signal.set_wakeup_fd(previous_fd)
+        signal.signal(signal.SIGINT, previous_handler)
+        os.close(read_end)
+        os.close(write_end)

@@ -10,7 +10,9 @@ The verdicts and their exit codes:
   invariants, but the induction step fails, so the verdict is open. The
   counterexample to induction is written as a k + 1 state trace whose first
   state is any state satisfying the hypothesis (``#meta.action`` is
-  ``Hypothesis``), not necessarily a reachable one.
+  ``Hypothesis``), not necessarily a reachable one;
+* ``interrupted`` (130): Ctrl-C came first; the report says how far the
+  proof got, and it is never read as proved.
 """
 
 from __future__ import annotations
@@ -20,16 +22,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from modelcheck import __version__
-from modelcheck.engines.bmc import BmcSettings
-from modelcheck.engines.induction import NOT_INDUCTIVE, PROVED, VIOLATION, ProofOutcome, StepReport, prove
+from modelcheck.engines.bmc import BmcSettings, solver_interrupts
+from modelcheck.engines.induction import (INTERRUPTED, NOT_INDUCTIVE, PROVED, VIOLATION, ProofOutcome, StepReport,
+                                          prove)
 from modelcheck.errors import InputError
+from modelcheck.limits import StopRequest
 from modelcheck.progress import Progress
-from modelcheck.run import resolve_spec_and_constants
+from modelcheck.run import resolve_spec_and_constants, warn
 from modelcheck.spec import Model, SpecDefinition
-from modelcheck.trace import check_trace_destination, trace_from_states, write_trace
-from modelcheck.viewer.terminal import story_text
+from modelcheck.outputs import check_output_destination, save_trace, story
+from modelcheck.trace import trace_from_states
 
-EXIT_CODES = {PROVED: 0, VIOLATION: 12, NOT_INDUCTIVE: 20}
+EXIT_CODES = {PROVED: 0, VIOLATION: 12, NOT_INDUCTIVE: 20, INTERRUPTED: 130}
 HYPOTHESIS = "Hypothesis"
 
 
@@ -67,7 +71,7 @@ def prepare_proof(request: ProveRequest) -> PreparedProof:
         invariants = tuple(invariants) + spec.lemmas
     spec.check_invariant_names(invariants)
     invariants = tuple(dict.fromkeys(invariants))
-    check_trace_destination(request.trace_out, request.overwrite)
+    check_output_destination(request.trace_out, request.overwrite, spec.name)
     warnings = list(cfg.warnings) if cfg else []
     return PreparedProof(request, spec, spec.instantiate(constants), invariants, warnings)
 
@@ -103,6 +107,7 @@ class ProofReport:
             "proved_at_k": o.k if o.result == PROVED else None,
             "depth": o.k,
             "seconds": round(self.seconds, 3),
+            "stopped": "interrupted" if o.result == INTERRUPTED else None,
             "violation": violation,
             "counterexample_to_induction": cti,
         }
@@ -117,25 +122,34 @@ def execute_proof(prepared: PreparedProof, progress: Progress) -> ProofReport:
         step = "" if r.step_holds is None else f"  step {'holds' if r.step_holds else 'fails'} ({r.step_seconds:.2f} s)"
         progress.note(f"k {r.k:>3}  {base}{step}  total {time.perf_counter() - started:.1f} s")
 
-    outcome = prove(model, prepared.invariants, request.k, BmcSettings(), on_step)
+    stop = StopRequest()
+    with solver_interrupts(stop):
+        outcome = prove(model, prepared.invariants, request.k, BmcSettings(), on_step, stop)
     progress.clear()
     trace_file = trace_text = None
     if outcome.violation is not None:
         v = outcome.violation
         trace = trace_from_states(model, v.states, v.actions, v.invariant, "z3")
         trace.meta = {"found_by": f"base case of k-induction (k = {outcome.k})"}
-        trace_file = write_trace(trace, request.trace_out, request.overwrite)
-        trace_text = story_text(trace_file)
+        trace_file = _save(trace, request)
+        trace_text = story(trace, trace_file)
     elif outcome.counterexample is not None:
         c = outcome.counterexample
         trace = trace_from_states(model, c.states, c.actions, c.broken[0], "z3")
         trace.origin = HYPOTHESIS
         trace.meta = {"kind": "counterexample to induction", "k": outcome.k,
                       "hypothesis": list(prepared.invariants), "broken": c.broken}
-        trace_file = write_trace(trace, request.trace_out, request.overwrite,
-                                 stem=f"{model.spec.name}-{c.broken[0]}-cti")
-        trace_text = story_text(trace_file)
+        trace_file = _save(trace, request, f"{model.spec.name}-{c.broken[0]}-cti")
+        trace_text = story(trace, trace_file)
     return ProofReport(prepared, outcome, time.perf_counter() - started, trace_file, trace_text)
+
+
+def _save(trace, request: ProveRequest, stem: str | None = None) -> str | None:
+    """Write the trace; a failed write is a warning, never the loss of the verdict."""
+    saved = save_trace(trace, request.trace_out, request.overwrite, stem)
+    if saved.problem:
+        warn([saved.problem])
+    return saved.file
 
 
 def _states(n: int) -> str:
@@ -156,6 +170,11 @@ def proof_summary_text(report: ProofReport) -> str:
         stats.append(("base case", f"no behaviour of up to {_states(o.k)} breaks it"))
         stats.append(("step", f"any {o.k} distinct consecutive states satisfying it are followed only by "
                               f"states that satisfy it"))
+    elif o.result == INTERRUPTED:
+        lines.append(f"Interrupted before a verdict: {conjunction} is not proved.")
+        if o.k:
+            stats.append(("base case", f"no behaviour of up to {_states(o.k)} breaks it"))
+            stats.append(("step", f"fails for every k up to {o.k}; k = {o.k + 1} was under way"))
     elif o.result == VIOLATION:
         lines.append(f"Invariant {o.violation.invariant} is violated (base case, k = {o.k}). "
                      f"Shortest counterexample: {_states(o.violation.length)}.")

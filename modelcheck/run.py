@@ -15,17 +15,18 @@ from typing import Any
 
 from modelcheck import __version__
 from modelcheck.cfgfile import read_config
-from modelcheck.constants import parse_assignment
+from modelcheck.constants import check_bounds, parse_assignment, parse_value
 from modelcheck.engines import DEFAULT_ENGINE, get_engine
 from modelcheck.engines.base import CheckOptions, CheckResult
 from modelcheck.engines.checkpoint import check_destination as check_checkpoint_destination
 from modelcheck.errors import InputError
 from modelcheck.fingerprint import collision_probability
-from modelcheck.limits import INTERRUPTED, MAX_MEMORY, MAX_STATES, Limits, describe_size, interrupt_requests, parse_size
+from modelcheck.limits import (INTERRUPTED, MAX_MEMORY, MAX_STATES, Limits, StopRequest, describe_size,
+                              interrupt_requests, parse_size)
+from modelcheck.outputs import check_output_destination, save_trace, story
 from modelcheck.progress import Progress
 from modelcheck.spec import Model, SpecDefinition
-from modelcheck.trace import check_trace_destination, trace_from_states, write_trace
-from modelcheck.viewer.terminal import story_text
+from modelcheck.trace import trace_from_states
 
 
 @dataclass(frozen=True)
@@ -67,11 +68,16 @@ def resolve_spec_and_constants(spec_name: str, consts: tuple[str, ...], config: 
     cfg = read_config(config) if config else None
     given: dict[str, str] = {}
     if cfg:
-        known = {d.name for d in spec.constants}
+        decls = {d.name: d for d in spec.constants}
         for name, value in cfg.constants.items():
-            if name not in known:
-                raise InputError(f"{cfg.path}:{cfg.constant_lines[name]}: {spec.name} has no constant {name!r} "
-                                 f"(its constants: {', '.join(sorted(known))})")
+            where = f"{cfg.path}:{cfg.constant_lines[name]}"
+            if name not in decls:
+                raise InputError(f"{where}: {spec.name} has no constant {name!r} "
+                                 f"(its constants: {', '.join(sorted(decls))})")
+            try:  # a bad value is reported at its line
+                check_bounds(decls[name], parse_value(decls[name], value))
+            except InputError as e:
+                raise InputError(f"{where}: {e}") from None
             given[name] = value
     for text in consts:
         name, value = parse_assignment(text)
@@ -96,11 +102,16 @@ def prepare(request: RunRequest) -> PreparedRun:
     if request.max_states is not None and request.max_states < 1:
         raise InputError(f"--max-states must be at least 1, got {request.max_states}")
     max_memory = parse_size(request.max_memory) if request.max_memory is not None else None
+<<<<<<< HEAD
     check_trace_destination(request.trace_out, request.overwrite)
     from modelcheck.coverage import parse_level, require_collecting
     require_collecting(get_engine(request.engine), parse_level(request.coverage), request.engine)  # unknown: bad too
     if request.coverage and request.engine_options.get("resume"):
         raise InputError("--coverage counts a search from its start; it cannot continue one with --resume")
+=======
+    check_output_destination(request.trace_out, request.overwrite, spec.name)
+    get_engine(request.engine)  # an unknown engine is bad input too
+>>>>>>> issue17-reliability
     _check_checkpoint_options(request)
     model = spec.instantiate(constants)
     return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory, properties,
@@ -183,6 +194,7 @@ class RunOutcome:
             "distinct_states": r.distinct_states,
             "depth": r.depth,
             "seconds": round(r.seconds, 3),
+            "stopped": r.stopped,  # why an incomplete search stopped (a limit, or "interrupted"), else null
             "violation": violation,
             "properties": list(p.properties),
             "specification": p.specification.name if p.specification is not None else None,
@@ -190,6 +202,7 @@ class RunOutcome:
         }
 
 
+<<<<<<< HEAD
 def execute(prepared: PreparedRun, progress: Progress, engine=None) -> RunOutcome:
     """Run the request's engine (or ``engine``, an object with the engines'
     interface, such as the simulator) and write the trace of a violation."""
@@ -198,6 +211,14 @@ def execute(prepared: PreparedRun, progress: Progress, engine=None) -> RunOutcom
     engine = engine or get_engine(request.engine)
     limits = Limits(request.max_states, prepared.max_memory)
     coverage = Coverage(prepared.model, request.coverage) if request.coverage else None
+=======
+def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None = None) -> RunOutcome:
+    """Run the search; ``stop`` is shared with a caller that handles Ctrl-C
+    across several runs (a sweep)."""
+    request = prepared.request
+    engine = get_engine(request.engine)
+    limits = Limits(request.max_states, prepared.max_memory, stop or StopRequest())
+>>>>>>> issue17-reliability
     options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
                            dict(request.engine_options), limits, coverage)
     if prepared.properties and not prepared.invariants:
@@ -213,8 +234,10 @@ def execute(prepared: PreparedRun, progress: Progress, engine=None) -> RunOutcom
     if result.violation is not None:
         v = result.violation
         trace = trace_from_states(prepared.model, v.states, v.actions, v.invariant, result.engine)
-        trace_file = write_trace(trace, request.trace_out, request.overwrite)
-        trace_text = story_text(trace_file)
+        saved = save_trace(trace, request.trace_out, request.overwrite)
+        if saved.problem:
+            warn([saved.problem])
+        trace_file, trace_text = saved.file, story(trace, saved.file)
         if v.invariant in prepared.model.invariants:
             from modelcheck.explain import explain
             explanation = explain(prepared.model, v.states[-1], v.invariant)
@@ -287,8 +310,9 @@ def verdict_lines(outcome: RunOutcome) -> list[str]:
             why = f"Stopped at --max-memory {describe_size(p.max_memory)}"
         else:
             why = "Interrupted"
-        return [f"{why} before the search was complete: no invariant is violated in the "
-                f"{r.distinct_states:,} states explored (through depth {r.depth})."]
+        explored = (f"{r.distinct_states:,} states explored (through depth {r.depth})"
+                    if r.distinct_states is not None else f"behaviours of up to {r.depth} states examined")
+        return [f"{why} before the search was complete: no invariant is violated in the {explored}."]
     if r.result == "bounded-ok":
         return [f"No invariant is violated up to depth {r.depth} (--max-depth); deeper states were not explored."]
     return ["No invariant is violated: every reachable state was checked."]

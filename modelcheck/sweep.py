@@ -6,6 +6,10 @@ products). Every run is a full ``run`` (same engine, invariants and limits)
 and becomes one line of a table, as text, markdown or JSON, whose first
 columns are the constants the rows and products name. Counterexamples are
 written into a trace directory under names that say which run produced them.
+
+Ctrl-C stops the run under way with its partial result (as ``run`` does) and
+then the sweep: the table holds the runs done, the interrupted one marked
+``interrupted``. A second Ctrl-C aborts at once.
 """
 
 from __future__ import annotations
@@ -16,9 +20,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, make_writable_dir
+from modelcheck.limits import INTERRUPTED, StopRequest, interrupt_requests
 from modelcheck.progress import Progress
 from modelcheck.run import RunOutcome, RunRequest, execute, prepare
+
+INTERRUPTED_RESULT = "interrupted"
 
 
 @dataclass
@@ -32,8 +39,9 @@ class SweepRow:
         if self.outcome.liveness is not None and v is None:
             return {**self.varied, **property_cells(self.outcome), "distinct_states": r.distinct_states,
                     "depth": r.depth, "trace_file": self.outcome.trace_file, "seconds": round(r.seconds, 2)}
+        result = f"{v.invariant} violated" if r.result == "violation" else r.result
         return {**self.varied,
-                "result": r.result if r.result != "violation" else f"{v.invariant} violated",
+                "result": INTERRUPTED_RESULT if r.stopped == INTERRUPTED else result,
                 "distinct_states": r.distinct_states, "depth": r.depth,
                 "trace_length": v.length if v else None, "trace_file": self.outcome.trace_file,
                 "seconds": round(r.seconds, 2)}
@@ -119,8 +127,22 @@ def free_path(path: str, overwrite: bool) -> str:
     return f"{stem}-{k}.itf.json"
 
 
+@dataclass
+class SweepOutcome:
+    rows: list[SweepRow]  # the runs done, in order
+    planned: int  # how many runs the sweep was to make
+    interrupted: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        return 130 if self.interrupted else 0
+
+    def trace_files(self) -> list[str]:
+        return [r.outcome.trace_file for r in self.rows if r.outcome.trace_file]
+
+
 def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
-          progress: Progress, specifications: tuple[str, ...] = ()) -> list[SweepRow]:
+          progress: Progress, specifications: tuple[str, ...] = ()) -> SweepOutcome:
     """One run per combination of constants, crossed with each named
     specification when temporal properties are checked."""
     columns = list(dict.fromkeys(name for run in runs for name in run))
@@ -138,11 +160,21 @@ def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
             if specifications:
                 shown["specification"] = specification
             requests.append((shown, prepared))
-    rows = []
-    for shown, prepared in requests:
-        progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()))
-        rows.append(SweepRow(shown, execute(prepared, progress)))
-    return rows
+    outcome = SweepOutcome([], len(requests))
+    stop = StopRequest()  # one for the whole sweep: a Ctrl-C between runs counts too
+    with interrupt_requests(stop):
+        for shown, prepared in requests:
+            if stop.requested:
+                break
+            progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()))
+            outcome.rows.append(SweepRow(shown, execute(prepared, progress, stop)))
+    outcome.interrupted = stop.requested
+    return outcome
+
+
+def make_trace_dir(trace_dir: str) -> None:
+    """Create the trace directory before any run, or refuse it with one line."""
+    make_writable_dir(trace_dir, "--trace-dir")
 
 
 def _shown_constants(prepared, columns: list[str]) -> dict[str, str]:
@@ -154,6 +186,8 @@ def _shown_constants(prepared, columns: list[str]) -> dict[str, str]:
 
 
 def render(rows: list[SweepRow], fmt: str, columns: list[str] | None = None) -> str:
+    if not rows:
+        return "[]" if fmt == "json" else "no run was completed"
     table = [row.cells() for row in rows]
     # rows of different shapes (an invariant broken before the properties were
     # checked) share the union of the columns
@@ -184,4 +218,13 @@ def render(rows: list[SweepRow], fmt: str, columns: list[str] | None = None) -> 
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells]
+    return "\n".join(lines)
+
+
+def written_text(outcome: SweepOutcome) -> str:
+    """What follows the table: the trace files written, and an interruption."""
+    files = outcome.trace_files()
+    lines = ["", f"traces written ({len(files)}):", *(f"  {f}" for f in files)] if files else []
+    if outcome.interrupted:
+        lines += ["", f"Interrupted after {len(outcome.rows)} of {outcome.planned} runs."]
     return "\n".join(lines)

@@ -134,7 +134,7 @@ def _check_writable_dir(directory: str, what: str) -> None:
 
 
 def write_trace(trace: Trace, path: str | None = None, overwrite: bool = False,
-                default_dir: str = "traces", stem: str | None = None) -> str:
+                default_dir: str = "modelcheck-out", stem: str | None = None) -> str:
     """Write the trace as ITF and return the path used.
 
     Without ``path`` it goes into ``default_dir`` under a name derived from the

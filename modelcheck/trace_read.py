@@ -102,7 +102,14 @@ def read_trace_file(path: str) -> TraceDocument:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise TraceFormatError(f"{path} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
-    return parse_trace(data, path)
+    except ValueError:  # an integer literal longer than Python converts
+        raise TraceFormatError(f"{path} holds a number too long to be a value of any trace") from None
+    except RecursionError:
+        raise TraceFormatError(f"{path} is nested too deeply to be a trace") from None
+    try:
+        return parse_trace(data, path)
+    except RecursionError:
+        raise TraceFormatError(f"{path} is nested too deeply to be a trace") from None
 
 
 def parse_trace(data: Any, path: str = "<trace>") -> TraceDocument:

@@ -73,3 +73,17 @@ def local_context(app_name: str, master: str = "local[2]"):
     finally:
         sc.stop()
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def assert_stopped_at_a_level_end(r) -> None:
+    """A first Ctrl-C on a Spark run: the level under way is finished, the
+    report is printed (exit 130, JSON saying why), and the count is that of
+    the levels done; no py4j or Spark tracebacks."""
+    from support import invoke_json
+    assert r.code == 130, r.terminal
+    report = json.loads(r.stdout)
+    assert (report["result"], report["stopped"]) == ("bounded-ok", "interrupted")
+    assert 3 <= report["depth"] < 18
+    with_bfs = invoke_json("run", "kip320", "--const", "Replicas=2", "--max-depth", str(report["depth"]))[1]
+    assert report["distinct_states"] == with_bfs["distinct_states"]
+    assert "Traceback" not in r.terminal and "py4j" not in r.terminal and "Exception" not in r.terminal, r.terminal

@@ -121,6 +121,18 @@ def async_isr_ignoring_the_pending_isr(monkeypatch):
     return async_isr.SPEC.instantiate(async_isr.SPEC.resolve_constants({}))
 
 
+def read_terminal(master: int, into: bytearray) -> None:
+    """Append what the terminal ``master`` shows until the process behind it ends."""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal closes when the process ends
+            return
+        if not chunk:
+            return
+        into.extend(chunk)
+
+
 def run_on_terminal(*args, cwd, stream="stderr", timeout=300):
     """Run the CLI in a fresh process with ``stream`` ("stderr" or "stdout")
     on a pseudo-terminal, as a user at a terminal sees it. Returns (exit
@@ -132,15 +144,8 @@ def run_on_terminal(*args, cwd, stream="stderr", timeout=300):
     proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", *args], cwd=cwd,
                             env=dict(os.environ, PYTHONPATH=ROOT), **on_terminal, **{other: subprocess.PIPE})
     os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # the terminal closes when the process ends
-            break
-        if not chunk:
-            break
-        seen += chunk
+    seen = bytearray()
+    read_terminal(master, seen)
     proc.wait(timeout=timeout)
     os.close(master)
     return proc.returncode, seen.decode(errors="replace"), getattr(proc, other).read().decode()
@@ -152,3 +157,53 @@ def run_subprocess(*args, cwd=None, env=None, timeout=600):
     full_env["PYTHONPATH"] = ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-c", "from cli import main; main()", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+class Interrupted:
+    """What a run interrupted by ``interrupt`` printed and returned."""
+
+    def __init__(self, code: int, stdout: str, terminal: str):
+        self.code, self.stdout, self.terminal = code, stdout, terminal
+
+
+def interrupt(*args, cwd, marker: str, signals: int = 1, delay: float = 0.0, gap: float = 0.3,
+              timeout: float = 300) -> Interrupted:
+    """Run the CLI in a fresh process group with stderr on a pseudo-terminal
+    (so it shows progress, as at a terminal) and press Ctrl-C as a terminal
+    does: SIGINT to the whole group, ``signals`` times ``gap`` seconds apart,
+    starting ``delay`` seconds after ``marker`` (a regular expression) first
+    appears on stderr. Fails if the run ends before the marker."""
+    import pty
+    import re
+    import signal
+    import threading
+    import time
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", *args], cwd=cwd,
+                            env=dict(os.environ, PYTHONPATH=ROOT), stdout=subprocess.PIPE, stderr=slave,
+                            start_new_session=True)
+    os.close(slave)
+    seen = bytearray()
+    reader = threading.Thread(target=read_terminal, args=(master, seen), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + timeout
+        while not re.search(marker, seen.decode(errors="replace")):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the run ended or stalled before {marker!r}:\n{seen.decode(errors='replace')}")
+            time.sleep(0.02)
+        time.sleep(delay)
+        for k in range(signals):
+            if k:
+                time.sleep(gap)
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGINT)
+        out, _ = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    reader.join(timeout=10)
+    os.close(master)
+    return Interrupted(proc.returncode, out.decode(), seen.decode(errors="replace"))

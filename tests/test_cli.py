@@ -10,8 +10,8 @@ import pytest
 from modelcheck import __version__
 from support import invoke, invoke_json, one_error_line, run_on_terminal, run_subprocess
 
-JSON_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds",
-               "violation", "properties", "specification"}
+JSON_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
+               "properties", "specification", "violation"}
 
 
 def test_ok_run_as_json(in_tmp):
@@ -29,7 +29,7 @@ def test_violation_exits_12_and_writes_a_trace(in_tmp):
     assert out["result"] == "violation"
     assert out["violation"]["invariant"] == "StrongIsr" and out["violation"]["trace_length"] == 13
     path = out["violation"]["trace_file"]
-    assert path == os.path.join("traces", "kip320-first-try-StrongIsr.itf.json")
+    assert path == os.path.join("modelcheck-out", "kip320-first-try", "kip320-first-try-StrongIsr.itf.json")
     assert len(json.load(open(in_tmp / path))["states"]) == 13
 
 
@@ -97,7 +97,7 @@ WeakIsr broken: r1 presumes leadership with hw=1, but r2 is in r1's own ISR {r1,
   depth            9
   time             ...
   reached          LeaderElected (depth 3), HighWatermarkAdvanced (depth 6)
-  trace            traces/truncate-to-hw-WeakIsr.itf.json  (modelcheck show traces/truncate-to-hw-WeakIsr.itf.json)
+  trace            modelcheck-out/truncate-to-hw/truncate-to-hw-WeakIsr.itf.json  (modelcheck show modelcheck-out/truncate-to-hw/truncate-to-hw-WeakIsr.itf.json)
 """
 
 
@@ -126,8 +126,9 @@ def test_the_report_is_the_same_whichever_engine_ran(tmp_path, monkeypatch, args
         monkeypatch.chdir(tmp_path / engine)
         code, out, _ = invoke("run", *args, "--engine", engine)
         reports[engine] = without_time(out).replace(f"engine {engine}", "engine X")
-        traces[engine] = [json.load(open(os.path.join("traces", name)))["states"]
-                          for name in sorted(os.listdir("traces"))] if os.path.isdir("traces") else []
+        out_dir = os.path.join("modelcheck-out", args[0])
+        traces[engine] = [json.load(open(os.path.join(out_dir, name)))["states"]
+                          for name in sorted(os.listdir(out_dir))] if os.path.isdir(out_dir) else []
     assert reports["bfs"] == reports["fast"]
     assert traces["bfs"] == traces["fast"]
 

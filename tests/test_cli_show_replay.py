@@ -129,4 +129,4 @@ def test_run_explains_the_violation_it_finds(in_tmp):
     assert code == 12
     assert ("\nStrongIsr broken: r1 presumes leadership with hw=1, but r3 is in the quorum ISR {r1, r3} and has "
             "no record at offset 0 (r1 has id0@2)\n") in out
-    assert "(modelcheck show traces/kip320-first-try-StrongIsr.itf.json)" in out
+    assert "(modelcheck show modelcheck-out/kip320-first-try/kip320-first-try-StrongIsr.itf.json)" in out

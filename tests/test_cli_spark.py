@@ -37,7 +37,7 @@ def test_violation_report_trace_and_exit_12(tmp_path):
     assert "engine spark" in done.stdout
     assert not any(line.startswith("level ") for line in done.stderr.splitlines())  # --quiet
     assert "spark: INFO DAGScheduler" in done.stderr  # --verbose: Spark's own log
-    path = tmp_path / "traces" / "truncate-to-hw-WeakIsr.itf.json"
+    path = tmp_path / "modelcheck-out" / "truncate-to-hw" / "truncate-to-hw-WeakIsr.itf.json"
     assert json.load(open(path))["#meta"]["modelcheck"]["engine"] == "spark"
     assert_trace_replays(model("truncate-to-hw", Replicas=2), str(path), 9)
 
@@ -92,3 +92,23 @@ def test_without_pyspark_the_engine_is_one_line(tmp_path):
                           env={"PYTHONPATH": str(shadow.parent)})
     assert done.returncode == 2
     assert "needs pyspark: pip install 'modelcheck[spark]'" in one_error_line(done.stderr)
+
+
+def test_ctrl_c_stops_a_local_run_at_the_end_of_the_level(tmp_path, monkeypatch):
+    from spark_support import assert_stopped_at_a_level_end
+    from support import interrupt
+    monkeypatch.chdir(tmp_path)
+    r = interrupt("run", "kip320", "--const", "Replicas=2", "--engine", "spark", "--master", "local[2]", "--json",
+                  cwd=str(tmp_path), marker=r"level +3 ·")
+    assert_stopped_at_a_level_end(r)
+
+
+def test_a_second_ctrl_c_aborts_a_spark_run_at_once_and_quietly(tmp_path, monkeypatch):
+    from support import interrupt
+    monkeypatch.chdir(tmp_path)
+    r = interrupt("run", "kip320", "--engine", "spark", "--master", "local[2]", "--json", cwd=str(tmp_path),
+                  marker=r"level +9 ·", signals=2, gap=0.2)  # level 10 takes about a second
+    assert r.code == 130 and r.stdout == ""
+    assert r.terminal.rstrip().endswith("modelcheck: interrupted"), r.terminal
+    after = r.terminal.split("level   9 ·", 1)[1].splitlines()[1:]
+    assert [line for line in after if line.strip()] == ["modelcheck: interrupted"], r.terminal

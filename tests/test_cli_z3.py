@@ -8,9 +8,9 @@ import pytest
 
 from support import invoke, invoke_json, model, one_error_line, run_on_terminal
 
-RUN_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds",
-              "violation", "properties", "specification"}
-PROVE_FIELDS = {"spec", "engine", "constants", "invariants", "k", "result", "proved_at_k", "depth", "seconds",
+RUN_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
+              "properties", "specification", "violation"}
+PROVE_FIELDS = {"spec", "engine", "constants", "invariants", "k", "result", "proved_at_k", "depth", "seconds", "stopped",
                 "violation", "counterexample_to_induction"}
 
 
@@ -33,7 +33,7 @@ def test_run_z3_violation_as_json(in_tmp):
     assert (out["engine"], out["result"], out["distinct_states"], out["depth"]) == ("z3", "violation", None, 9)
     assert out["violation"]["trace_length"] == 9 and out["violation"]["invariant"] == "WeakIsr"
     path = out["violation"]["trace_file"]
-    assert path == os.path.join("traces", "truncate-to-hw-WeakIsr.itf.json")
+    assert path == os.path.join("modelcheck-out", "truncate-to-hw", "truncate-to-hw-WeakIsr.itf.json")
     m, data, states, actions = read_itf(in_tmp / path)
     assert data["#meta"]["modelcheck"]["engine"] == "z3" and actions[0] == "Init"
     # the written trace replays through the explicit engine, action by action
@@ -78,7 +78,7 @@ def test_prove_not_inductive_writes_a_counterexample_to_induction(in_tmp):
     cti = out["counterexample_to_induction"]
     assert out["result"] == "not-inductive" and out["violation"] is None
     assert cti["trace_length"] == 2 and cti["invariants_broken"] == ["StrongIsr"]
-    assert cti["trace_file"] == os.path.join("traces", "kip320-StrongIsr-cti.itf.json")
+    assert cti["trace_file"] == os.path.join("modelcheck-out", "kip320", "kip320-StrongIsr-cti.itf.json")
     m, data, states, actions = read_itf(in_tmp / cti["trace_file"])
     assert actions[0] == "Hypothesis" and data["#meta"]["modelcheck"]["kind"] == "counterexample to induction"
     strong = m.compiled.predicates["StrongIsr"]

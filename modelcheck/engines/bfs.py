@@ -119,6 +119,9 @@ class BfsChecker:
                 more = any(fingerprint(t) not in visited.number
                            for _, s in frontier for _, t in successors(s))
                 return finish("bounded-ok" if more else "ok", depth)
+            reason = limits.reached(len(visited))
+            if reason:
+                return finish("bounded-ok", depth, stopped=reason)
             next_frontier: list[tuple[int, tuple]] = []
             add = visited.add
             for parent, state in frontier:
@@ -139,7 +142,7 @@ class BfsChecker:
                 progress.search(depth, len(visited), len(next_frontier))
                 expanded += 1
                 if expanded & 0x3FF == 0:
-                    reason = limits.reached(len(visited))
+                    reason = limits.reached()
                     if reason:
                         return finish("bounded-ok", depth + 1 if next_frontier else depth, stopped=reason)
             frontier = next_frontier

@@ -33,6 +33,7 @@ from modelcheck.backends.z3_reductions import (CommutingSteps, LeastUnderRenamin
                                                instance_permutations)
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
 from modelcheck.errors import InputError
+from modelcheck.limits import INTERRUPTED, SearchInterrupted, StopRequest, interrupts_outside_python
 
 # Used when --max-depth is not given. Bounded model checking never finishes on
 # its own (these specs have cycles), so it needs a bound; 10 states take
@@ -67,21 +68,39 @@ def settings_from(options: CheckOptions) -> BmcSettings:
 
 def new_solver() -> z3.Solver:
     """A bit-vector solver that bit-blasts to SAT and stays incremental
-    under assumptions and push/pop."""
-    return z3.SolverFor("QF_BV")
+    under assumptions and push/pop. z3's own Ctrl-C handler is off: it
+    would replace this process' handler while it solves
+    (``interrupts_outside_python`` stops a solver instead)."""
+    solver = z3.SolverFor("QF_BV")
+    solver.set("ctrl_c", False)
+    return solver
 
 
-def check_sat(solver: z3.Solver, *assumptions) -> bool:
-    """True for sat, False for unsat; anything else is an error."""
-    answer = solver.check(*assumptions)
+def check_sat(solver: z3.Solver, *assumptions, stop: StopRequest | None = None) -> bool:
+    """True for sat, False for unsat; SearchInterrupted once ``stop`` is
+    requested (z3 is interrupted by ``interrupts_outside_python``); anything
+    else is an error."""
+    if stop is not None and stop.requested:
+        raise SearchInterrupted
+    try:
+        answer = solver.check(*assumptions)
+    except z3.Z3Exception:
+        if stop is not None and stop.requested:
+            raise SearchInterrupted from None
+        raise
     if answer == z3.sat:
         return True
     if answer == z3.unsat:
         return False
     reason = solver.reason_unknown()
-    if "cancel" in reason or "interrupt" in reason:
-        raise KeyboardInterrupt
+    if stop is not None and stop.requested:
+        raise SearchInterrupted
     raise RuntimeError(f"z3 gave up: {reason}")
+
+
+def solver_interrupts(stop: StopRequest):
+    """Ctrl-C during solving: recorded in ``stop``, and the solver call under way cancelled."""
+    return interrupts_outside_python(stop, z3.main_ctx().interrupt)
 
 
 class Unrolling:
@@ -92,9 +111,10 @@ class Unrolling:
     time step. ``extend()`` adds one more step.
     """
 
-    def __init__(self, model, settings: BmcSettings = BmcSettings()):
+    def __init__(self, model, settings: BmcSettings = BmcSettings(), stop: StopRequest | None = None):
         self.model = model
         self.settings = settings
+        self.stop = stop
         self.frames = Frames(model, settings.selectors)
         self.solver = new_solver()
         self.commuting = None
@@ -129,7 +149,7 @@ class Unrolling:
         self._queries += 1
         literal = z3.Bool(f"query!{self._queries}")
         self.solver.add(z3.Implies(literal, condition(self.last)))
-        return self.solver.model() if check_sat(self.solver, literal) else None
+        return self.solver.model() if check_sat(self.solver, literal, stop=self.stop) else None
 
     def behaviour(self, z3_model: z3.ModelRef) -> tuple[list[tuple], list[int | None]]:
         return self.frames.decode_path(z3_model, 0, self.last)
@@ -164,18 +184,30 @@ class BmcOutcome:
     violation: Violation | None
     sometimes: dict[str, int | None]
     depths: list[DepthReport] = field(default_factory=list)
+    stopped: str | None = None  # INTERRUPTED when Ctrl-C ended it before max_depth
 
 
 def run_bmc(model, invariants, max_depth: int, settings: BmcSettings = BmcSettings(),
-            check_deadlock: bool = False, on_depth: Callable[[DepthReport], None] | None = None) -> BmcOutcome:
+            check_deadlock: bool = False, on_depth: Callable[[DepthReport], None] | None = None,
+            stop: StopRequest | None = None) -> BmcOutcome:
     """Search behaviours of 1..max_depth states for a broken invariant (or a
-    deadlock), shortest first."""
-    invariants = list(invariants)
-    unrolling = Unrolling(model, settings)
-    f = unrolling.frames
-    pending = list(model.sometimes)
+    deadlock), shortest first. Once ``stop`` is requested, the outcome is
+    the depth fully checked so far."""
     sometimes: dict[str, int | None] = {name: None for name in model.sometimes}
     depths: list[DepthReport] = []
+    try:
+        return _unroll(model, list(invariants), max_depth, settings, check_deadlock, on_depth, stop, sometimes,
+                       depths)
+    except SearchInterrupted:
+        done = depths[-1].depth if depths else 0
+        return BmcOutcome("bounded-ok", done, None, sometimes, depths, stopped=INTERRUPTED)
+
+
+def _unroll(model, invariants, max_depth, settings, check_deadlock, on_depth, stop, sometimes,
+            depths) -> BmcOutcome:
+    unrolling = Unrolling(model, settings, stop)
+    f = unrolling.frames
+    pending = list(model.sometimes)
 
     def report(depth: int, started: float, found: str | None) -> None:
         depths.append(DepthReport(depth, time.perf_counter() - started, found))
@@ -240,11 +272,15 @@ class BmcChecker:
             progress.note(f"depth {r.depth:>3}  {verdict:<24} solver {r.seconds:7.2f} s  "
                           f"total {time.perf_counter() - started:7.1f} s")
 
-        outcome = run_bmc(model, options.invariants, max_depth, settings_from(options), options.check_deadlock,
-                          on_depth)
+        stop = options.limits.stop
+        with solver_interrupts(stop):
+            outcome = run_bmc(model, options.invariants, max_depth, settings_from(options), options.check_deadlock,
+                              on_depth, stop)
         progress.clear()
-        if outcome.result == "bounded-ok":
+        if outcome.stopped:
+            notes.append(f"interrupted: behaviours of up to {outcome.depth} states were fully examined")
+        elif outcome.result == "bounded-ok":
             notes.append("bounded model checking: no distinct-state count; behaviours longer than "
                          f"{outcome.depth} states were not examined")
         return CheckResult(self.name, outcome.result, None, outcome.depth, time.perf_counter() - started,
-                           outcome.violation, None, outcome.sometimes, notes)
+                           outcome.violation, None, outcome.sometimes, notes, stopped=outcome.stopped)

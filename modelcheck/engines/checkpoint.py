@@ -4,26 +4,35 @@ A checkpoint is one file, ``DIR/checkpoint.npz``, holding the visited
 fingerprints, every state's parent and action, the frontier, and a JSON
 header naming the spec, constants, invariants and deadlock setting it was
 made for. It is written to a temporary name and renamed into place, so a
-crash while saving leaves the previous checkpoint intact. Resuming under any
-other spec, constants or checks is refused: its states were checked against
-those and only those.
+crash while saving leaves the previous checkpoint intact, and an interrupted
+save removes its temporary file. Resuming under any other spec, constants or
+checks is refused: its states were checked against those and only those.
+
+A damaged or inconsistent file is refused too, never resumed into a wrong
+count: the header records the structure's sizes and a SHA-256 digest of its
+arrays, and loading checks them along with the invariants of the search
+(the visited set sorted and the size of the state store, parents pointing
+into the level before, the frontier's fingerprints all visited).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
+import zipfile
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from modelcheck import __version__
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, make_writable_dir
 
 FILE = "checkpoint.npz"
 FORMAT = "modelcheck-fast-checkpoint"
-VERSION = 1
+VERSION = 2
+ARRAYS = ("level_words", "visited", "level_sizes", "parents", "actions")
 
 
 @dataclass
@@ -65,37 +74,56 @@ def path(directory: str) -> str:
 
 
 def check_destination(directory: str, resuming: bool) -> None:
-    """Refuse, before any work, a checkpoint directory that cannot be used."""
+    """Refuse, before any work, a checkpoint directory that cannot be used.
+    Resuming creates nothing: a mistyped --resume path is only reported."""
+    option = "--resume" if resuming else "--checkpoint"
     if os.path.exists(directory) and not os.path.isdir(directory):
-        raise InputError(f"--checkpoint {directory} is a file, not a directory")
+        raise InputError(f"{option} {directory} is a file, not a directory")
+    if resuming and not os.path.exists(path(directory)):
+        where = "no checkpoint there" if os.path.isdir(directory) else "no such directory"
+        raise InputError(f"--resume {directory}: {where} ({FILE} is missing)")
     if os.path.exists(path(directory)) and not resuming:
         raise InputError(f"{directory} already holds a checkpoint; continue it with --resume {directory} "
                          f"or choose another directory")
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"cannot create checkpoint directory {directory}: {e.strerror or e}") from None
-    if not os.access(directory, os.W_OK):
-        raise InputError(f"cannot write checkpoints into {directory}")
+    make_writable_dir(directory, option)
 
 
 def save(directory: str, identity: RunIdentity, state: SearchState) -> float:
     """Write the checkpoint; returns the seconds it took."""
     started = time.perf_counter()
+    arrays = {"level_words": state.level_words, "visited": state.visited,
+              "level_sizes": np.array([p.size for p in state.parents], dtype=np.int64),
+              "parents": np.concatenate(state.parents) if state.parents else np.zeros(0, np.int64),
+              "actions": np.concatenate(state.actions) if state.actions else np.zeros(0, np.int32)}
     header = {"format": FORMAT, "version": VERSION, "modelcheck": __version__, "saved_at": time.time(),
               "identity": identity.__dict__, "depth": state.depth, "level_start": state.level_start,
-              "generated": state.generated, "sometimes": state.sometimes, "levels": len(state.parents)}
-    sizes = np.array([p.size for p in state.parents], dtype=np.int64)
+              "generated": state.generated, "sometimes": state.sometimes, "levels": len(state.parents),
+              "states": int(state.visited.size), "frontier": int(state.level_words.shape[1]),
+              "digest": digest(arrays)}
     tmp = os.path.join(directory, f".{FILE}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        np.savez(f, header=np.array(json.dumps(header)), level_words=state.level_words, visited=state.visited,
-                 level_sizes=sizes,
-                 parents=np.concatenate(state.parents) if state.parents else np.zeros(0, np.int64),
-                 actions=np.concatenate(state.actions) if state.actions else np.zeros(0, np.int32))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path(directory))
+    try:
+        with open(tmp, "wb") as f:
+            np.savez(f, header=np.array(json.dumps(header)), **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path(directory))
+    except BaseException:  # a second Ctrl-C, a full disk: the last complete checkpoint stays
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
     return time.perf_counter() - started
+
+
+def digest(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 over each array's name, dtype, shape and bytes."""
+    h = hashlib.sha256()
+    for name in ARRAYS:
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}:{a.dtype.str}:{a.shape};".encode())
+        h.update(memoryview(a).cast("B"))
+    return h.hexdigest()
 
 
 def load(directory: str, identity: RunIdentity) -> SearchState:
@@ -105,11 +133,18 @@ def load(directory: str, identity: RunIdentity) -> SearchState:
     try:
         with np.load(file, allow_pickle=False) as data:
             header = json.loads(str(data["header"]))
-            arrays = {k: data[k] for k in ("level_words", "visited", "level_sizes", "parents", "actions")}
-    except (OSError, ValueError, KeyError) as e:
-        raise InputError(f"--resume {directory}: {FILE} is not a readable checkpoint ({e})") from None
-    if header.get("format") != FORMAT or header.get("version") != VERSION:
+            arrays = {k: data[k] for k in ARRAYS}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+        # EOFError (an empty file) must not reach the CLI, which reads it as Ctrl-D
+        reason = " ".join(str(e).split())[:120] or type(e).__name__
+        raise InputError(f"--resume {directory}: {FILE} is damaged, not a readable checkpoint ({reason})") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise InputError(f"--resume {directory}: {FILE} is not a modelcheck checkpoint")
+    if header.get("version") != VERSION:
         raise InputError(f"--resume {directory}: not a checkpoint of this modelcheck version")
+    problem = inconsistency(header, arrays)
+    if problem:
+        raise InputError(f"--resume {directory}: {FILE} is damaged ({problem}); it cannot be resumed")
     saved = RunIdentity(**header["identity"])
     if saved != identity:
         raise InputError(f"--resume {directory}: the checkpoint is for {saved.describe()}, "
@@ -120,3 +155,38 @@ def load(directory: str, identity: RunIdentity) -> SearchState:
         visited=arrays["visited"], parents=list(np.split(arrays["parents"], bounds)),
         actions=list(np.split(arrays["actions"], bounds)), generated=header["generated"],
         sometimes=header["sometimes"])
+
+
+def inconsistency(header: dict, arrays: dict[str, np.ndarray]) -> str | None:
+    """What is wrong with a loaded checkpoint, or None: its digest, then the
+    structure a search leaves behind."""
+    try:
+        if header.get("digest") != digest(arrays):
+            return "its content does not match the digest saved with it"
+        words, visited, sizes, parents, actions = (arrays[k] for k in ARRAYS)
+        states, frontier = int(header["states"]), int(header["frontier"])
+        if visited.dtype != np.uint64 or visited.ndim != 1 or words.ndim != 2 or words.dtype != np.uint64:
+            return "its arrays have the wrong types"
+        if visited.size != states or int(sizes.sum()) != states or parents.size != states \
+                or actions.size != states or sizes.size != int(header["levels"]) or sizes.size < 1:
+            return "its visited set, state store and level sizes disagree"
+        if np.any(visited[1:] <= visited[:-1]):
+            return "its visited set is not sorted"
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        if words.shape[1] != frontier or int(header["level_start"]) != int(starts[-1]) \
+                or frontier != int(sizes[-1]):
+            return "its frontier is not its last level"
+        if np.any(parents[:sizes[0]] != -1) or np.any(actions[:sizes[0]] >= 0):
+            return "its first level is not made of initial states"
+        level_of = np.repeat(np.arange(sizes.size), sizes)[sizes[0]:]
+        later = parents[sizes[0]:]
+        if np.any(later < starts[np.maximum(level_of - 1, 0)]) or np.any(later >= starts[level_of]):
+            return "a state's parent is not in the level before it"
+        from modelcheck.packing import fingerprints
+        fps = fingerprints(words)
+        pos = np.minimum(np.searchsorted(visited, fps), max(visited.size - 1, 0))
+        if fps.size and (visited.size == 0 or np.any(visited[pos] != fps)):
+            return "its frontier holds states that are not in its visited set"
+    except (KeyError, TypeError, ValueError) as e:
+        return f"its header is incomplete ({e})"
+    return None

@@ -299,6 +299,11 @@ class _Search:
         last_save = time.monotonic()
         while level_words.shape[1]:
             bounded = options.max_depth is not None and depth >= options.max_depth
+            stopped = None if bounded else options.limits.reached(len(self.visited))
+            if stopped:
+                if self.checkpoint_dir:
+                    self.save(depth, level_words, level_start)
+                return self.finish("bounded-ok", depth, stopped=stopped)
             expansion, stopped = self.expand_level(level_words)
             if stopped:
                 if self.checkpoint_dir:
@@ -340,7 +345,7 @@ class _Search:
             if deadlocked < 0 and e.deadlocked >= 0:
                 deadlocked = e.deadlocked
             parts.append(e.select(self.visited.unseen(e.fps)))
-            reason = limits.reached(len(self.visited) + sum(p.fps.size for p in parts))
+            reason = limits.reached()
             if reason:
                 return Expansion.empty(self.packing.words), reason
         self.generated += generated

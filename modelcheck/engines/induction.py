@@ -33,8 +33,9 @@ from modelcheck.backends.z3_backend import Frames
 from modelcheck.backends.z3_reductions import LeastUnderRenaming, instance_permutations
 from modelcheck.engines.base import Violation
 from modelcheck.engines.bmc import BmcSettings, Unrolling, check_sat, confirm_behaviour, first_broken, new_solver
+from modelcheck.limits import SearchInterrupted, StopRequest
 
-PROVED, VIOLATION, NOT_INDUCTIVE = "proved", "violation", "not-inductive"
+PROVED, VIOLATION, NOT_INDUCTIVE, INTERRUPTED = "proved", "violation", "not-inductive", "interrupted"
 
 
 @dataclass
@@ -60,8 +61,8 @@ class StepReport:
 
 @dataclass
 class ProofOutcome:
-    result: str  # PROVED, VIOLATION or NOT_INDUCTIVE
-    k: int  # the k that decided it (the largest tried when not inductive)
+    result: str  # PROVED, VIOLATION, NOT_INDUCTIVE, or INTERRUPTED (no verdict)
+    k: int  # the k that decided it (the largest tried when not inductive, the last finished when interrupted)
     violation: Violation | None = None
     counterexample: InductionCounterexample | None = None
     steps: list[StepReport] = field(default_factory=list)
@@ -71,9 +72,11 @@ class InductionStep:
     """States s_0..s_k in range, linked by Next, pairwise distinct, with Inv
     asserted on s_0..s_{k-1}; ``counterexample()`` asks for ~Inv at s_k."""
 
-    def __init__(self, model, invariants: list[str], settings: BmcSettings = BmcSettings()):
+    def __init__(self, model, invariants: list[str], settings: BmcSettings = BmcSettings(),
+                 stop: StopRequest | None = None):
         self.model = model
         self.invariants = invariants
+        self.stop = stop
         self.frames = Frames(model, settings.selectors)
         self.solver = new_solver()
         renamings = instance_permutations(model) if settings.symmetry else []
@@ -95,7 +98,7 @@ class InductionStep:
         self._queries += 1
         literal = z3.Bool(f"step-fails!{self._queries}")
         self.solver.add(z3.Implies(literal, z3.Not(self.frames.holds(self.invariants, self.k))))
-        return self.solver.model() if check_sat(self.solver, literal) else None
+        return self.solver.model() if check_sat(self.solver, literal, stop=self.stop) else None
 
 
 def confirm_counterexample(model, invariants, states, actions) -> list[str]:
@@ -113,13 +116,21 @@ def confirm_counterexample(model, invariants, states, actions) -> list[str]:
 
 
 def prove(model, invariants, max_k: int = 1, settings: BmcSettings = BmcSettings(),
-          on_step: Callable[[StepReport], None] | None = None) -> ProofOutcome:
-    """k-induction on the conjunction of ``invariants``, for k = 1..max_k."""
-    invariants = list(invariants)
-    base = Unrolling(model, settings)
-    step = InductionStep(model, invariants, settings)
-    bf = base.frames
+          on_step: Callable[[StepReport], None] | None = None, stop: StopRequest | None = None) -> ProofOutcome:
+    """k-induction on the conjunction of ``invariants``, for k = 1..max_k.
+    Once ``stop`` is requested the outcome is INTERRUPTED, with the last k
+    whose base case and step were both decided."""
     reports: list[StepReport] = []
+    try:
+        return _induct(model, list(invariants), max_k, settings, on_step, stop, reports)
+    except SearchInterrupted:
+        return ProofOutcome(INTERRUPTED, len(reports), steps=reports)
+
+
+def _induct(model, invariants, max_k, settings, on_step, stop, reports) -> ProofOutcome:
+    base = Unrolling(model, settings, stop)
+    step = InductionStep(model, invariants, settings, stop)
+    bf = base.frames
     witness = None
     for k in range(1, max_k + 1):
         started = time.perf_counter()

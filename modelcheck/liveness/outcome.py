@@ -10,8 +10,7 @@ from __future__ import annotations
 from modelcheck.engines.base import CheckResult
 from modelcheck.liveness.check import check_liveness
 from modelcheck.liveness.report import explain_violation, lasso_shape, lasso_trace
-from modelcheck.trace import write_trace
-from modelcheck.viewer.terminal import story_text
+from modelcheck.outputs import save_trace, story
 
 EXIT_PROPERTY_VIOLATED = 13  # TLC's code for a violated temporal property
 
@@ -33,8 +32,11 @@ def execute_liveness(prepared, progress, safety: CheckResult | None):
         lasso = violated.lasso
         trace = lasso_trace(model, graph, lasso, violated.case, prepared.specification, request.engine)
         stem = f"{model.spec.name}-{violated.case.property}"
-        trace_file = write_trace(trace, request.trace_out, request.overwrite, stem=stem)
-        trace_text = story_text(trace_file)
+        saved = save_trace(trace, request.trace_out, request.overwrite, stem=stem)
+        if saved.problem:
+            from modelcheck.run import warn
+            warn([saved.problem])
+        trace_file, trace_text = saved.file, story(trace, saved.file)
         explanation = explain_violation(model, violated.case, prepared.specification, lasso_shape(graph, lasso),
                                         trace.meta.get("loop_action"))
     live.graph = None  # the report needs no more of it; let it go

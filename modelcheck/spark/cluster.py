@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 import psutil
 
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, make_writable_dir
 from modelcheck.spark.java import require_java
 
 STATE_FILE = "cluster.json"
@@ -159,8 +159,10 @@ def _last_line(text: str) -> str:
 
 
 def check_startable(state_dir: str) -> None:
-    """Java is there, and no cluster recorded in ``state_dir`` still runs."""
+    """Java is there, ``state_dir`` can hold the cluster's records, and no
+    cluster recorded there still runs."""
     require_java()
+    make_writable_dir(state_dir, "--state-dir")
     existing = ClusterState.load(state_dir)
     if existing is not None and any(p.running() for p in existing.processes):
         raise InputError(f"a cluster recorded in {state_dir} is still running ({existing.master_url}); "

@@ -4,11 +4,17 @@ piped through this process.
 By default Spark logs at WARN, less warnings nobody can act on; ``--verbose``
 gives its INFO log. The JVM's stdout and stderr are forwarded to this
 process' stderr, so ``--json`` output on stdout stays one JSON object.
+
+Without ``--verbose`` the forwarded log is also cut down to what a user can
+read: no Java stack traces (a lost worker, or a port that answers but is not
+a Spark master, each printed a hundred lines or more), no connection-level
+chatter, and a lost executor said once, in one line.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -78,15 +84,30 @@ def launch_gateway(conf, verbose: bool):
         return None
     gateway = launch_gateway(conf, popen_kwargs={"stdout": subprocess.PIPE, "stderr": subprocess.PIPE})
     for stream in (gateway.proc.stdout, gateway.proc.stderr):
-        threading.Thread(target=_forward, args=(stream, sys.stderr, () if verbose else JVM_NOISE),
+        threading.Thread(target=_forward, args=(stream, sys.stderr, () if verbose else JVM_NOISE, verbose),
                          daemon=True).start()
     return gateway
 
 
-def _forward(source, target, drop: tuple[str, ...]) -> None:
+# Set when the user aborts a run (a second Ctrl-C): what the JVM says while
+# its jobs are torn down (Python workers "crashed", blocks not found) is
+# only noise then. One per process, as the JVM is.
+_ABORTED = threading.Event()
+
+
+def abandon_output() -> None:
+    """Stop forwarding the JVM's output: the run was aborted."""
+    _ABORTED.set()
+
+
+def _forward(source, target, drop: tuple[str, ...], verbose: bool = True) -> None:
     lines = DaemonShutdownFilter(drop)
+    log = None if verbose else SparkLogSummary()
     for raw in iter(source.readline, b""):
-        for line in lines.feed(raw.decode("utf-8", "replace")):
+        if _ABORTED.is_set():
+            continue  # keep draining, so the JVM never blocks on a full pipe
+        passed = lines.feed(raw.decode("utf-8", "replace"))
+        for line in (passed if log is None else [out for line in passed for out in log.feed(line)]):
             try:
                 target.write(line)
                 target.flush()
@@ -116,3 +137,53 @@ class DaemonShutdownFilter:
             self.held = [line]
             return []
         return [] if self.drop and line.startswith(self.drop) else [line]
+
+
+# Loggers whose warnings are connection-level detail of a failure that
+# modelcheck reports itself in one line (a master that does not answer as
+# one, a worker gone).
+CHATTY = ("TransportChannelHandler", "TransportResponseHandler", "TransportClient", "NettyRpcEnv",
+          "TransportClientFactory", "OneForOneBlockFetcher", "RetryingBlockTransferor", "BlockManagerMasterEndpoint")
+LOG_LINE = re.compile(r"spark: (?P<level>[A-Z]+) (?P<logger>[\w$.]+): (?P<message>.*)")
+LOST_EXECUTOR = re.compile(r"Lost executor (?P<id>\S+) on ")
+# What follows a lost executor: its tasks failing and being resubmitted.
+AFTER_A_LOSS = ("Lost task", "FetchFailed", "MetadataFetchFailedException", "Missing an output location",
+                "Resubmitted", "Resubmitting", "Executor lost", "Removing executor", "non-existent executor")
+
+
+class SparkLogSummary:
+    """Spark's log as a user needs it (the default; --verbose shows all):
+    lines of the log without the stack traces under them, connection
+    chatter dropped, and each lost executor said in one line instead of the
+    cascade of failed fetches and retried tasks that follows."""
+
+    def __init__(self):
+        self.in_log_entry = False  # the last line was a log line or its continuation
+        self.lost: list[str] = []
+
+    def feed(self, line: str) -> list[str]:
+        entry = LOG_LINE.match(line)
+        if entry is None:
+            if self.in_log_entry and _continues_an_entry(line):
+                return []  # a stack trace, or the rest of a multi-line message
+            self.in_log_entry = False
+            return [line]
+        self.in_log_entry = True
+        logger, message = entry.group("logger"), entry.group("message")
+        lost = LOST_EXECUTOR.search(message)
+        if lost:
+            if lost.group("id") in self.lost:
+                return []
+            self.lost.append(lost.group("id"))
+            return [f"spark: lost executor {lost.group('id')}; its tasks were re-run\n"]
+        if logger.split(".")[-1] in CHATTY:
+            return []
+        if self.lost and any(marker in message for marker in AFTER_A_LOSS):
+            return []
+        return [line]
+
+
+def _continues_an_entry(line: str) -> bool:
+    """A line of a Java stack trace, or of an exception's message."""
+    return (line[:1].isspace() or line.startswith(("Caused by", "Suppressed:", "...", ")"))
+            or re.match(r"[a-zA-Z_$][\w$]*(\.[\w$]+)+(: |$)", line.rstrip("\n")) is not None)

@@ -27,6 +27,7 @@ from typing import Iterator
 
 from modelcheck.errors import InputError
 from modelcheck.spark.java import require_java
+from modelcheck.spark.aborts import keeping_sigint, quiet_aborts
 from modelcheck.spark.jvm import launch_gateway, log4j_config
 from modelcheck.spark.settings import (DEFAULT_MASTER, SparkSettings, is_loopback_master, is_url,
                                        standalone_addresses)
@@ -157,6 +158,17 @@ def spark_run(settings: SparkSettings, app_name: str, context=None) -> Iterator[
     import_pyspark()
     started = time.perf_counter()
     scratch = tempfile.mkdtemp(prefix="modelcheck-spark-")
+    with quiet_aborts(settings.verbose) as abort:
+        try:
+            yield from _run(settings, app_name, context, scratch, started, abort)
+        except BaseException:
+            if abort.requested:  # whatever broke after a second Ctrl-C, it is that abort
+                raise KeyboardInterrupt from None
+            raise
+
+
+def _run(settings: SparkSettings, app_name: str, context, scratch: str, started: float,
+         abort) -> Iterator[SparkRun]:
     sc = None
     try:
         if context is None:
@@ -179,7 +191,11 @@ def spark_run(settings: SparkSettings, app_name: str, context=None) -> Iterator[
                        time.perf_counter() - started)
     finally:
         if sc is not None and context is None:
-            sc.stop()
+            try:
+                sc.stop()
+            except Exception:
+                if not abort.requested:  # after an abort py4j's connection may be broken
+                    raise
         shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -199,7 +215,8 @@ def start_context(settings: SparkSettings, app_name: str, scratch: str):
     conf = SparkConf(loadDefaults=False).setAll(spark_conf_pairs(settings, master, app_name, log_config,
                                                                  under_submit))
     try:
-        with _environment(PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1" if loopback else None):
+        with _environment(PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1" if loopback else None), \
+                keeping_sigint():
             sc = SparkContext(conf=conf, gateway=launch_gateway(conf, settings.verbose))
     except InputError:
         raise

@@ -58,5 +58,5 @@ def test_traces_never_replace_existing_files(in_tmp):
     first = json.loads(invoke(*args)[1])[0]
     second = json.loads(invoke(*args)[1])[0]
     assert first == {"MaxLeaderEpoch": "2", "trace_length": 13,
-                     "trace_file": "traces/kip320-first-try-MaxLeaderEpoch=2.itf.json"}
-    assert second["trace_file"] == "traces/kip320-first-try-MaxLeaderEpoch=2-2.itf.json"
+                     "trace_file": "modelcheck-out/kip320-first-try/kip320-first-try-MaxLeaderEpoch=2.itf.json"}
+    assert second["trace_file"] == "modelcheck-out/kip320-first-try/kip320-first-try-MaxLeaderEpoch=2-2.itf.json"

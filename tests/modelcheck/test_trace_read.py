@@ -101,10 +101,24 @@ def test_tlc_action_entries_of_many_shapes(actions, expected):
     assert (doc.claimed[1].label() if doc.claimed[1] else None) == expected
 
 
-def test_a_lasso_edge_is_noted_not_replayed():
+def test_an_edge_from_the_last_state_back_makes_a_lasso():
     back = [[[2, {"x": 1}], {"name": "Back"}, [1, {"x": 0}]], [[[1, {"x": 0}], {"name": "Inc"}, [2, {"x": 1}]]][0]]
     doc = parse_trace(tlc_doc(action=back))
-    assert doc.claimed[1].action == "Inc" and "loop" in doc.notes[0]
+    assert doc.claimed[1].action == "Inc" and (doc.loop, doc.stutters) == (0, False) and not doc.notes
+
+
+def test_an_edge_from_the_last_state_to_itself_is_a_lasso_that_stutters():
+    edges = [[[1, {"x": 0}], {"name": "Inc"}, [2, {"x": 1}]], [[2, {"x": 1}], {"name": "Inc"}, [2, {"x": 1}]]]
+    doc = parse_trace(tlc_doc(action=edges))
+    assert (doc.loop, doc.stutters) == (1, True)
+
+
+def test_a_backward_edge_that_is_not_the_last_is_noted():
+    edges = [[[1, {"x": 0}], {"name": "Inc"}, [2, {"x": 1}]], [[2, {"x": 1}], {"name": "Back"}, [1, {"x": 0}]],
+             [[2, {"x": 1}], {"name": "Inc"}, [3, {"x": 2}]]]
+    states = [[1, {"x": 0}], [2, {"x": 1}], [3, {"x": 2}]]
+    doc = parse_trace(tlc_doc(action=edges, state=states))
+    assert doc.loop is None and "back to state 1" in doc.notes[0]
 
 
 @pytest.mark.parametrize("text, fragment", [

@@ -14,15 +14,20 @@ from support import ROOT, invoke, invoke_json
 FULL = ("run", "kip320", "--engine", "fast")  # 737,794 states when complete
 
 
-def test_max_states_stops_cleanly_with_partial_statistics(in_tmp):
-    # the reference engine stops within a few thousand states of the bound;
-    # the fast engine reports the levels it completed before reaching it
-    code, out, _ = invoke_json("run", "kip320", "--engine", "bfs", "--max-states", "50000")
-    assert code == 0 and out["result"] == "bounded-ok" and out["violation"] is None
-    assert 50000 <= out["distinct_states"] < 60000
-    code, out, _ = invoke_json("run", "kip320", "--engine", "fast", "--max-states", "50000")
-    assert code == 0 and out["result"] == "bounded-ok"
-    assert 0 < out["distinct_states"] <= 50000
+@pytest.mark.parametrize("bound", [1, 100, 50000])
+def test_max_states_means_the_same_on_every_engine(in_tmp, bound):
+    """The search stops at the end of the level that reaches the bound: the
+    same count and depth whichever engine ran, every counted state checked,
+    and the count is that of a run cut at that depth."""
+    reports = [invoke_json("run", "kip320", "--engine", engine, "--max-states", str(bound))
+               for engine in ("bfs", "fast")]
+    (code, bfs, _), (_, fast, _) = reports
+    assert code == 0 and bfs["result"] == "bounded-ok" and bfs["stopped"] == "max-states"
+    assert [(r["distinct_states"], r["depth"], r["stopped"]) for r in (bfs, fast)] == \
+           [(bfs["distinct_states"], bfs["depth"], "max-states")] * 2
+    assert bfs["distinct_states"] >= bound
+    _, cut, _ = invoke_json("run", "kip320", "--max-depth", str(bfs["depth"]))
+    assert cut["distinct_states"] == bfs["distinct_states"]
 
 
 def test_max_memory_stops_before_the_limit_is_passed_by_much(in_tmp):
@@ -63,7 +68,7 @@ def test_checkpoint_of_another_spec_is_refused(in_tmp):
 
 @pytest.mark.parametrize("args, fragment", [
     (("--checkpoint", "ck"), "already holds a checkpoint"),
-    (("--resume", "nowhere"), "no checkpoint there"),
+    (("--resume", "nowhere"), "no such directory"),
     (("--max-states", "0"), "at least 1"),
     (("--max-memory", "lots"), "size such as"),
     (("--max-memory", "1K"), "below the 16 MiB"),

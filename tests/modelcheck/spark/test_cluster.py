@@ -90,3 +90,13 @@ def test_a_reused_pid_is_left_alone():
     finally:
         other.kill()
         other.wait()
+
+
+def test_ctrl_c_on_the_cluster_stops_at_the_end_of_the_level(cluster, tmp_path, monkeypatch):
+    from support import interrupt
+    from spark_support import assert_stopped_at_a_level_end
+    url, _, _ = cluster
+    monkeypatch.chdir(tmp_path)
+    r = interrupt("run", "kip320", "--const", "Replicas=2", "--engine", "spark", "--master", url, "--json",
+                  cwd=str(tmp_path), marker=r"level +3 ·")
+    assert_stopped_at_a_level_end(r)
