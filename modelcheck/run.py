@@ -102,16 +102,11 @@ def prepare(request: RunRequest) -> PreparedRun:
     if request.max_states is not None and request.max_states < 1:
         raise InputError(f"--max-states must be at least 1, got {request.max_states}")
     max_memory = parse_size(request.max_memory) if request.max_memory is not None else None
-<<<<<<< HEAD
-    check_trace_destination(request.trace_out, request.overwrite)
+    check_output_destination(request.trace_out, request.overwrite, spec.name)
     from modelcheck.coverage import parse_level, require_collecting
     require_collecting(get_engine(request.engine), parse_level(request.coverage), request.engine)  # unknown: bad too
     if request.coverage and request.engine_options.get("resume"):
         raise InputError("--coverage counts a search from its start; it cannot continue one with --resume")
-=======
-    check_output_destination(request.trace_out, request.overwrite, spec.name)
-    get_engine(request.engine)  # an unknown engine is bad input too
->>>>>>> issue17-reliability
     _check_checkpoint_options(request)
     model = spec.instantiate(constants)
     return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory, properties,
@@ -202,23 +197,17 @@ class RunOutcome:
         }
 
 
-<<<<<<< HEAD
-def execute(prepared: PreparedRun, progress: Progress, engine=None) -> RunOutcome:
+def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None = None,
+            engine=None) -> RunOutcome:
     """Run the request's engine (or ``engine``, an object with the engines'
-    interface, such as the simulator) and write the trace of a violation."""
+    interface, such as the simulator) and write the trace of a violation;
+    ``stop`` is shared with a caller that handles Ctrl-C across several runs
+    (a sweep)."""
     from modelcheck.coverage import Coverage
     request = prepared.request
     engine = engine or get_engine(request.engine)
-    limits = Limits(request.max_states, prepared.max_memory)
-    coverage = Coverage(prepared.model, request.coverage) if request.coverage else None
-=======
-def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None = None) -> RunOutcome:
-    """Run the search; ``stop`` is shared with a caller that handles Ctrl-C
-    across several runs (a sweep)."""
-    request = prepared.request
-    engine = get_engine(request.engine)
     limits = Limits(request.max_states, prepared.max_memory, stop or StopRequest())
->>>>>>> issue17-reliability
+    coverage = Coverage(prepared.model, request.coverage) if request.coverage else None
     options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
                            dict(request.engine_options), limits, coverage)
     if prepared.properties and not prepared.invariants:

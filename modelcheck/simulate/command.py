@@ -83,7 +83,7 @@ def simulate(spec, consts, config, invariants, depth, num, seconds, seed, engine
                     check_deadlock=prepared.check_deadlock)
     simulator = Simulator(SimulationSettings(plan, seed, shrink, swarm=engine == "spark"))
     progress = Progress(enabled=False) if quiet else Progress()
-    outcome = execute(prepared, progress, simulator)
+    outcome = execute(prepared, progress, engine=simulator)
     if as_json:
         click.echo(json.dumps({**outcome.to_json(), **simulation_json(simulator.stats)}))
     else:
