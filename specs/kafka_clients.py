@@ -21,6 +21,9 @@ Switches (boolean constants):
   covers the metadata check, which is ``MetadataVersionCheck`` here;
 * ``TruncationCheck`` and ``UncleanElection`` as in Kip320Consumer.
 
+A validation that rewinds the consumer is judged like OFFSET_OUT_OF_RANGE
+(ClientConsumerValidatePosition wraps Kip320Consumer's action).
+
 Properties: NoAckedWriteLost, NoWriteToStaleLeader, NoMetadataRegression and
 NoSpuriousOutOfRange (see each one). Three of them read history flags that
 the actions set at the step that breaks them.
@@ -42,7 +45,7 @@ from specs import kafka_replication as base
 from specs import kip320_consumer as consumer
 from specs.finite_replicated_log import NIL, LogRecord, append, has_entry, has_offset, offsets
 from specs.id_sequence import next_id_available
-from specs.kafka_replication import NONE, REPLICA, REQUEST, replica_presumes_leadership, replicas
+from specs.kafka_replication import NONE, REPLICA, REQUEST, record_text, replica_presumes_leadership, replicas
 from specs.kip320 import NEXT as KIP320_NEXT
 from specs.kip320 import ControllerShrinkIsr, LeaderWrite
 
@@ -221,6 +224,17 @@ def ConsumerFetchOutOfRange(s, n, leader):
     n.spurious_out_of_range = or_(s.spurious_out_of_range, no_truncation_below_position(s))
 
 
+@action(leader=REPLICA)
+def ClientConsumerValidatePosition(s, n, leader):
+    """Kip320Consumer's ConsumerValidatePosition; a rewind (the leader says
+    the epoch of the last record ends below the position) while nothing was
+    truncated below the position tells the consumer it is out of range as
+    spuriously as OFFSET_OUT_OF_RANGE does."""
+    consumer.ConsumerValidatePosition.fn(s, n, leader)
+    rewind = consumer.end_offset_for_epoch(s, leader, s.consumer_last_epoch) < s.consumer_position
+    n.spurious_out_of_range = or_(s.spurious_out_of_range, and_(rewind, no_truncation_below_position(s)))
+
+
 def acked_write_kept(s, record_id, replica):
     """A later leader has the acknowledged record at its offset (or the
     record was not acknowledged, or the replica is not a later leader)."""
@@ -231,7 +245,66 @@ def acked_write_kept(s, record_id, replica):
                    and_(has_offset(s, replica, offset), s.log_id[replica][offset] == record_id))
 
 
-@invariant
+def _on(probe, replica) -> str:
+    """A replica, its role and epoch, as the explanations name it."""
+    s = probe.s
+    role = "leading" if probe.holds(replica_presumes_leadership(s, replica)) else "not leading"
+    return f"{probe.replica(replica)} ({role} on epoch {probe.value(s.leader_epoch[replica])})"
+
+
+def _quorum(probe) -> str:
+    s = probe.s
+    return f"the controller names {probe.replica(probe.value(s.quorum_leader))} leader on epoch {probe.value(s.quorum_epoch)}"
+
+
+def explain_no_acked_write_lost(probe) -> str | None:
+    s = probe.s
+    lost = probe.where(lambda s, i, r: not_(acked_write_kept(s, i, r)), i=range(s.c.MaxRecords), r=replicas(s))
+    if not lost:
+        return None
+    i, r = lost[0]["i"], lost[0]["r"]
+    offset = probe.value(s.acked_offset[i])
+    theirs = record_text(probe, r, offset) or "no record"
+    return (f"id{i} was acknowledged at offset {offset} by a leader on epoch {probe.value(s.acked_leader_epoch[i])}, "
+            f"but {_on(probe, r)} has {theirs} there")
+
+
+def explain_no_write_to_stale_leader(probe) -> str | None:
+    s = probe.s
+    leader = probe.value(s.producer_leader)
+    if leader == NONE or probe.value(s.log_end[leader]) == 0:
+        return None
+    offset = probe.value(s.log_end[leader]) - 1
+    return (f"{_on(probe, leader)} appended the producer's {record_text(probe, leader, offset)} at offset {offset} "
+            f"(the producer's metadata: {probe.replica(leader)} on epoch {probe.value(s.producer_epoch)}), "
+            f"but {_quorum(probe)}")
+
+
+def explain_no_metadata_regression(probe) -> str | None:
+    s = probe.s
+    newest = probe.value(s.next_leader_epoch) - 1
+    return (f"a client adopted metadata older than what it held: the producer now holds "
+            f"{probe.replica(probe.value(s.producer_leader))} on epoch {probe.value(s.producer_epoch)}, the consumer "
+            f"{probe.replica(probe.value(s.consumer_leader))} on epoch {probe.value(s.consumer_epoch)}; "
+            f"the newest published epoch is {newest}")
+
+
+def explain_no_spurious_out_of_range(probe) -> str | None:
+    s = probe.s
+    leader = probe.value(s.consumer_leader)
+    if leader == NONE:
+        return None
+    position, end = probe.value(s.consumer_position), probe.value(s.log_end[leader])
+    if position > end:
+        told = (f"the consumer, at position {position} with epoch {probe.value(s.consumer_epoch)}, was told "
+                f"OFFSET_OUT_OF_RANGE by {_on(probe, leader)}, whose log ends at {end}")
+    else:  # the state after a validation rewound the consumer
+        told = (f"validating against {_on(probe, leader)}, the consumer (epoch {probe.value(s.consumer_epoch)}) "
+                f"was rewound to position {position}")
+    return f"{told}, though {_quorum(probe)} and that leader had every record the consumer had read"
+
+
+@invariant(explain=explain_no_acked_write_lost)
 def NoAckedWriteLost(s):
     """Every acknowledged record is in the log of every later leader (a
     replica presuming leadership on an epoch newer than the one of the leader
@@ -239,24 +312,25 @@ def NoAckedWriteLost(s):
     return all_of(acked_write_kept(s, i, r) for i in range(s.c.MaxRecords) for r in replicas(s))
 
 
-@invariant
+@invariant(explain=explain_no_write_to_stale_leader)
 def NoWriteToStaleLeader(s):
     """No produced record was appended by a replica other than the one the
     quorum names leader at that moment."""
     return not_(s.stale_write)
 
 
-@invariant
+@invariant(explain=explain_no_metadata_regression)
 def NoMetadataRegression(s):
     """Neither client ever adopted metadata with an older leader epoch than
     the one it held."""
     return not_(s.metadata_regression)
 
 
-@invariant
+@invariant(explain=explain_no_spurious_out_of_range)
 def NoSpuriousOutOfRange(s):
-    """The consumer was never told OFFSET_OUT_OF_RANGE while the quorum's
-    leader still had every record it had read."""
+    """The consumer was never told its position is out of range (by
+    OFFSET_OUT_OF_RANGE, or by a validation that rewinds it) while the
+    quorum's leader still had every record it had read."""
     return not_(s.spurious_out_of_range)
 
 
@@ -276,7 +350,7 @@ SPEC = SpecDefinition(
     name="kafka-clients", module="KafkaClients",
     summary="a producer and a consumer through leader changes: KIP-359 produce fencing and KIP-232 metadata versions",
     constants=CONSTANTS, fields=fields, init=ClientsInit,
-    next=REPLICATION_NEXT + (consumer.ConsumerFetch, consumer.ConsumerValidatePosition, ClientConsumerRefreshMetadata,
+    next=REPLICATION_NEXT + (consumer.ConsumerFetch, ClientConsumerValidatePosition, ClientConsumerRefreshMetadata,
                              ConsumerFetchOutOfRange, ProducerRefreshMetadata, ProducerSend, ProducerReceiveAck,
                              ProducerRequestFails),
     invariants=base.BASE_INVARIANTS + (consumer.NoDivergentDelivery, NoAckedWriteLost, NoWriteToStaleLeader,

@@ -29,8 +29,9 @@
 (*                                                                         *)
 (* History variables record what the properties judge at the step it       *)
 (* happens: an append by a replica the controller no longer names leader,  *)
-(* a client adopting an older epoch, an OFFSET_OUT_OF_RANGE answer while   *)
-(* the current leader still has every record the consumer read.            *)
+(* a client adopting an older epoch, an OFFSET_OUT_OF_RANGE answer (or a   *)
+(* validation that rewinds the consumer) while the current leader still    *)
+(* has every record the consumer read.                                     *)
 (***************************************************************************)
 EXTENDS Kip320Consumer
 
@@ -43,7 +44,7 @@ VARIABLES
     acked,               \* for each record id, its offset and the acknowledging leader's epoch, or NotAcked
     staleWrite,          \* history: a replica appended a produced record while not the quorum's leader
     metadataRegression,  \* history: a client adopted metadata older than what it held
-    spuriousOutOfRange   \* history: the consumer was told OFFSET_OUT_OF_RANGE with nothing truncated below it
+    spuriousOutOfRange   \* history: the consumer was told its position is out of range, nothing truncated below it
 
 clientVars == <<producerLeader, producerEpoch, producerPending, acked, staleWrite, metadataRegression,
                 spuriousOutOfRange>>
@@ -147,6 +148,15 @@ ConsumerFetchOutOfRange == LET leader == consumerLeader IN
     /\ UNCHANGED <<vars, consumerVars, producerLeader, producerEpoch, producerPending, acked, staleWrite,
                    metadataRegression>>
 
+(* KIP-320's position validation tells the consumer the same thing when the leader says the *)
+(* epoch of its last record ends below its position: it rewinds there. That too is judged.  *)
+ClientConsumerValidatePosition ==
+    /\ ConsumerValidatePosition
+    /\ spuriousOutOfRange' = \/ spuriousOutOfRange
+                             \/ /\ EndOffsetForEpoch(consumerLeader, consumerLastEpoch) < consumerPosition
+                                /\ NoTruncationBelowPosition
+    /\ UNCHANGED <<producerLeader, producerEpoch, producerPending, acked, staleWrite, metadataRegression>>
+
 ReplicationNext ==
     \/ ControllerElectLeader
     \/ ControllerShrinkIsr
@@ -160,7 +170,8 @@ ReplicationNext ==
 
 ClientsNext ==
     \/ ReplicationNext /\ UNCHANGED <<consumerVars, clientVars>>
-    \/ (ConsumerFetch \/ ConsumerValidatePosition) /\ UNCHANGED clientVars
+    \/ ConsumerFetch /\ UNCHANGED clientVars
+    \/ ClientConsumerValidatePosition
     \/ ClientConsumerRefreshMetadata
     \/ ConsumerFetchOutOfRange
     \/ ProducerRefreshMetadata
