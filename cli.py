@@ -136,8 +136,10 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
 @click.option("--overwrite", is_flag=True, help="Allow traces in --trace-dir to replace existing files.")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
 @click.option("--columns", metavar="A,B,...", help="Only these columns, in this order.")
+@click.option("--each-inv", is_flag=True, help="Check each invariant in a run of its own: a column per invariant.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def sweep(spec, rows, vary, engine, consts, invariants, max_depth, trace_dir, overwrite, fmt, columns, quiet):
+def sweep(spec, rows, vary, engine, consts, invariants, max_depth, trace_dir, overwrite, fmt, columns, each_inv,
+          quiet):
     """Check SPEC once per --row and per combination of --vary values; print one line per run."""
     from modelcheck.progress import Progress
     from modelcheck.run import RunRequest
@@ -149,7 +151,7 @@ def sweep(spec, rows, vary, engine, consts, invariants, max_depth, trace_dir, ov
     base = RunRequest(spec=spec, engine=engine, consts=tuple(consts), invariants=tuple(invariants),
                       max_depth=max_depth, overwrite=overwrite)
     runs = combinations(parse_rows(tuple(rows)), parse_vary(tuple(vary)))
-    results = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress())
+    results = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress(), each_inv)
     click.echo(render(results, fmt, [c.strip() for c in columns.split(",")] if columns else None))
     return 0
 

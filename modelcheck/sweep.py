@@ -6,6 +6,10 @@ products). Every run is a full ``run`` (same engine, invariants and limits)
 and becomes one line of a table, as text, markdown or JSON, whose first
 columns are the constants the rows and products name. Counterexamples are
 written into a trace directory under names that say which run produced them.
+
+With ``each_invariant`` every line checks each invariant in a run of its own
+and has a column per invariant: whether it holds, or the length of its
+shortest counterexample, so one table shows which switch breaks what.
 """
 
 from __future__ import annotations
@@ -34,6 +38,21 @@ class SweepRow:
                 "distinct_states": r.distinct_states, "depth": r.depth,
                 "trace_length": v.length if v else None, "trace_file": self.outcome.trace_file,
                 "seconds": round(r.seconds, 2)}
+
+
+@dataclass
+class EachInvariantRow:
+    varied: dict[str, str]
+    outcomes: dict[str, RunOutcome]  # by invariant, each checked alone
+
+    def cells(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict(self.varied)
+        for name, outcome in self.outcomes.items():
+            r = outcome.result
+            out[name] = (f"violated ({r.violation.length} states)" if r.violation else
+                         "holds" if r.result == "ok" else r.result)
+        out["seconds"] = round(sum(o.result.seconds for o in self.outcomes.values()), 2)
+        return out
 
 
 def parse_vary(texts: tuple[str, ...]) -> list[tuple[str, list[str]]]:
@@ -100,7 +119,7 @@ def free_path(path: str, overwrite: bool) -> str:
 
 
 def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
-          progress: Progress) -> list[SweepRow]:
+          progress: Progress, each_invariant: bool = False) -> list[SweepRow] | list[EachInvariantRow]:
     columns = list(dict.fromkeys(name for run in runs for name in run))
     requests = []
     for given in runs:
@@ -111,10 +130,25 @@ def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
         prepared = prepare(request)  # all input is checked before the first run
         shown = _shown_constants(prepared, columns)
         requests.append((shown, prepared))
+    if each_invariant:
+        return _sweep_each_invariant(requests, progress)
     rows = []
     for shown, prepared in requests:
         progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()))
         rows.append(SweepRow(shown, execute(prepared, progress)))
+    return rows
+
+
+def _sweep_each_invariant(requests, progress: Progress) -> list[EachInvariantRow]:
+    rows = []
+    for shown, prepared in requests:
+        outcomes = {}
+        for name in prepared.invariants:
+            progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()) + f" {name}")
+            trace_out = prepared.request.trace_out.removesuffix(".itf.json") + f"-{name}.itf.json"
+            alone = RunRequest(**{**prepared.request.__dict__, "invariants": (name,), "trace_out": trace_out})
+            outcomes[name] = execute(prepare(alone), progress)
+        rows.append(EachInvariantRow(shown, outcomes))
     return rows
 
 
