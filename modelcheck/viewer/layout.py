@@ -191,7 +191,7 @@ PRODUCER_GROUPS = [
     Group("producer", "producer", "table",
           (("leader", "leader"), ("epoch", "epoch"), ("pending", "pending"), ("acked", "acknowledged"),
            ("staleWrite", "stale write"))),
-    Group("history", "clients", "line"),
+    Group("history", "clients", "line", heading="clients"),
 ]
 
 
