@@ -27,6 +27,7 @@ def check(m, invariants):
     ({**ALL_OFF, "MaxLeaderEpoch": 1}, 3_783, 18),
     ({**ALL_ON, "MaxLeaderEpoch": 1}, 4_699, 19),
     (ALL_OFF, 41_389, 22),
+    (KIPS_CLEAN, 47_759, 23),
     (ALL_ON, 56_571, 23),
 ])
 def test_whole_state_space_matches_tlc(consts, distinct, depth):
@@ -39,6 +40,9 @@ def test_whole_state_space_matches_tlc(consts, distinct, depth):
     (ALL_OFF, "NoWriteToStaleLeader", 370, 6),
     (ALL_OFF, "NoMetadataRegression", 120, 5),
     (ALL_OFF, "NoSpuriousOutOfRange", 18_327, 13),
+    (KIPS_CLEAN, "NoWriteToStaleLeader", 351, 6),
+    (ALL_ON, "NoAckedWriteLost", 9_248, 11),
+    ({**KIPS_CLEAN, "MetadataVersionCheck": "FALSE"}, "NoSpuriousOutOfRange", 26_622, 13),
 ])
 def test_shortest_violations_match_tlc(consts, invariant, distinct, length):
     """TLC stops at the first violating state; so does the reference engine,
