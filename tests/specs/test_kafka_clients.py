@@ -4,9 +4,11 @@ The pinned figures are TLC's (breadth-first, -workers 1) on tla/KafkaClients.tla
 with the same constants; docs/kafka-clients.md lists the commands.
 """
 
+import os
+
 import pytest
 
-from support import crafted, enabled, field, model
+from support import ROOT, crafted, enabled, field, invoke_json, model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from scenarios import led_by
@@ -50,6 +52,17 @@ def test_shortest_violations_match_tlc(consts, invariant, distinct, length):
     r = check(model("kafka-clients", **consts), [invariant])
     assert (r.result, r.violation.invariant, r.distinct_states, r.depth, r.violation.length) == \
         ("violation", invariant, distinct, length, length)
+
+
+@pytest.mark.parametrize("cfg, distinct, depth, verdict", [
+    ("small-kips-NoWriteToStaleLeader.cfg", 351, 6, "violation"),
+    ("small-acks1-holding.cfg", 18_401, 22, "ok"),
+])
+def test_the_committed_tlc_configurations_read_as_tlc_ran_them(in_tmp, cfg, distinct, depth, verdict):
+    """tla/cfg/ holds the files TLC ran (docs/kafka-clients.md); --config reads them."""
+    code, out, _ = invoke_json("run", "kafka-clients", "--config", os.path.join(ROOT, "tla", "cfg", cfg), "-q")
+    assert (out["result"], out["distinct_states"], out["depth"]) == (verdict, distinct, depth)
+    assert code == (12 if verdict == "violation" else 0)
 
 
 def test_defaults_are_two_replicas_one_record_and_every_kip_on_with_clean_elections():
