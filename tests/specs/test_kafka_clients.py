@@ -152,6 +152,17 @@ def test_out_of_range_from_a_stale_leader_is_spurious():
     assert field(m, t, "consumer_position") == 1  # the reset that follows is not modelled
 
 
+def test_a_validation_that_rewinds_with_nothing_truncated_is_spurious_too():
+    m = model("kafka-clients")
+    s = consumer_read_one_from_r2(m, consumer_leader="r1", consumer_epoch=0, consumer_validated=0)
+    t = enabled(m, s)["ClientConsumerValidatePosition(leader=r1)"]
+    # r1 has no record of an epoch above 1, so it answers with its log end, 0: the consumer rewinds
+    assert field(m, t, "consumer_position") == 0 and field(m, t, "consumer_validated") == 1
+    assert field(m, t, "spurious_out_of_range") == 1
+    truncated = crafted(m, base=s, log_id={("r2", 0): 1})
+    assert field(m, enabled(m, truncated)["ClientConsumerValidatePosition(leader=r1)"], "spurious_out_of_range") == 0
+
+
 def test_out_of_range_after_a_real_truncation_is_not_spurious():
     m = model("kafka-clients")
     # the quorum's leader r2 no longer has the record the consumer read
