@@ -254,7 +254,8 @@ def _on(probe, replica) -> str:
 
 def _quorum(probe) -> str:
     s = probe.s
-    return f"the controller names {probe.replica(probe.value(s.quorum_leader))} leader on epoch {probe.value(s.quorum_epoch)}"
+    leader, epoch = probe.replica(probe.value(s.quorum_leader)), probe.value(s.quorum_epoch)
+    return f"the controller names {leader} leader on epoch {epoch}"
 
 
 def explain_no_acked_write_lost(probe) -> str | None:
