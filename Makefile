@@ -1,13 +1,12 @@
-# `make test` is the one command that installs everything and runs the tests
-# (it is also what CI runs, through .ci/run).
+# The README's commands, for those who reach for make. `sh tests/run.sh` is
+# the test command (CI runs it through .ci/run); it needs no make.
 .PHONY: test install bench bench-spark traces
 
 test:
-	sh tests/install-deps.sh
-	python3 -m pytest
+	sh tests/run.sh
 
 install:
-	python3 -m pip install .
+	python3 -m venv .venv && .venv/bin/python -m pip install .
 
 bench:
 	python3 bench/bench_bfs.py

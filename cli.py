@@ -15,6 +15,7 @@ import sys
 import click
 
 from modelcheck import __version__
+from modelcheck.engines import DEFAULT_ENGINE, ENGINE_SUMMARIES, engine_names
 from modelcheck.errors import InputError
 from modelcheck.spark.commands import cluster, engine_options_from, spark_options
 
@@ -65,14 +66,20 @@ def main():
     """Model-check the Kafka replication protocol (KIP-320 and its predecessors)."""
 
 
-@main.command()
+@main.command(epilog="\b\nEngines:\n" + "\n".join(f"  {name:<6} {line}" for name, line in ENGINE_SUMMARIES.items()))
 @click.argument("spec")
-@click.option("--engine", default="bfs", show_default=True, help="Exploration engine.")
+@click.option("--engine", type=click.Choice(engine_names()), default=DEFAULT_ENGINE, show_default=True,
+              help="Exploration engine (listed below).")
 @click.option("--const", "consts", multiple=True, metavar="NAME=VALUE",
               help="Set a constant, e.g. Replicas=3, Replicas={a,b}, LogSize=2. Repeatable.")
 @click.option("--config", type=str, metavar="FILE.cfg", help="Read CONSTANTS and INVARIANTS from a TLC .cfg file.")
 @click.option("--inv", "invariants", multiple=True, metavar="NAME",
               help="Check this invariant (repeatable); default: the spec's default invariants.")
+@click.option("--prop", "properties", multiple=True, metavar="NAME",
+              help="Check this temporal property (repeatable; see `modelcheck list`). Only the invariants "
+                   "named with --inv are checked too. Exit 13 if it is violated.")
+@click.option("--specification", metavar="NAME",
+              help="The named specification (fairness) temporal properties are checked under; default Spec.")
 @click.option("--max-depth", type=int, metavar="N", help="Explore only the first N levels (initial states are level 1).")
 @click.option("--check-deadlock/--no-check-deadlock", default=None,
               help="Report states without successors (off by default: these specs are bounded).")
@@ -89,17 +96,19 @@ def main():
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @spark_options
-def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, trace_out, overwrite, max_states,
-        max_memory, checkpoint, checkpoint_every, resume, as_json, quiet, **spark):
+def run(spec, engine, consts, config, invariants, properties, specification, max_depth, check_deadlock, trace_out,
+        overwrite, max_states, max_memory, checkpoint, checkpoint_every, resume, as_json, quiet, **spark):
     """Check SPEC's invariants over every reachable state.
 
-    Engines: bfs (the reference, default), fast (numpy, whole frontiers at
-    once; for large models) and spark (distributed over a Spark cluster, or
-    local[*]). Ctrl-C stops cleanly and prints what was explored
-    (exit 130); a second Ctrl-C aborts at once.
+    Ctrl-C stops cleanly and prints what was explored (exit 130); a second
+    Ctrl-C aborts at once.
+
+    With --prop, temporal properties are checked under the fairness of the
+    chosen specification (bfs and fast engines); a violation is a lasso: a
+    behaviour that ends in a cycle or in stuttering forever.
     """
     from modelcheck.progress import Progress
-    from modelcheck.run import RunRequest, execute, prepare, summary_text, warn
+    from modelcheck.run import RunRequest, execute, header_text, prepare, result_text, warn
 
     engine_options = {k: v for k, v in (("checkpoint", checkpoint), ("resume", resume)) if v}
     if engine_options:
@@ -108,16 +117,18 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
     request = RunRequest(spec=spec, engine=engine, consts=tuple(consts), config=config,
                          invariants=tuple(invariants), max_depth=max_depth, check_deadlock=check_deadlock,
                          trace_out=trace_out, overwrite=overwrite, max_states=max_states, max_memory=max_memory,
-                         engine_options=engine_options)
+                         engine_options=engine_options, properties=tuple(properties), specification=specification)
     prepared = prepare(request)
     warn(prepared.warnings)
     # a Spark run logs a line per level even into a file: such runs are long
     progress = Progress(enabled=False) if quiet else Progress(enabled=True if engine == "spark" else None)
+    if not as_json:  # say at once what a long run is checking
+        click.echo(header_text(prepared, engine) + "\n")
     outcome = execute(prepared, progress)
     if as_json:
         click.echo(json.dumps(outcome.to_json()))
     else:
-        click.echo(summary_text(outcome))
+        click.echo(result_text(outcome))
     return outcome.exit_code
 
 
@@ -127,9 +138,14 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
               help="One run's constants. Repeatable: one table line each.")
 @click.option("--vary", "vary", multiple=True, metavar="NAME=V1,V2",
               help="A constant and the values to try. Repeatable: combinations multiply (and cross each --row).")
-@click.option("--engine", default="bfs", show_default=True, help="Exploration engine for every run.")
+@click.option("--engine", type=click.Choice(engine_names()), default=DEFAULT_ENGINE, show_default=True,
+              help="Exploration engine for every run (see `run --help`).")
 @click.option("--const", "consts", multiple=True, metavar="NAME=VALUE", help="Constants shared by every run.")
 @click.option("--inv", "invariants", multiple=True, metavar="NAME", help="Invariants to check (repeatable).")
+@click.option("--prop", "properties", multiple=True, metavar="NAME",
+              help="Temporal properties to check (repeatable): a column each.")
+@click.option("--specification", "specifications", multiple=True, metavar="NAME",
+              help="With --prop: check under this specification; repeatable, each crosses every run.")
 @click.option("--max-depth", type=int, metavar="N", help="Explore only the first N levels.")
 @click.option("--trace-dir", metavar="DIR", default="traces", show_default=True,
               help="Write each counterexample into DIR, named after its run.")
@@ -138,8 +154,8 @@ def run(spec, engine, consts, config, invariants, max_depth, check_deadlock, tra
 @click.option("--columns", metavar="A,B,...", help="Only these columns, in this order.")
 @click.option("--each-inv", is_flag=True, help="Check each invariant in a run of its own: a column per invariant.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def sweep(spec, rows, vary, engine, consts, invariants, max_depth, trace_dir, overwrite, fmt, columns, each_inv,
-          quiet):
+def sweep(spec, rows, vary, engine, consts, invariants, properties, specifications, max_depth, trace_dir, overwrite,
+          fmt, columns, each_inv, quiet):
     """Check SPEC once per --row and per combination of --vary values; print one line per run."""
     from modelcheck.progress import Progress
     from modelcheck.run import RunRequest
@@ -149,9 +165,12 @@ def sweep(spec, rows, vary, engine, consts, invariants, max_depth, trace_dir, ov
         raise InputError(f"--trace-dir {trace_dir} is not a directory")
     os.makedirs(trace_dir, exist_ok=True)
     base = RunRequest(spec=spec, engine=engine, consts=tuple(consts), invariants=tuple(invariants),
-                      max_depth=max_depth, overwrite=overwrite)
+                      max_depth=max_depth, overwrite=overwrite, properties=tuple(properties))
     runs = combinations(parse_rows(tuple(rows)), parse_vary(tuple(vary)))
-    results = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress(), each_inv)
+    if specifications and not properties:
+        raise InputError("--specification needs --prop: it chooses the fairness temporal properties are checked under")
+    results = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress(),
+                        tuple(dict.fromkeys(specifications)), each_inv)
     click.echo(render(results, fmt, [c.strip() for c in columns.split(",")] if columns else None))
     return 0
 
@@ -208,18 +227,30 @@ def list_specs(as_json):
             "invariants": s.invariant_names(), "default_invariants": list(s.default_invariants),
             "lemmas": list(s.lemmas),
             "constants": {d.name: format_value(d.kind, d.default) for d in s.constants},
+            "properties": {p.name: " ".join(p.doc.split()) for p in s.properties},
+            "specifications": {sp.name: [f.label() for f in sp.fairness] for sp in s.all_specifications()},
         } for s in specs.values()], indent=1))
         return
     for s in specs.values():
-        click.echo(f"{s.name}  ({s.module}.tla)")
+        click.echo(f"{s.name}  ({s.source()})")
         click.echo(f"  {s.summary}")
         click.echo("  constants:  " + ", ".join(f"{d.name}={format_value(d.kind, d.default)}" for d in s.constants))
         defaults = set(s.default_invariants)
-        click.echo("  invariants: " + ", ".join(n + ("*" if n in defaults else "") for n in s.invariant_names()
-                                                if n not in s.lemmas) + "   (* checked by default)")
+        shown = [n for n in s.invariant_names() if n not in s.lemmas]
+        width = max(len(n) + 1 for n in shown)
+        click.echo("  invariants: (* checked by default)")
+        for n in shown:
+            click.echo(f"    {(n + ('*' if n in defaults else '')).ljust(width)}  {s.invariant_summary(n)}")
         if s.lemmas:
             click.echo("  lemmas:     " + ", ".join(s.lemmas) + "   (invariants too; `prove --lemmas` adds them)")
         click.echo("  actions:    " + ", ".join(a.name for a in s.next))
+        for sp in s.all_specifications():
+            fairness = ", ".join(f.label() for f in sp.fairness) or "no fairness"
+            click.echo(f"  spec.:      {sp.name}: {fairness}")
+        if s.properties:
+            click.echo("  properties (--prop):")
+            for p in s.properties:
+                click.echo(f"    {p.name}: {' '.join(p.doc.split())}")
         if s.notes:
             click.echo(f"  note:       {s.notes}")
         click.echo("")
@@ -315,8 +346,13 @@ def show_trace(trace, diff, html_out, spec_name, consts, invariants, color, over
 @click.option("--inv", "invariants", multiple=True, metavar="NAME",
               help="Check this invariant along the trace (repeatable); default: the spec's defaults "
                    "and the invariant the trace records.")
+@click.option("--prop", "prop", metavar="NAME",
+              help="Check a lasso (a trace with a loop) against this temporal property: a fair behaviour "
+                   "that violates it exits 13. Default: the property the file names.")
+@click.option("--specification", metavar="NAME", help="With --prop: the specification whose fairness the "
+                                                        "cycle must satisfy (default: the file's, else Spec).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
-def replay_trace(spec, trace, consts, invariants, as_json):
+def replay_trace(spec, trace, consts, invariants, prop, specification, as_json):
     """Check that TRACE (ITF, or TLC's -dumpTrace json) is a behaviour of SPEC:
     its first state satisfies Init and every step is a legal transition,
     named by the action and parameters that explain it. Reports the
@@ -326,6 +362,12 @@ def replay_trace(spec, trace, consts, invariants, as_json):
     an invariant; 3 not a behaviour (the failing step is shown, with a diff
     against the closest legal successor); 2 bad input.
 
+    A lasso (a trace with a loop, written for a violated temporal property)
+    is checked with --prop (default: the property it names): the loop must
+    close, the cycle be fair under --specification, and the property fail.
+    Exit 13 if it all holds, 3 if the lasso is not a fair behaviour, 0 if it
+    satisfies the property.
+
     A counterexample to induction written by `modelcheck prove` is checked as
     one: its first state against the invariants it assumes instead of Init.
     It exits 20 when its steps are legal and it breaks them.
@@ -333,12 +375,17 @@ def replay_trace(spec, trace, consts, invariants, as_json):
     from modelcheck.replay import chosen_invariants, load, replay, report_json, report_text, warn_all
 
     bound = load(spec, trace, consts)
-    report = replay(bound, chosen_invariants(bound, invariants))
+    if prop or bound.document.loop is not None and bound.document.property:
+        # a lasso, judged against a temporal property
+        from modelcheck.liveness.replay import lasso_report_json, lasso_report_text, replay_lasso
+        report, as_dict, as_text = replay_lasso(bound, prop, specification), lasso_report_json, lasso_report_text
+    else:
+        report, as_dict, as_text = replay(bound, chosen_invariants(bound, invariants)), report_json, report_text
     if as_json:
-        click.echo(json.dumps(report_json(report)))
+        click.echo(json.dumps(as_dict(report)))
     else:
         warn_all(bound)
-        click.echo(report_text(report))
+        click.echo(as_text(report))
     return report.exit_code
 
 

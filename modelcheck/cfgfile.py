@@ -1,7 +1,9 @@
 """Reading TLC model configuration files (.cfg).
 
-modelcheck takes CONSTANT(S), INVARIANT(S) and CHECK_DEADLOCK from them.
-Other sections (INIT, NEXT, SPECIFICATION, PROPERTY, SYMMETRY, CONSTRAINT,
+modelcheck takes CONSTANT(S), INVARIANT(S), CHECK_DEADLOCK, SPECIFICATION (the
+name of one of the spec's named specifications) and PROPERTY/PROPERTIES (its
+temporal properties) from them.
+Other sections (INIT, NEXT, SYMMETRY, CONSTRAINT,
 VIEW...) name TLA+ operators modelcheck does not evaluate; they are skipped
 with a warning. Model-value declarations such as ``r1 = r1`` are accepted
 and need nothing.
@@ -14,8 +16,9 @@ from dataclasses import dataclass, field
 
 from modelcheck.errors import InputError
 
-USED = {"CONSTANT", "CONSTANTS", "INVARIANT", "INVARIANTS", "CHECK_DEADLOCK"}
-SKIPPED = {"INIT", "NEXT", "SPECIFICATION", "PROPERTY", "PROPERTIES", "SYMMETRY", "CONSTRAINT", "CONSTRAINTS",
+USED = {"CONSTANT", "CONSTANTS", "INVARIANT", "INVARIANTS", "CHECK_DEADLOCK", "SPECIFICATION", "PROPERTY",
+        "PROPERTIES"}
+SKIPPED = {"INIT", "NEXT", "SYMMETRY", "CONSTRAINT", "CONSTRAINTS",
            "ACTION_CONSTRAINT", "ACTION_CONSTRAINTS", "VIEW", "POSTCONDITION", "ALIAS"}
 KEYWORDS = USED | SKIPPED
 
@@ -40,6 +43,8 @@ class ConfigFile:
     invariants: list[str] = field(default_factory=list)
     check_deadlock: bool | None = None
     warnings: list[str] = field(default_factory=list)
+    specification: str | None = None
+    properties: list[str] = field(default_factory=list)
 
 
 def _tokens(text: str, path: str) -> list[tuple[str, str, int]]:
@@ -151,6 +156,22 @@ def parse_config(text: str, path: str = "<cfg>") -> ConfigFile:
                 i += 1
             if i == start:
                 raise InputError(f"{path}:{line}: {word} names no invariant")
+        elif word in ("PROPERTY", "PROPERTIES", "SPECIFICATION"):
+            start = i
+            while i < len(toks) and not at_keyword():
+                k, name, l2 = toks[i]
+                if k != "ident":
+                    raise InputError(f"{path}:{l2}: expected a {word.lower()} name, got {name!r}")
+                i += 1
+            names = [t[1] for t in toks[start:i]]
+            if not names:
+                raise InputError(f"{path}:{line}: {word} names nothing")
+            if word == "SPECIFICATION":
+                if len(names) > 1 or cfg.specification is not None:
+                    raise InputError(f"{path}:{line}: give one SPECIFICATION")
+                cfg.specification = names[0]
+            else:
+                cfg.properties.extend(names)
         elif word == "CHECK_DEADLOCK":
             t = peek()
             if t is None or t[1] not in ("TRUE", "FALSE"):

@@ -82,16 +82,33 @@ def first_violation(model, states: Sequence[tuple], invariant: str) -> int | Non
     return None
 
 
+@dataclass(frozen=True)
+class Account:
+    """What an explanation function may return instead of plain text: the
+    text, and the log slots the story is about, as (row, log, offset) in the
+    viewers' terms (``("r3", "log", 0)``: offset 0 of r3's log), so that a
+    viewer can single out the record that was lost or diverged."""
+
+    text: str
+    focus: tuple[tuple[str, str, int], ...] = ()
+
+
 def explain(model, state: tuple, invariant: str) -> str:
     """One paragraph saying why ``state`` breaks ``invariant``."""
+    return explain_account(model, state, invariant).text
+
+
+def explain_account(model, state: tuple, invariant: str) -> Account:
+    """Why ``state`` breaks ``invariant``, with the slots it names."""
     predicate = next(p for p in model.spec.invariants if p.name == invariant)
     probe = Probe(model, state)
     if probe.holds(model.invariants[invariant]):
-        return f"{invariant} holds in this state."
-    text = predicate.explain(probe) if predicate.explain is not None else None
-    if not text:
-        text = failing_conjuncts_text(model, state, model.invariants[invariant])
-    return f"{invariant} broken: {text}"
+        return Account(f"{invariant} holds in this state.")
+    given = predicate.explain(probe) if predicate.explain is not None else None
+    account = given if isinstance(given, Account) else Account(given or "")
+    if not account.text:
+        account = Account(failing_conjuncts_text(model, state, model.invariants[invariant]))
+    return Account(f"{invariant} broken: {account.text}", account.focus)
 
 
 # --- the generic account ---------------------------------------------------------

@@ -26,7 +26,8 @@ from modelcheck.errors import InputError
 from modelcheck.progress import Progress
 from modelcheck.run import resolve_spec_and_constants
 from modelcheck.spec import Model, SpecDefinition
-from modelcheck.trace import check_trace_destination, render_text, trace_from_states, write_trace
+from modelcheck.trace import check_trace_destination, trace_from_states, write_trace
+from modelcheck.viewer.terminal import story_text
 
 EXIT_CODES = {PROVED: 0, VIOLATION: 12, NOT_INDUCTIVE: 20}
 HYPOTHESIS = "Hypothesis"
@@ -124,7 +125,7 @@ def execute_proof(prepared: PreparedProof, progress: Progress) -> ProofReport:
         trace = trace_from_states(model, v.states, v.actions, v.invariant, "z3")
         trace.meta = {"found_by": f"base case of k-induction (k = {outcome.k})"}
         trace_file = write_trace(trace, request.trace_out, request.overwrite)
-        trace_text = render_text(trace)
+        trace_text = story_text(trace_file)
     elif outcome.counterexample is not None:
         c = outcome.counterexample
         trace = trace_from_states(model, c.states, c.actions, c.broken[0], "z3")
@@ -133,7 +134,7 @@ def execute_proof(prepared: PreparedProof, progress: Progress) -> ProofReport:
                       "hypothesis": list(prepared.invariants), "broken": c.broken}
         trace_file = write_trace(trace, request.trace_out, request.overwrite,
                                  stem=f"{model.spec.name}-{c.broken[0]}-cti")
-        trace_text = render_text(trace)
+        trace_text = story_text(trace_file)
     return ProofReport(prepared, outcome, time.perf_counter() - started, trace_file, trace_text)
 
 
@@ -144,7 +145,8 @@ def _states(n: int) -> str:
 def proof_summary_text(report: ProofReport) -> str:
     p, o = report.prepared, report.outcome
     conjunction = " /\\ ".join(p.invariants)
-    lines = [f"modelcheck {__version__} · {p.spec.name} ({p.spec.module}.tla) · prove by k-induction (z3)",
+    lines = [f"modelcheck {__version__} · {p.spec.name} · prove by k-induction (z3)",
+             f"spec        {p.spec.source()}",
              f"constants   {p.model.describe_constants()}",
              f"invariants  {', '.join(p.invariants)}" + ("  (their conjunction)" if len(p.invariants) > 1 else ""),
              ""]

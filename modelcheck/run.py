@@ -16,20 +16,22 @@ from typing import Any
 from modelcheck import __version__
 from modelcheck.cfgfile import read_config
 from modelcheck.constants import parse_assignment
-from modelcheck.engines import get_engine
+from modelcheck.engines import DEFAULT_ENGINE, get_engine
 from modelcheck.engines.base import CheckOptions, CheckResult
 from modelcheck.engines.checkpoint import check_destination as check_checkpoint_destination
 from modelcheck.errors import InputError
+from modelcheck.fingerprint import collision_probability
 from modelcheck.limits import INTERRUPTED, MAX_MEMORY, MAX_STATES, Limits, describe_size, interrupt_requests, parse_size
 from modelcheck.progress import Progress
 from modelcheck.spec import Model, SpecDefinition
-from modelcheck.trace import check_trace_destination, render_text, trace_from_states, write_trace
+from modelcheck.trace import check_trace_destination, trace_from_states, write_trace
+from modelcheck.viewer.terminal import story_text
 
 
 @dataclass(frozen=True)
 class RunRequest:
     spec: str
-    engine: str = "bfs"
+    engine: str = DEFAULT_ENGINE
     consts: tuple[str, ...] = ()
     config: str | None = None
     invariants: tuple[str, ...] = ()
@@ -40,6 +42,8 @@ class RunRequest:
     max_states: int | None = None
     max_memory: str | None = None
     engine_options: dict[str, Any] = field(default_factory=dict)
+    properties: tuple[str, ...] = ()  # temporal properties (--prop)
+    specification: str | None = None  # the named specification they are checked under
 
 
 @dataclass
@@ -51,6 +55,8 @@ class PreparedRun:
     check_deadlock: bool
     warnings: list[str]
     max_memory: int | None = None
+    properties: tuple[str, ...] = ()
+    specification: Any = None  # a modelcheck.temporal.Specification when properties are checked
 
 
 def resolve_spec_and_constants(spec_name: str, consts: tuple[str, ...], config: str | None):
@@ -76,7 +82,9 @@ def prepare(request: RunRequest) -> PreparedRun:
     spec, constants, cfg = resolve_spec_and_constants(request.spec, request.consts, request.config)
     warnings = list(cfg.warnings) if cfg else []
     invariants = tuple(request.invariants) or tuple(cfg.invariants if cfg and cfg.invariants else ())
-    invariants = invariants or spec.default_invariants
+    properties, specification = _temporal_options(request, spec, cfg, warnings)
+    # a run that asks about temporal properties checks only the invariants it names
+    invariants = invariants or (() if properties else spec.default_invariants)
     spec.check_invariant_names(invariants)
     invariants = tuple(dict.fromkeys(invariants))  # keep order, drop repeats
     if request.max_depth is not None and request.max_depth < 1:
@@ -91,7 +99,31 @@ def prepare(request: RunRequest) -> PreparedRun:
     get_engine(request.engine)  # an unknown engine is bad input too
     _check_checkpoint_options(request)
     model = spec.instantiate(constants)
-    return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory)
+    return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory, properties,
+                       specification)
+
+
+def _temporal_options(request: RunRequest, spec: SpecDefinition, cfg, warnings: list[str]):
+    """The temporal properties to check (--prop, else the .cfg's PROPERTY
+    lines) and the specification (--specification, else the .cfg's, else Spec)."""
+    from modelcheck.liveness.check import check_engine
+    properties = tuple(dict.fromkeys(request.properties or (cfg.properties if cfg else ())))
+    spec.check_property_names(properties)
+    name = request.specification or (cfg.specification if cfg else None)
+    specification = spec.specification(name)  # an unknown name is refused even without --prop
+    if request.specification and not properties:
+        warnings.append(f"--specification {name} only matters for temporal properties; name them with --prop")
+    if not properties:
+        return (), None
+    check_engine(request.engine)
+    if request.max_depth is not None:
+        raise InputError("temporal properties need the whole state graph; drop --max-depth")
+    if getattr(request, "symmetry", False):
+        raise InputError("--prop with --symmetry: a reduction by symmetry is not established as sound for "
+                         "temporal properties here; drop --symmetry")
+    if request.engine_options.get("checkpoint") or request.engine_options.get("resume"):
+        raise InputError("--checkpoint and --resume are for invariant checks; drop them with --prop")
+    return properties, specification
 
 
 def _check_checkpoint_options(request: RunRequest) -> None:
@@ -115,11 +147,14 @@ class RunOutcome:
     trace_file: str | None
     trace_text: str | None
     explanation: str | None = None  # why the last state breaks the invariant (modelcheck/explain.py)
+    liveness: Any = None  # a modelcheck.liveness.check.LivenessResult when properties were checked
 
     @property
     def exit_code(self) -> int:
         if self.result.stopped == INTERRUPTED:
             return 130
+        if self.liveness is not None and self.liveness.violated is not None and self.result.violation is None:
+            return 13
         if self.result.result != "violation":
             return 0
         from modelcheck.engines.base import DEADLOCK
@@ -131,6 +166,9 @@ class RunOutcome:
         if r.violation is not None:
             violation = {"invariant": r.violation.invariant, "trace_length": r.violation.length,
                          "trace_file": self.trace_file}
+        elif self.liveness is not None and self.liveness.violated is not None:
+            from modelcheck.liveness.outcome import violation_json
+            violation = violation_json(self.liveness, self.trace_file)
         return {
             "spec": p.spec.name,
             "engine": r.engine,
@@ -141,6 +179,8 @@ class RunOutcome:
             "depth": r.depth,
             "seconds": round(r.seconds, 3),
             "violation": violation,
+            "properties": list(p.properties),
+            "specification": p.specification.name if p.specification is not None else None,
         }
 
 
@@ -150,49 +190,113 @@ def execute(prepared: PreparedRun, progress: Progress) -> RunOutcome:
     limits = Limits(request.max_states, prepared.max_memory)
     options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
                            dict(request.engine_options), limits)
-    with interrupt_requests(limits.stop):
-        result = engine.check(prepared.model, options)
+    if prepared.properties and not prepared.invariants:
+        result = None
+    else:
+        with interrupt_requests(limits.stop):
+            result = engine.check(prepared.model, options)
+        result.notes.extend(collision_notes(result))
+    if prepared.properties and (result is None or (result.violation is None and not result.stopped)):
+        from modelcheck.liveness.outcome import execute_liveness
+        return execute_liveness(prepared, progress, result)
     trace_file = trace_text = explanation = None
     if result.violation is not None:
         v = result.violation
         trace = trace_from_states(prepared.model, v.states, v.actions, v.invariant, result.engine)
         trace_file = write_trace(trace, request.trace_out, request.overwrite)
-        trace_text = render_text(trace)
+        trace_text = story_text(trace_file)
         if v.invariant in prepared.model.invariants:
             from modelcheck.explain import explain
             explanation = explain(prepared.model, v.states[-1], v.invariant)
     return RunOutcome(prepared, result, trace_file, trace_text, explanation)
 
 
+def collision_notes(result: CheckResult) -> list[str]:
+    """The chance that fingerprints hid a state, for a complete search that
+    found nothing: the same figure whichever engine ran (a violation's trace
+    is replayed state by state, so it never rests on fingerprints)."""
+    if result.result != "ok" or not result.states_generated or not result.distinct_states:
+        return []
+    p = collision_probability(result.distinct_states, result.states_generated)
+    return [f"fingerprint collision probability (optimistic estimate, as TLC reports it): {p:.1e}"] \
+        if p > 1e-12 else []
+
+
 def summary_text(outcome: RunOutcome) -> str:
+    """The whole report: the header, then the verdict (``result_text``)."""
+    return header_text(outcome.prepared, outcome.result.engine) + "\n" + result_text(outcome)
+
+
+def header_text(p: PreparedRun, engine: str) -> str:
+    """What the run checks, printed as it starts: the spec and where its
+    TLA+ module comes from, the constants, and each invariant with its meaning."""
+    lines = [f"modelcheck {__version__} · {p.spec.name} · engine {engine}",
+             f"spec        {p.spec.source()}",
+             f"constants   {p.model.describe_constants()}"]
+    lines.extend(invariant_lines(p))
+    if p.properties:
+        from modelcheck.liveness.outcome import header_lines
+        lines.extend(header_lines(p))
+    return "\n".join(lines)
+
+
+def invariant_lines(p: PreparedRun) -> list[str]:
+    """``invariants  StrongIsr  Below a presumed leader's high watermark, ...``, one per invariant."""
+    if not p.invariants:
+        return ["invariants  none" + ("  (+ deadlock)" if p.check_deadlock else "")]
+    width = max(len(name) for name in p.invariants)
+    lines = [f"{'invariants' if k == 0 else '':<10}  {name.ljust(width)}  {p.spec.invariant_summary(name)}"
+             for k, name in enumerate(p.invariants)]
+    if p.check_deadlock:
+        lines.append(f"{'':<10}  {'Deadlock'.ljust(width)}  some action is enabled in every reachable state")
+    return lines
+
+
+def result_text(outcome: RunOutcome) -> str:
+    """The verdict, the counterexample if any, and the figures."""
+    lines = verdict_lines(outcome)
+    lines.extend(stats_lines(outcome))
+    lines.extend(f"note: {n}" for n in outcome.result.notes)
+    return "\n".join(lines)
+
+
+def verdict_lines(outcome: RunOutcome) -> list[str]:
     p, r = outcome.prepared, outcome.result
-    lines = [f"modelcheck {__version__} · {p.spec.name} ({p.spec.module}.tla) · engine {r.engine}",
-             f"constants   {p.model.describe_constants()}",
-             f"invariants  {', '.join(p.invariants)}" + ("  (+ deadlock)" if p.check_deadlock else ""),
-             ""]
+    if outcome.liveness is not None and r.violation is None:
+        from modelcheck.liveness.outcome import verdict_lines as liveness_verdict_lines
+        return liveness_verdict_lines(outcome)
     if r.result == "violation":
-        v = r.violation
-        what = "Deadlock reached" if v.invariant == "Deadlock" else f"Invariant {v.invariant} is violated"
-        lines.append(f"{what}. Shortest counterexample: {v.length} states.")
-        lines.append("")
-        lines.append(outcome.trace_text or "")
-        lines.append("")
-        if outcome.explanation:
-            lines.append(outcome.explanation)
-            lines.append("")
-    elif r.stopped:
+        return violation_lines(outcome)
+    if r.stopped:
         if r.stopped == MAX_STATES:
             why = f"Stopped at --max-states {p.request.max_states:,}"
         elif r.stopped == MAX_MEMORY:
             why = f"Stopped at --max-memory {describe_size(p.max_memory)}"
         else:
             why = "Interrupted"
-        lines.append(f"{why} before the search was complete: no invariant is violated in the "
-                     f"{r.distinct_states:,} states explored (through depth {r.depth}).")
-    elif r.result == "bounded-ok":
-        lines.append(f"No invariant is violated up to depth {r.depth} (--max-depth); deeper states were not explored.")
-    else:
-        lines.append("No invariant is violated: every reachable state was checked.")
+        return [f"{why} before the search was complete: no invariant is violated in the "
+                f"{r.distinct_states:,} states explored (through depth {r.depth})."]
+    if r.result == "bounded-ok":
+        return [f"No invariant is violated up to depth {r.depth} (--max-depth); deeper states were not explored."]
+    return ["No invariant is violated: every reachable state was checked."]
+
+
+def violation_lines(outcome: RunOutcome) -> list[str]:
+    """Said once: what breaks and in which state; then the counterexample in
+    the viewer's replica tables (``modelcheck show --diff``), and why."""
+    v = outcome.result.violation
+    what = "A deadlock is reached" if v.invariant == "Deadlock" else f"Invariant {v.invariant} is violated"
+    lines = [f"{what} in state {v.length}, at the end of this shortest counterexample:", ""]
+    lines.append(outcome.trace_text or "")
+    lines.append("")
+    if outcome.explanation:
+        lines.append(outcome.explanation)
+        lines.append("")
+    return lines
+
+
+def stats_lines(outcome: RunOutcome) -> list[str]:
+    r = outcome.result
     stats = []
     if r.distinct_states is not None:
         stats.append(("distinct states", f"{r.distinct_states:,}"))
@@ -210,9 +314,7 @@ def summary_text(outcome: RunOutcome) -> str:
     if outcome.trace_file:
         stats.append(("trace", f"{outcome.trace_file}  (modelcheck show {outcome.trace_file})"))
     width = max(len(k) for k, _ in stats)
-    lines.extend(f"  {k.ljust(width)}  {v}" for k, v in stats)
-    lines.extend(f"note: {n}" for n in r.notes)
-    return "\n".join(lines)
+    return [f"  {k.ljust(width)}  {v}" for k, v in stats]
 
 
 def warn(messages: list[str]) -> None:

@@ -92,6 +92,9 @@ def sometimes(fn) -> PredicateDef:
     return PredicateDef(fn.__name__, fn, (fn.__doc__ or "").strip(), "sometimes")
 
 
+UPSTREAM = "from github.com/hachikuji/kafka-specification"
+
+
 @dataclass(frozen=True)
 class SpecDefinition:
     name: str  # the CLI name
@@ -107,13 +110,27 @@ class SpecDefinition:
     sometimes: tuple[PredicateDef, ...] = ()
     notes: str = ""
     check_constants: Callable[[Constants], None] | None = None
-    summarize: Callable[["Model", tuple], str] | None = None  # a one-line state summary
     # Constants whose model values are interchangeable (TLC's SYMMETRY): renaming
     # them maps Init, every action and every predicate onto itself. Engines may
     # use it to prune; tests check the claim on small models.
     symmetry: tuple[str, ...] = ()
     # Invariants offered as lemmas for proofs by induction (`prove --lemmas`).
     lemmas: tuple[str, ...] = ()
+    # Temporal properties (modelcheck.temporal) and the named specifications
+    # they are checked under; the first is the default and is called "Spec".
+    properties: tuple[Any, ...] = ()
+    specifications: tuple[Any, ...] = ()
+    origin: str = UPSTREAM  # where the TLA+ module comes from (its text is not in this repository)
+
+    def source(self) -> str:
+        """The TLA+ module this spec ports and where that module comes from."""
+        return f"port of TLA+ module {self.module}, {self.origin}"
+
+    def invariant_summary(self, name: str) -> str:
+        """What an invariant means, in one sentence: the first of its docstring."""
+        doc = " ".join(next(p.doc for p in self.invariants if p.name == name).split())
+        end = doc.find(". ")
+        return doc if end < 0 else doc[:end + 1]
 
     def constant_decl(self, name: str) -> ConstantDecl:
         for d in self.constants:
@@ -136,6 +153,36 @@ class SpecDefinition:
         for n in names:
             if n not in known:
                 raise InputError(f"{self.name} has no invariant {n!r} (its invariants: {', '.join(known)})")
+
+    def property_names(self) -> list[str]:
+        return [p.name for p in self.properties]
+
+    def specification_names(self) -> list[str]:
+        return [sp.name for sp in self.all_specifications()]
+
+    def all_specifications(self) -> tuple[Any, ...]:
+        """The named specifications; a spec that declares none has Spec with no fairness."""
+        if self.specifications:
+            return tuple(self.specifications)
+        from modelcheck.temporal import Specification
+        return (Specification("Spec", (), "Init /\\ [][Next]_vars (the module declares no fairness)."),)
+
+    def specification(self, name: str | None):
+        specs = self.all_specifications()
+        if name is None:
+            return specs[0]
+        for sp in specs:
+            if sp.name == name:
+                return sp
+        raise InputError(f"{self.name} has no specification {name!r} "
+                         f"(its specifications: {', '.join(sp.name for sp in specs)})")
+
+    def check_property_names(self, names: Sequence[str]) -> None:
+        known = self.property_names()
+        for n in names:
+            if n not in known:
+                listed = ", ".join(known) if known else "none"
+                raise InputError(f"{self.name} has no temporal property {n!r} (its properties: {listed})")
 
     def instantiate(self, constants: Constants) -> "Model":
         return Model(self, constants)
@@ -208,10 +255,10 @@ class Model:
         self.check_ranges(state, "Init")
         return state
 
-    def _build_instances(self, view: StateView) -> list[ActionInstance]:
+    def _build_instances(self, view: StateView, actions=None) -> list[ActionInstance]:
         out: list[ActionInstance] = []
         c = self.constants
-        for act in self.spec.next:
+        for act in (self.spec.next if actions is None else actions):
             names = [p for p, _ in act.params]
             domains = [list(d.values(c)) for _, d in act.params]
             for combo in itertools.product(*domains):
@@ -232,6 +279,21 @@ class Model:
         if e.sort != BOOL:
             raise SpecDefinitionError(f"{self.spec.name}: {p.name} must be a condition")
         return e
+
+    def instances_of(self, act: ActionDef) -> list[ActionInstance]:
+        """Every instance of one action, whether or not it is part of Next
+        (fairness may name an action Next does not use). Indices are local."""
+        return self._build_instances(StateView(self.schema, self.constants), (act,))
+
+    def property_cases(self, name: str) -> list:
+        """The cases of a temporal property (one per value of a forall), built
+        against the current state's view and the next state's (slots shifted
+        by the state's width)."""
+        from modelcheck.temporal import PropertyCase
+        prop = next(p for p in self.spec.properties if p.name == name)
+        current = StateView(self.schema, self.constants)
+        following = StateView(_Shifted(self.schema), self.constants)
+        return [PropertyCase(name, case, f) for case, f in prop.build(current, following)]
 
     # --- using ----------------------------------------------------------
     def check_ranges(self, state: tuple, where: str) -> None:
@@ -270,6 +332,15 @@ class Model:
         from modelcheck.constants import json_value
         kinds = {d.name: d.kind for d in self.spec.constants}
         return {k: json_value(kinds[k], v) for k, v in self.constants.items()}
+
+
+class _Shifted:
+    """A schema's field layout moved past the current state: what a step
+    predicate reads as the next state (TLA+'s primed variables)."""
+
+    def __init__(self, schema: Schema):
+        self.by_name = schema.by_name
+        self.base = {name: base + schema.width for name, base in schema.base.items()}
 
 
 _LOADED: dict[tuple, Model] = {}

@@ -33,6 +33,9 @@ class SweepRow:
     def cells(self) -> dict[str, Any]:
         r = self.outcome.result
         v = r.violation
+        if self.outcome.liveness is not None and v is None:
+            return {**self.varied, **property_cells(self.outcome), "distinct_states": r.distinct_states,
+                    "depth": r.depth, "trace_file": self.outcome.trace_file, "seconds": round(r.seconds, 2)}
         return {**self.varied,
                 "result": r.result if r.result != "violation" else f"{v.invariant} violated",
                 "distinct_states": r.distinct_states, "depth": r.depth,
@@ -53,6 +56,22 @@ class EachInvariantRow:
                          "holds" if r.result == "ok" else r.result)
         out["seconds"] = round(sum(o.result.seconds for o in self.outcomes.values()), 2)
         return out
+
+
+def property_cells(outcome: RunOutcome) -> dict[str, str]:
+    """A column per temporal property: "holds", or how the first violated one fails."""
+    live = outcome.liveness
+    violated = live.violated
+    cells = {}
+    for name, ok in live.property_verdicts().items():
+        if ok:
+            cells[name] = "holds"
+        elif violated is not None and violated.case.property == name:
+            lasso = violated.lasso
+            cells[name] = "violated (" + ("stutters" if lasso.stutters else "cycle") + ")"
+        else:
+            cells[name] = "violated"
+    return cells
 
 
 def parse_vary(texts: tuple[str, ...]) -> list[tuple[str, list[str]]]:
@@ -87,6 +106,7 @@ def parse_rows(texts: tuple[str, ...]) -> list[dict[str, str]]:
 
 
 def trace_name(spec: str, varied: dict[str, str]) -> str:
+    """The file a run's counterexample goes to, named after what the run varied."""
     parts = "-".join(f"{k}={v}" for k, v in varied.items())
     safe = re.sub(r"[^A-Za-z0-9_.=,-]", "", parts)
     return f"{spec}-{safe}.itf.json"
@@ -119,17 +139,25 @@ def free_path(path: str, overwrite: bool) -> str:
 
 
 def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
-          progress: Progress, each_invariant: bool = False) -> list[SweepRow] | list[EachInvariantRow]:
+          progress: Progress, specifications: tuple[str, ...] = (),
+          each_invariant: bool = False) -> list[SweepRow] | list[EachInvariantRow]:
+    """One run per combination of constants, crossed with each named
+    specification when temporal properties are checked."""
     columns = list(dict.fromkeys(name for run in runs for name in run))
     requests = []
     for given in runs:
-        consts = tuple(c for c in base.consts if c.split("=", 1)[0].strip() not in given)
-        consts += tuple(f"{k}={v}" for k, v in given.items())
-        trace_out = free_path(os.path.join(trace_dir, trace_name(base.spec, given)), base.overwrite)
-        request = RunRequest(**{**base.__dict__, "consts": consts, "trace_out": trace_out})
-        prepared = prepare(request)  # all input is checked before the first run
-        shown = _shown_constants(prepared, columns)
-        requests.append((shown, prepared))
+        for specification in specifications or (base.specification,):
+            consts = tuple(c for c in base.consts if c.split("=", 1)[0].strip() not in given)
+            consts += tuple(f"{k}={v}" for k, v in given.items())
+            named = {**given, **({"specification": specification} if specifications else {})}
+            trace_out = free_path(os.path.join(trace_dir, trace_name(base.spec, named)), base.overwrite)
+            request = RunRequest(**{**base.__dict__, "consts": consts, "trace_out": trace_out,
+                                    "specification": specification})
+            prepared = prepare(request)  # all input is checked before the first run
+            shown = _shown_constants(prepared, columns)
+            if specifications:
+                shown["specification"] = specification
+            requests.append((shown, prepared))
     if each_invariant:
         return _sweep_each_invariant(requests, progress)
     rows = []
@@ -162,6 +190,10 @@ def _shown_constants(prepared, columns: list[str]) -> dict[str, str]:
 
 def render(rows: list[SweepRow], fmt: str, columns: list[str] | None = None) -> str:
     table = [row.cells() for row in rows]
+    # rows of different shapes (an invariant broken before the properties were
+    # checked) share the union of the columns
+    every = list(dict.fromkeys(k for r in table for k in r))
+    table = [{k: r.get(k) for k in every} for r in table]
     if columns:
         unknown = [c for c in columns if c not in table[0]]
         if unknown:

@@ -47,6 +47,10 @@ class Trace:
     # What the first state is: "Init" for a behaviour. A counterexample to
     # induction starts from any state satisfying the hypothesis instead.
     origin: str = "Init"
+    # For a lasso (a violated temporal property): states[loop:] repeat forever,
+    # the last state stepping back to states[loop], or stuttering when
+    # meta["stutters"] is true.
+    loop: int | None = None
 
     def __len__(self) -> int:
         return len(self.states)
@@ -91,7 +95,10 @@ def to_itf_json(trace: Trace) -> dict[str, Any]:
         state.update(constant_values)
         state.update({name: to_itf(values[name]) for name in trace.variables})
         states.append(state)
-    return {"#meta": meta, "params": params, "vars": list(trace.variables), "states": states}
+    out = {"#meta": meta, "params": params, "vars": list(trace.variables), "states": states}
+    if trace.loop is not None:
+        out["loop"] = trace.loop
+    return out
 
 
 def _constant_itf(value: Any) -> Any:
@@ -222,4 +229,14 @@ def render_text(trace: Trace) -> str:
             out.append(f"State {i + 1}: {step.label()}")
             changes = describe_changes(trace.states[i - 1], values)
             out.extend(f"  {line}" for line in changes) if changes else out.append("  (no change)")
+    if trace.loop is not None:
+        out.append(loop_line(trace))
     return "\n".join(out)
+
+
+def loop_line(trace: Trace) -> str:
+    """How a lasso closes: "back to state 9" or "stutters forever from state 4"."""
+    from modelcheck.liveness.report import loop_phrase
+    phrase = loop_phrase(len(trace.states), trace.loop, bool(trace.meta.get("stutters")),
+                         trace.meta.get("loop_action"))
+    return f"-> {phrase}"

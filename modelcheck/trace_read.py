@@ -63,6 +63,13 @@ class TraceDocument:
     # Set for a counterexample to induction (`modelcheck prove`): the
     # invariants its first state satisfies in place of Init.
     hypothesis: tuple[str, ...] | None = None
+    # A lasso: the index of the state its cycle returns to (ITF's "loop"),
+    # whether it closes by stuttering, and the property and specification
+    # the file says it violates.
+    loop: int | None = None
+    stutters: bool = False
+    property: str | None = None
+    specification: str | None = None
 
 
 @dataclass
@@ -136,6 +143,14 @@ def _read_itf(data: dict, path: str) -> TraceDocument:
         if isinstance(name, str) and name not in constants and states and name in states[0]:
             constants[name] = states[0][name]
     doc = TraceDocument(path, "itf", states, claimed, ours.get("spec"), module, constants, ours.get("invariant"))
+    loop = data.get("loop")
+    if loop is not None:
+        if isinstance(loop, bool) or not isinstance(loop, int) or not 0 <= loop < len(states):
+            raise TraceFormatError(f"{path}: 'loop' must be the index of one of its {len(states)} states")
+        doc.loop = loop
+        doc.stutters = ours.get("stutters") is True
+        doc.property = ours.get("property") if isinstance(ours.get("property"), str) else None
+        doc.specification = ours.get("specification") if isinstance(ours.get("specification"), str) else None
     first = data["states"][0].get("#meta") if data["states"] else None
     if isinstance(first, dict) and first.get("action") == "Hypothesis":
         named = ours.get("hypothesis")
@@ -179,8 +194,9 @@ def _read_tlc(record: dict, path: str) -> TraceDocument:
 
 def _read_tlc_actions(actions: Any, order: list[int], doc: TraceDocument) -> None:
     """Attach TLC's action names to the states they lead to. TLC writes each
-    step as an edge [[i, s_i], action, [j, s_j]]; a closing edge back to an
-    earlier state (a lasso) is noted and otherwise ignored."""
+    step as an edge [[i, s_i], action, [j, s_j]]; an edge from the last state
+    back to an earlier one (or to itself, where the behaviour stutters) makes
+    the trace a lasso."""
     if not isinstance(actions, list):
         return
     position = {n: p for p, n in enumerate(order)}
@@ -194,8 +210,13 @@ def _read_tlc_actions(actions: Any, order: list[int], doc: TraceDocument) -> Non
                 continue
             if j in position and i in position and position[j] == position[i] + 1:
                 doc.claimed[position[j]] = _tlc_step(act)
+            elif j in position and i in position and position[i] == len(order) - 1 and position[j] <= position[i]:
+                # a lasso: TLC closes it with an edge from the last state back
+                # to an earlier one, or to itself where the behaviour stutters
+                doc.loop = position[j]
+                doc.stutters = i == j
             elif j in position and i in position:
-                doc.notes.append(f"the trace closes a loop from state {i} back to state {j}; "
+                doc.notes.append(f"the trace has a step from state {i} back to state {j} that is not its last; "
                                  f"only the states are replayed")
         return
     # Some tools write the actions as a plain list alongside the states.

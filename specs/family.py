@@ -7,10 +7,17 @@ invariants and reachability checks; they differ only in their actions.
 from __future__ import annotations
 
 from modelcheck.spec import ActionDef, PredicateDef, SpecDefinition
+from modelcheck.temporal import SF, WF, Specification
 from specs.kafka_replication import (BASE_INVARIANTS, BASE_SOMETIMES, CONSTANTS, DEFAULT_INVARIANTS, BecomeLeader,
                                      ControllerElectLeader, ControllerShrinkIsr, FollowerReplicate, Init,
                                      LeaderExpandIsr, LeaderIncHighWatermark, LeaderShrinkIsr, LeaderWrite, fields,
-                                     summarize, variables)
+                                     variables)
+
+
+def unfenced_spec(become_follower: ActionDef) -> tuple[Specification, ...]:
+    """The Spec of the modules before KIP-320 (KafkaReplication's high-watermark
+    and ISR-expansion actions, the module's own follower transition)."""
+    return (upstream_fairness(LeaderIncHighWatermark, LeaderExpandIsr, become_follower),)
 
 
 def unfenced_next(become_follower: ActionDef) -> tuple[ActionDef, ...]:
@@ -20,11 +27,25 @@ def unfenced_next(become_follower: ActionDef) -> tuple[ActionDef, ...]:
             LeaderIncHighWatermark, become_follower, FollowerReplicate)
 
 
+def upstream_fairness(inc_high_watermark: ActionDef, expand_isr: ActionDef,
+                      become_follower: ActionDef) -> Specification:
+    """The Spec every replication module declares: strong fairness on
+    advancing the high watermark, expanding the ISR and writing, weak fairness
+    on becoming a follower and on becoming leader. Each module names its own
+    variants of the first, second and fourth actions."""
+    return Specification("Spec", (SF(inc_high_watermark), SF(expand_isr), SF(LeaderWrite), WF(become_follower),
+                                  WF(BecomeLeader)),
+                         "Init /\\ [][Next]_vars with the module's own fairness.")
+
+
 def replication_spec(name: str, module: str, summary: str, next_actions: tuple[ActionDef, ...],
-                     notes: str = "", lemmas: tuple[PredicateDef, ...] = ()) -> SpecDefinition:
-    """``lemmas`` are extra invariants a module offers for proofs by induction."""
+                     notes: str = "", lemmas: tuple[PredicateDef, ...] = (),
+                     specifications: tuple[Specification, ...] = (), properties: tuple = ()) -> SpecDefinition:
+    """``lemmas`` are extra invariants a module offers for proofs by induction;
+    ``specifications`` start with the module's Spec."""
     return SpecDefinition(
         name=name, module=module, summary=summary, constants=CONSTANTS, fields=fields, init=Init,
         next=next_actions, invariants=BASE_INVARIANTS + tuple(lemmas), default_invariants=DEFAULT_INVARIANTS,
-        variables=variables, sometimes=BASE_SOMETIMES, notes=notes, summarize=summarize,
-        symmetry=("Replicas",), lemmas=tuple(p.name for p in lemmas))
+        variables=variables, sometimes=BASE_SOMETIMES, notes=notes,
+        symmetry=("Replicas",), lemmas=tuple(p.name for p in lemmas), specifications=specifications,
+        properties=properties)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from modelcheck.codec import Const, Fn, IntSlot, KeyedSet, NilOr, Rec, ReplicaSetSlot, ReplicaSlot, StateCodec
 from modelcheck.constants import INT, REPLICAS, ConstantDecl
+from modelcheck.explain import Account
 from modelcheck.expr import (all_of, and_, any_of, implies, ite, member, min_, not_, or_, set_with,
                              set_without)
 from modelcheck.schema import boolean, integer, subset
@@ -374,9 +375,10 @@ def record_text(probe, replica, offset) -> str | None:
     return f"id{record_id}@{probe.value(s.log_epoch[replica][offset])}"
 
 
-def _explain_isr(probe, isr_of, whose_isr) -> str | None:
+def _explain_isr(probe, isr_of, whose_isr) -> Account | None:
     """Names the presumed leader, the ISR member and the offset at which
-    their logs differ below the leader's high watermark."""
+    their logs differ below the leader's high watermark (the slot in both
+    logs is the focus)."""
     s = probe.s
     found = probe.where(lambda s, r1, r2, o: and_(replica_presumes_leadership(s, r1),
                                                   isr_disagreement(s, isr_of, r1, r2, o)),
@@ -402,7 +404,7 @@ def _explain_isr(probe, isr_of, whose_isr) -> str | None:
             for w in found[1:]]
     if rest:
         text += "; the same holds for " + ", ".join(rest)
-    return text
+    return Account(text, tuple(dict.fromkeys(((name, "log", o), (other, "log", o)))))
 
 
 def explain_weak_isr(probe) -> str | None:
@@ -454,30 +456,6 @@ def LeaderElected(s):
 def HighWatermarkAdvanced(s):
     """Some replica's high watermark is above zero."""
     return any_of(s.hw[r] > 0 for r in replicas(s))
-
-
-def _names(replica_set) -> str:
-    return "{" + ",".join(sorted(replica_set)) + "}"
-
-
-def summarize(model, state) -> str:
-    """One line per state: each replica's role, epoch, high watermark, log
-    (records as id@epoch) and cached ISR, then the quorum state."""
-    v = model.codec.encode(state)
-    parts = []
-    for name, rs in v["replicaState"].items():
-        log = v["replicaLog"][name]
-        records = ",".join(f"{rec['id']}@{rec['epoch']}" for o, rec in log["records"].items() if o < log["endOffset"])
-        leader = rs["leader"]
-        role = "leader" if leader == name else ("-" if leader == "NONE" else f"->{leader}")
-        parts.append(f"{name} {role} e{rs['leaderEpoch']} hw{rs['hw']} [{records}] isr{_names(rs['isr'])}")
-    q = v["quorumState"]
-    parts.append(f"quorum {q['leader']} e{q['leaderEpoch']} isr{_names(q['isr'])}")
-    requests = sorted(v["leaderAndIsrRequests"], key=lambda r: r["leaderEpoch"])
-    parts.append("requests " + (" ".join(f"e{r['leaderEpoch']}:{r['leader']}{_names(r['isr'])}" for r in requests)
-                                or "none"))
-    parts.append(f"next id {v['nextRecordId']}, next epoch {v['nextLeaderEpoch']}")
-    return " | ".join(parts)
 
 
 BASE_INVARIANTS = (TypeOk, WeakIsr, StrongIsr, LeaderInIsr)

@@ -6,7 +6,7 @@ that were already committed.
 """
 
 from modelcheck.spec import action
-from specs.family import replication_spec, unfenced_next
+from specs.family import replication_spec, unfenced_next, unfenced_spec
 from specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to
 
 
@@ -20,4 +20,4 @@ def BecomeFollowerTruncateToHighWatermark(s, n, leader, replica, leaderAndIsrReq
 SPEC = replication_spec(
     "truncate-to-hw", "KafkaTruncateToHighWatermark",
     "pre-KIP-101 Kafka: a new follower truncates to its own high watermark",
-    unfenced_next(BecomeFollowerTruncateToHighWatermark))
+    unfenced_next(BecomeFollowerTruncateToHighWatermark), specifications=unfenced_spec(BecomeFollowerTruncateToHighWatermark))

@@ -6,7 +6,7 @@ and truncates there, instead of to its high watermark.
 
 from modelcheck.expr import and_, ite, or_
 from modelcheck.spec import action
-from specs.family import replication_spec, unfenced_next
+from specs.family import replication_spec, unfenced_next, unfenced_spec
 from specs.finite_replicated_log import get_latest_record, has_offset, is_empty, is_log_record, min_offset_where
 from specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to
 
@@ -36,4 +36,4 @@ def BecomeFollowerTruncateKip101(s, n, leader, replica, leaderAndIsrRequest):
 SPEC = replication_spec(
     "kip101", "Kip101",
     "KIP-101: a new follower truncates where the leader says its last epoch ends",
-    unfenced_next(BecomeFollowerTruncateKip101))
+    unfenced_next(BecomeFollowerTruncateKip101), specifications=unfenced_spec(BecomeFollowerTruncateKip101))

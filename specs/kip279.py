@@ -7,7 +7,7 @@ changes can still make logs diverge.
 
 from modelcheck.expr import and_, ite
 from modelcheck.spec import action
-from specs.family import replication_spec, unfenced_next
+from specs.family import replication_spec, unfenced_next, unfenced_spec
 from specs.finite_replicated_log import get_record_at_offset, has_entry, has_offset, is_empty, max_offset_where
 from specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to
 
@@ -39,4 +39,4 @@ def BecomeFollowerTruncateKip279(s, n, leader, replica, leaderAndIsrRequest):
 SPEC = replication_spec(
     "kip279", "Kip279",
     "KIP-279: a new follower truncates past the last offset that matches the leader",
-    unfenced_next(BecomeFollowerTruncateKip279))
+    unfenced_next(BecomeFollowerTruncateKip279), specifications=unfenced_spec(BecomeFollowerTruncateKip279))

@@ -10,7 +10,7 @@ own high watermark has reached its current epoch.
 
 from modelcheck.expr import and_, member, min_, not_, or_, set_with, set_without
 from modelcheck.spec import action
-from specs.family import replication_spec
+from specs.family import replication_spec, upstream_fairness
 from specs.finite_replicated_log import (get_record_at_offset, has_offset, is_log_record, replicate_to,
                                          truncate_to)
 from specs.kafka_replication import (REPLICA, REQUEST, BecomeLeader, ControllerElectLeader, ControllerShrinkIsr,
@@ -18,6 +18,7 @@ from specs.kafka_replication import (REPLICA, REQUEST, BecomeLeader, ControllerE
                                      replica_count, replica_presumes_leadership)
 from specs.kip279 import first_non_matching_offset_from_tail
 from specs.kip320_lemmas import LEMMAS
+from specs.kip320_live import PROPERTIES, specifications
 
 
 def is_following_leader_epoch(s, leader, follower):
@@ -100,6 +101,10 @@ def FencedBecomeFollowerAndTruncate(s, n, leader, replica, leaderAndIsrRequest):
 NEXT = (ControllerElectLeader, ControllerShrinkIsr, BecomeLeader, FencedLeaderExpandIsr, FencedLeaderShrinkIsr,
         LeaderWrite, FencedLeaderIncHighWatermark, FencedBecomeFollowerAndTruncate, FencedFollowerFetch)
 
+# Kip320's Spec; Kip320Live adds NoFairSpec and FairFetchSpec and the temporal properties.
+FAIR_SPEC = upstream_fairness(FencedLeaderIncHighWatermark, FencedLeaderExpandIsr, FencedBecomeFollowerAndTruncate)
+
 SPEC = replication_spec(
     "kip320", "Kip320",
-    "KIP-320: replication fenced by leader epoch (the adopted design)", NEXT, lemmas=LEMMAS)
+    "KIP-320: replication fenced by leader epoch (the adopted design)", NEXT, lemmas=LEMMAS,
+    specifications=specifications(FAIR_SPEC, FencedFollowerFetch), properties=PROPERTIES)

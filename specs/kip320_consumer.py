@@ -16,6 +16,14 @@ state the controller ever published. NoDivergentDelivery says the consumer
 never delivers a record on top of a prefix that differs from what it already
 delivered.
 
+Fairness: the module's Spec is Kip320's (strong fairness on advancing the
+high watermark, expanding the ISR and writing; weak fairness on becoming a
+follower and on becoming leader) plus weak fairness on each consumer action:
+refreshing metadata, fetching and validating the position. A consumer that
+can keep doing one of these does it eventually, as a live client polls;
+unclean election gets no fairness, like every controller action in Kip320,
+because it stands for a failure and its recovery, which nothing forces.
+
 State: Kip320's fields plus the consumer's (``consumer_*``) and the history
 flag ``divergent_delivery``; the consumer's delivered log holds Nil at and
 beyond its position, like a replica log.
@@ -25,6 +33,7 @@ from __future__ import annotations
 
 from modelcheck.codec import BoolSlot, Fn, IntSlot, NilOr, Rec, ReplicaSlot, StateCodec
 from modelcheck.constants import BOOL, INT, REPLICAS, ConstantDecl
+from modelcheck.explain import Account
 from modelcheck.expr import and_, any_of, implies, ite, member, min_, not_, or_
 from modelcheck.schema import boolean, integer
 from modelcheck.spec import SpecDefinition, action, invariant, sometimes
@@ -32,6 +41,8 @@ from specs import kafka_replication as base
 from specs.finite_replicated_log import NIL, LogRecord, get_record_at_offset, has_offset, min_offset_where, offsets
 from specs.kafka_replication import (NONE, REPLICA, REQUEST, controller_update_isr, record_text,
                                      replica_presumes_leadership)
+from modelcheck.temporal import WF, Specification
+from specs.kip320 import FAIR_SPEC as KIP320_SPEC
 from specs.kip320 import NEXT as KIP320_NEXT
 
 CONSTANTS = (
@@ -179,7 +190,7 @@ def _record_text(record_id, epoch) -> str:
     return "nothing" if record_id == NIL else f"id{record_id}@{epoch}"
 
 
-def explain_no_divergent_delivery(probe) -> str | None:
+def explain_no_divergent_delivery(probe) -> Account | None:
     """Names the fetch that set the flag and the offsets below it where the
     leader's log differs from what the consumer had delivered.
 
@@ -202,9 +213,11 @@ def explain_no_divergent_delivery(probe) -> str | None:
         theirs = record_text(probe, leader, o) or "no record"
         mine = _record_text(probe.value(s.consumer_log_id[o]), probe.value(s.consumer_log_epoch[o]))
         details.append(f"at offset {o} {name} has {theirs} where the consumer delivered {mine}")
-    return (f"the consumer read {fetched} at offset {position - 1} from {name} "
+    text = (f"the consumer read {fetched} at offset {position - 1} from {name} "
             f"(leader epoch {probe.value(s.leader_epoch[leader])}, consumer epoch {probe.value(s.consumer_epoch)}), "
             f"but the log below it diverges from what the consumer delivered: " + "; ".join(details))
+    # the diverging offsets, in the leader's log and in what the consumer delivered
+    return Account(text, tuple(slot for o in differ for slot in ((name, "log", o), ("consumer", "delivered", o))))
 
 
 @invariant(explain=explain_no_divergent_delivery)
@@ -229,4 +242,8 @@ SPEC = SpecDefinition(
     invariants=base.BASE_INVARIANTS + (NoDivergentDelivery,),
     default_invariants=("NoDivergentDelivery",),
     variables=variables, sometimes=base.BASE_SOMETIMES + (ConsumerDelivered,), symmetry=("Replicas",),
-    notes="UncleanElection, ConsumerFencing and TruncationCheck switch the mechanisms (TRUE/FALSE)")
+    notes="UncleanElection, ConsumerFencing and TruncationCheck switch the mechanisms (TRUE/FALSE)",
+    specifications=(Specification("Spec", KIP320_SPEC.fairness + (WF(ConsumerRefreshMetadata), WF(ConsumerFetch),
+                                                                  WF(ConsumerValidatePosition)),
+                                  "Kip320's fairness, and weak fairness on every consumer action."),),
+    origin="written for modelcheck; it extends Kip320")

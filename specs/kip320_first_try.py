@@ -10,11 +10,11 @@ ISR.
 
 from modelcheck.expr import and_, member, min_, not_, or_, set_with, set_without
 from modelcheck.spec import action
-from specs.family import replication_spec
+from specs.family import replication_spec, upstream_fairness
 from specs.finite_replicated_log import (get_latest_record, has_offset, has_some_entry, is_empty, is_log_record,
                                          replicate_to, truncate_to)
 from specs.kafka_replication import (REPLICA, REQUEST, BecomeLeader, ControllerElectLeader, ControllerShrinkIsr,
-                                     LeaderWrite, adopt_request, all_isr_members, quorum_update_leader_and_isr,
+                                     LeaderExpandIsr, LeaderWrite, adopt_request, all_isr_members, quorum_update_leader_and_isr,
                                      replica_count, replica_is_following, replica_presumes_leadership)
 from specs.kip279 import first_non_matching_offset_from_tail
 # The upstream module carries its own LOCAL copy of this operator, identical
@@ -107,4 +107,8 @@ SPEC = replication_spec(
     'the rejected "expected next epoch" design: fetch first, truncate on LOG_TRUNCATION',
     (ControllerElectLeader, ControllerShrinkIsr, BecomeLeader, LeaderExpandIsrBetterFencing,
      LeaderShrinkIsrBetterFencing, LeaderWrite, ImprovedLeaderIncHighWatermark, BecomeFollower, FollowerFetch,
-     FollowerTruncate))
+     FollowerTruncate),
+    # As upstream, the strong fairness on ISR expansion names KafkaReplication's
+    # LeaderExpandIsr, which this Next does not use: a step counts as taking it
+    # when it satisfies that action (an epoch-checked expansion often does).
+    specifications=(upstream_fairness(ImprovedLeaderIncHighWatermark, LeaderExpandIsr, BecomeFollower),))

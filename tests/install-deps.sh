@@ -1,10 +1,14 @@
 #!/bin/sh
-# Installs what the test suite needs on a fresh Debian machine: the package
-# with its [test] extra, Debian's chromium (browser tests) and a Java 17+
-# runtime (Spark tests). Safe to run again: it skips what is present.
+# Installs what the test suite needs on a fresh Debian machine: a virtual
+# environment .venv holding the package (editable) with its [test] extra,
+# Debian's chromium (browser tests) and a Java 17+ runtime (Spark tests).
+# Safe to run again: it skips what is present.
 set -eu
+cd "$(dirname "$0")/.."
 
 need_apt=""
+# Debian's python3 has no ensurepip (so no venv) without python3-venv
+python3 -c "import ensurepip" >/dev/null 2>&1 || need_apt="$need_apt python3-venv"
 command -v chromium >/dev/null 2>&1 || need_apt="$need_apt chromium"
 if ! java -version >/dev/null 2>&1; then
     need_apt="$need_apt openjdk-17-jre-headless"
@@ -25,4 +29,5 @@ if [ -z "$java_major" ] || [ "$java_major" -lt 17 ]; then
     exit 1
 fi
 
-python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'

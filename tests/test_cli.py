@@ -7,10 +7,11 @@ import sys
 
 import pytest
 
+from modelcheck import __version__
 from support import invoke, invoke_json, one_error_line, run_on_terminal, run_subprocess
 
 JSON_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds",
-               "violation"}
+               "violation", "properties", "specification"}
 
 
 def test_ok_run_as_json(in_tmp):
@@ -35,9 +36,100 @@ def test_violation_exits_12_and_writes_a_trace(in_tmp):
 def test_text_report_prints_the_trace(in_tmp):
     code, out, _ = invoke("run", "kip320-first-try", "--const", "Replicas=3", "--inv", "StrongIsr")
     assert code == 12
-    assert "Invariant StrongIsr is violated. Shortest counterexample: 13 states." in out
-    assert "State 13: FollowerTruncate(leader=r2, follower=r3)" in out
-    assert "distinct states" in out and "trace" in out
+    assert out.count("StrongIsr is violated") == 1
+    assert "Invariant StrongIsr is violated in state 13, at the end of this shortest counterexample:" in out
+    assert "State 13: FollowerTruncate(leader=r2, follower=r3)\n  r3  log | id0@2 _ -> | _ _\n" in out
+    assert "|->" not in out and ":>" not in out  # no TLA+ notation
+    assert "distinct states  184,868" in out and "trace" in out
+
+
+REPORT = """\
+modelcheck __VERSION__ · truncate-to-hw · engine fast
+spec        port of TLA+ module KafkaTruncateToHighWatermark, from github.com/hachikuji/kafka-specification
+constants   Replicas={r1, r2} LogSize=2 MaxRecords=2 MaxLeaderEpoch=2
+invariants  WeakIsr  Below a presumed leader's high watermark, every replica in that leader's own cached ISR has exactly the leader's records.
+
+Invariant WeakIsr is violated in state 9, at the end of this shortest counterexample:
+
+State 1: Init
+  replica  leader  epoch  hw  isr  log
+  r1       NONE    -1     0   {}   | _ _
+  r2       NONE    -1     0   {}   | _ _
+  quorum  leader NONE · epoch -1 · isr {r1, r2}
+  no LeaderAndIsr request yet
+  counters  nextRecordId 0 · nextLeaderEpoch 0
+
+State 2: ControllerElectLeader(newLeader=r1)
+  quorum  leader NONE -> r1 · epoch -1 -> 0
+  + request epoch 0: leader r1 · isr {r1, r2} · pending for r1, r2
+  counters  nextLeaderEpoch 0 -> 1
+
+State 3: ControllerShrinkIsr(replica=r2)
+  quorum  epoch 0 -> 1 · isr {r1, r2} -> {r1}
+  + request epoch 1: leader r1 · isr {r1} · pending for r1, r2
+  counters  nextLeaderEpoch 1 -> 2
+
+State 4: BecomeLeader(leaderAndIsrRequest=0, leader=r1)
+  r1  leader NONE -> self · epoch -1 -> 0 · isr {} -> {r1, r2}
+  request epoch 0  pending for r1, r2 -> r2
+
+State 5: LeaderWrite(replica=r1)
+  r1  log | _ _ -> | id0@0 _
+  counters  nextRecordId 0 -> 1
+
+State 6: BecomeFollowerTruncateToHighWatermark(leader=r1, replica=r2, leaderAndIsrRequest=0)
+  r2  leader NONE -> r1 · epoch -1 -> 0 · isr {} -> {r1, r2}
+  request epoch 0  pending for r2 -> -
+
+State 7: FollowerReplicate(follower=r2, leader=r1)
+  r2  log | _ _ -> | id0@0 _
+
+State 8: LeaderIncHighWatermark(leader=r1)
+  r1  hw 0 -> 1 · log | id0@0 _ -> id0@0 | _
+
+State 9: BecomeFollowerTruncateToHighWatermark(leader=r1, replica=r2, leaderAndIsrRequest=1)
+  r2  epoch 0 -> 1 · isr {r1, r2} -> {r1} · log | id0@0 _ -> | _ _
+  request epoch 1  pending for r1, r2 -> r1
+
+WeakIsr broken: r1 presumes leadership with hw=1, but r2 is in r1's own ISR {r1, r2} and has no record at offset 0 (r1 has id0@0)
+
+  distinct states  1,294
+  depth            9
+  time             ...
+  reached          LeaderElected (depth 3), HighWatermarkAdvanced (depth 6)
+  trace            traces/truncate-to-hw-WeakIsr.itf.json  (modelcheck show traces/truncate-to-hw-WeakIsr.itf.json)
+"""
+
+
+def without_time(report: str) -> str:
+    return "\n".join("  time             ..." if line.startswith("  time ") else line
+                     for line in report.splitlines()) + "\n"
+
+
+def test_the_text_report_as_pinned(in_tmp):
+    """The whole report of a small violation: the header (what each
+    invariant means, the upstream module), the counterexample as
+    `modelcheck show --diff` draws it, why it breaks, and the figures."""
+    code, out, _ = invoke("run", "truncate-to-hw", "--const", "Replicas=2", "--inv", "WeakIsr")
+    assert code == 12
+    assert without_time(out) == REPORT.replace("__VERSION__", __version__)
+
+
+@pytest.mark.parametrize("args", [("truncate-to-hw", "--const", "Replicas=2"),
+                                  ("kip320", "--const", "Replicas=2")])
+def test_the_report_is_the_same_whichever_engine_ran(tmp_path, monkeypatch, args):
+    """bfs (the reference) and fast print the same report, trace file and all,
+    but for the engine's name and the time."""
+    reports, traces = {}, {}
+    for engine in ("bfs", "fast"):
+        os.makedirs(tmp_path / engine)
+        monkeypatch.chdir(tmp_path / engine)
+        code, out, _ = invoke("run", *args, "--engine", engine)
+        reports[engine] = without_time(out).replace(f"engine {engine}", "engine X")
+        traces[engine] = [json.load(open(os.path.join("traces", name)))["states"]
+                          for name in sorted(os.listdir("traces"))] if os.path.isdir("traces") else []
+    assert reports["bfs"] == reports["fast"]
+    assert traces["bfs"] == traces["fast"]
 
 
 def test_bounded_run(in_tmp):
@@ -46,10 +138,10 @@ def test_bounded_run(in_tmp):
 
 
 def test_config_file_sets_constants_and_invariants(in_tmp):
-    (in_tmp / "mc.cfg").write_text("CONSTANTS Replicas = {r1, r2, r3}\nINVARIANT StrongIsr\nSPECIFICATION Spec\n")
+    (in_tmp / "mc.cfg").write_text("CONSTANTS Replicas = {r1, r2, r3}\nINVARIANT StrongIsr\nVIEW vars\n")
     code, out, err = invoke_json("run", "kip320-first-try", "--config", "mc.cfg")
     assert code == 12 and out["invariants"] == ["StrongIsr"] and out["violation"]["trace_length"] == 13
-    assert "SPECIFICATION Spec is not used" in err
+    assert "VIEW vars is not used" in err
     # --const and --inv override the file
     code, out, _ = invoke_json("run", "kip320-first-try", "--config", "mc.cfg", "--const", "Replicas=2",
                                "--inv", "WeakIsr")
@@ -67,7 +159,7 @@ def test_config_file_sets_constants_and_invariants(in_tmp):
     (["run", "kip320", "--const", "MaxLeaderEpoch=-1"], "at least 0"),
     (["run", "kip320", "--const", "LogSize"], "NAME=VALUE"),
     (["run", "kip320", "--max-depth", "0"], "at least 1"),
-    (["run", "kip320", "--engine", "warp"], "unknown engine"),
+    (["run", "kip320", "--engine", "warp"], "'warp' is not one of 'bfs', 'fast', 'spark', 'z3'"),
     (["run", "kip320", "--trace-out", "/nonexistent-dir/t.json"], "does not exist"),
     (["run", "kip320", "--config", "missing.cfg"], "cannot read config"),
     (["run", "kip320", "--no-such-flag"], "no-such-flag"),
@@ -128,3 +220,48 @@ def test_progress_shows_on_a_terminal(in_tmp):
     code, seen, out = run_on_terminal("run", "kip320", "--max-depth", "13", "--json", cwd=in_tmp, timeout=120)
     assert "states" in seen and "depth" in seen and "states/s" in seen
     assert json.loads(out)["result"] == "bounded-ok"
+
+
+def test_the_header_is_printed_when_the_run_starts(in_tmp):
+    """A long run says at once what it checks: the header reaches stdout
+    while the search is still going (the bfs engine on the default kip320
+    model takes several seconds)."""
+    from support import ROOT
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", "run", "kip320", "--engine", "bfs",
+                             "--quiet"], cwd=in_tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True)
+    try:
+        header = [proc.stdout.readline() for _ in range(6)]
+        still_running = proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
+    assert header[0].startswith("modelcheck ") and "kip320 · engine bfs" in header[0]
+    assert header[3].startswith("invariants  TypeOk ") and header[5].startswith("            StrongIsr  Below")
+    assert still_running
+
+
+def test_list_says_what_each_invariant_means(in_tmp):
+    code, out, _ = invoke("list")
+    assert code == 0
+    kip320 = out.split("\nkip320  ")[1].split("\n\n")[0].splitlines()
+    assert kip320[0] == "(port of TLA+ module Kip320, from github.com/hachikuji/kafka-specification)"
+    assert "    StrongIsr*    Below a presumed leader's high watermark, every replica in the quorum's (true) ISR " \
+           "has exactly the leader's records, so any electable replica holds all data consumers may have seen." \
+        in kip320
+    assert "    LeaderInIsr   The quorum's leader is a member of the quorum's ISR." in kip320
+    assert ".tla" not in out
+    consumer = out.split("\nkip320-consumer  ")[1]
+    assert consumer.startswith("(port of TLA+ module Kip320Consumer, written for modelcheck; it extends Kip320)")
+
+
+def test_run_help_names_every_engine(in_tmp):
+    code, out, _ = invoke("run", "--help")
+    assert code == 0
+    engine_option = " ".join(out.split("--engine ")[1].split("--const")[0].split())
+    assert engine_option == "[bfs|fast|spark|z3] Exploration engine (listed below). [default: fast]"
+    engines = out.split("Engines:\n")[1].splitlines()
+    # one entry each: the name four spaces in, its description after it (continued further in)
+    assert [line.split()[0] for line in engines if line.startswith("    ") and not line.startswith("     ")] \
+        == ["bfs", "fast", "spark", "z3"]

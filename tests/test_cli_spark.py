@@ -17,7 +17,8 @@ def test_local_run_gives_the_bfs_json(tmp_path):
                           "--json", cwd=str(tmp_path))
     assert done.returncode == 0, done.stderr
     spark = json.loads(done.stdout)  # stdout holds the JSON object and nothing else
-    bfs = json.loads(run_subprocess("run", "kip320", "--const", "Replicas=2", "--json", cwd=str(tmp_path)).stdout)
+    bfs = json.loads(run_subprocess("run", "kip320", "--const", "Replicas=2", "--engine", "bfs", "--json",
+                                    cwd=str(tmp_path)).stdout)
     assert spark.pop("engine") == "spark" and bfs.pop("engine") == "bfs"
     spark.pop("seconds"), bfs.pop("seconds")
     assert spark == bfs

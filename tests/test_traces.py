@@ -30,7 +30,7 @@ CONSUMER_BUGS = [
      "kip320-consumer-no-fencing-no-check.itf.json", 17),
     ("kip320-consumer", {"TruncationCheck": "FALSE"}, (), "kip320-consumer-fencing-no-check.itf.json", 17),
     ("kip320-consumer", {"ConsumerFencing": "FALSE"}, (), "kip320-consumer-check-no-fencing.itf.json", 18),
-    ("kip320-consumer", {"LogSize": 3, "MaxLeaderEpoch": 3}, (), "kip320-consumer-kip320-epoch3.itf.json", 20),
+    ("kip320-consumer", {"MaxLeaderEpoch": 3}, (), "kip320-consumer-kip320-epoch3.itf.json", 20),
 ]
 # Producer fencing and metadata versions (README): the failures each switch
 # leaves, the stale-leader write KIP-359 still accepts first among them.

@@ -129,40 +129,60 @@ class NumpyKernel:
     source: str
 
 
-def compile_numpy(model, predicate_names: list[str] | None = None) -> NumpyKernel:
+_NAMESPACE = {"_where": np.where, "_nonzero": np.flatnonzero, "_full": lambda n, v: np.full(n, v)}
+
+
+def _conditions_source(exprs: dict[str, Expr], name: str) -> list[str]:
+    dag = _Dag()
+    names = list(exprs)
+    roots = [dag.add(exprs[n]) for n in names]
+    body, results = _emit(dag, roots, lambda slot: f"C[{slot}]", "C.shape[1]")
+    lines = [f"def {name}(C):"]
+    lines.extend("    " + line for line in body)
+    lines.append("    return {" + ", ".join(f"{n!r}: {results[r]}" for n, r in zip(names, roots)) + "}")
+    return lines
+
+
+def compile_conditions(exprs: dict[str, Expr]) -> Callable[[np.ndarray], dict]:
+    """``conditions(C)``: each named condition on every column of a batch
+    (states, or states stacked over their successors for step predicates)."""
+    namespace = dict(_NAMESPACE)
+    exec(compile("\n".join(_conditions_source(exprs, "conditions")) + "\n", "<modelcheck numpy conditions>",
+                 "exec"), namespace)
+    return namespace["conditions"]
+
+
+def compile_numpy(model, predicate_names: list[str] | None = None, instances=None) -> NumpyKernel:
+    """The kernel of a model's Next, or of another list of action instances
+    (a fair action outside Next); ``updates`` follow the list's order."""
+    instances = model.instances if instances is None else instances
     lines: list[str] = []
 
     # guards, shared across all instances
     dag = _Dag()
-    roots = [dag.add(inst.guard) for inst in model.instances]
+    roots = [dag.add(inst.guard) for inst in instances]
     body, results = _emit(dag, roots, lambda slot: f"C[{slot}]", "C.shape[1]")
     lines.append("def enabled(C):")
     lines.extend("    " + line for line in body)
     lines.append("    return [" + ", ".join(f"_nonzero({results[r]})" for r in roots) + "]")
 
     # updates, per instance, on the selected states only
-    for inst in model.instances:
+    for k, inst in enumerate(instances):
         local = _Dag()
         slots = sorted(inst.updates)
         uroots = [local.add(inst.updates[s]) for s in slots]
         body, results = _emit(local, uroots, lambda slot: f"C[{slot}][idx]", "idx.size")
-        lines.append(f"def update_{inst.index}(C, idx):")
+        lines.append(f"def update_{k}(C, idx):")
         lines.extend("    " + line for line in body)
         lines.append("    return [" + ", ".join(f"({s}, {results[r]})" for s, r in zip(slots, uroots)) + "]")
 
     # invariants and reachability checks, shared
     exprs = {**model.invariants, **model.sometimes}
     names = predicate_names if predicate_names is not None else list(exprs)
-    pdag = _Dag()
-    proots = [pdag.add(exprs[n]) for n in names]
-    body, results = _emit(pdag, proots, lambda slot: f"C[{slot}]", "C.shape[1]")
-    lines.append("def predicates(C):")
-    lines.extend("    " + line for line in body)
-    lines.append("    return {" + ", ".join(f"{n!r}: {results[r]}" for n, r in zip(names, proots)) + "}")
+    lines.extend(_conditions_source({n: exprs[n] for n in names}, "predicates"))
 
     source = "\n".join(lines) + "\n"
-    namespace = {"_where": np.where, "_nonzero": np.flatnonzero,
-                 "_full": lambda n, v: np.full(n, v)}
+    namespace = dict(_NAMESPACE)
     exec(compile(source, f"<modelcheck numpy {model.spec.name}>", "exec"), namespace)
-    return NumpyKernel(namespace["enabled"], [namespace[f"update_{i.index}"] for i in model.instances],
+    return NumpyKernel(namespace["enabled"], [namespace[f"update_{k}"] for k in range(len(instances))],
                        namespace["predicates"], source)

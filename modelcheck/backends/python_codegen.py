@@ -94,23 +94,52 @@ def _unpack(width: int) -> str:
     return ", ".join(f"v{i}" for i in range(width)) + " = s"
 
 
-def compile_model(model) -> CompiledModel:
-    width = model.schema.width
-    lines = ["def successors(s):", f"    {_unpack(width)}", "    out = []", "    add = out.append"]
-    for inst in model.instances:
+def _successors_source(instances, width: int, name: str) -> list[str]:
+    lines = [f"def {name}(s):", f"    {_unpack(width)}", "    out = []", "    add = out.append"]
+    for k, inst in enumerate(instances):
         lines.append(f"    # {inst.label()}")
         lines.append(f"    if {to_python(inst.guard)}:")
         updates = inst.updates
         shared = _shared_temps(list(updates.values()))
         temps: dict[int, str] = {}
-        for k, node in enumerate(shared):
+        for j, node in enumerate(shared):
             src = to_python(node, temps)
-            temps[id(node)] = f"t{k}"
-            lines.append(f"        t{k} = {src}")
+            temps[id(node)] = f"t{j}"
+            lines.append(f"        t{j} = {src}")
         cells = [to_python(updates[i], temps) if i in updates else f"v{i}" for i in range(width)]
         tail = "," if width == 1 else ""
-        lines.append(f"        add(({inst.index}, ({', '.join(cells)}{tail})))")
+        lines.append(f"        add(({k}, ({', '.join(cells)}{tail})))")
     lines.append("    return out")
+    return lines
+
+
+def compile_successors(instances, width: int, label: str = "actions") -> Callable[[tuple], list]:
+    """``successors(s)`` for any list of action instances: (position in the
+    list, next state) for each one enabled in ``s``."""
+    source = "\n".join(_successors_source(instances, width, "successors")) + "\n"
+    namespace: dict = {}
+    exec(compile(source, f"<modelcheck {label}>", "exec"), namespace)
+    return namespace["successors"]
+
+
+def compile_conditions(exprs: dict[str, Expr], width: int) -> dict[str, Callable[[tuple], bool]]:
+    """One function per named condition over a tuple of ``width`` slots (a
+    state, or a state followed by its successor for step predicates)."""
+    lines = []
+    names = list(exprs)
+    for k, name in enumerate(names):
+        lines.append(f"def condition_{k}(s):")
+        lines.append(f"    {_unpack(width)}")
+        lines.append(f"    return bool({to_python(exprs[name])})")
+    namespace: dict = {}
+    exec(compile("\n".join(lines) + "\n", "<modelcheck conditions>", "exec"), namespace)
+    return {name: namespace[f"condition_{k}"] for k, name in enumerate(names)}
+
+
+def compile_model(model) -> CompiledModel:
+    width = model.schema.width
+    # instance positions in model.instances are their indices
+    lines = _successors_source(model.instances, width, "successors")
 
     predicate_names = list(model.invariants) + [n for n in model.sometimes if n not in model.invariants]
     exprs = {**model.invariants, **model.sometimes}

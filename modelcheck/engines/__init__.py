@@ -18,6 +18,19 @@ ENGINES: dict[str, tuple[str, str]] = {
     "z3": ("modelcheck.engines.bmc", "BmcChecker"),
 }
 
+# what each engine is for, one line each (``run --help`` lists them)
+ENGINE_SUMMARIES: dict[str, str] = {
+    "bfs": "the reference: breadth-first, state by state, in Python",
+    "fast": "bfs over whole levels with numpy: same counts, traces, report",
+    "spark": "bfs on a Spark cluster or local[*]; at a violation, the whole\n"
+             "         level is counted and another shortest trace may be shown",
+    "z3": "bounded model checking with z3: no state count, and its\n"
+          "         counterexample is a shortest one, not always bfs's",
+}
+
+# the fastest exact engine: the same verdicts, counts and traces as the reference
+DEFAULT_ENGINE = "fast"
+
 
 def engine_names() -> list[str]:
     return list(ENGINES)

@@ -14,6 +14,13 @@ Python objects:
 * each state keeps only its parent's number and its action index, from which
   a violation's trace is replayed, as in the reference engine.
 
+Each level is kept in the reference engine's order: a state is credited to
+the first (parent, action) that reaches it, and the level is sorted by that
+pair, as the breadth-first engine finds states one parent and one action at
+a time. So both engines number the states alike and stop at the same
+violating state, with the same trace and the same count: the distinct states
+found up to and including it (see ``found_before``).
+
 Engine options: ``checkpoint`` (a directory to save the search into at level
 boundaries, at most every ``checkpoint_every`` seconds, and when a limit or
 Ctrl-C stops the run) and ``resume`` (a directory to continue from).
@@ -29,7 +36,6 @@ import numpy as np
 from modelcheck.engines import checkpoint as ckpt
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
 from modelcheck.engines.bfs import rebuild_trace
-from modelcheck.fingerprint import collision_probability
 from modelcheck.packing import Packing, fingerprints
 
 CHUNK = 1 << 15
@@ -69,13 +75,15 @@ class Expansion:
 class Expander:
     """Turns chunks of a level into their successors."""
 
-    def __init__(self, model, check_deadlock: bool):
+    def __init__(self, model, check_deadlock: bool = False, instances=None):
         from modelcheck.backends.numpy_codegen import compile_numpy
-        self.kernel = compile_numpy(model, [])
+        self.kernel = compile_numpy(model, [], instances)
         self.packing = Packing(model.schema)
         self.check_deadlock = check_deadlock
 
-    def expand(self, words: np.ndarray, offset: int) -> Expansion:
+    def successors(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+        """Every successor of a chunk, repeats included: (words, parent index
+        within the chunk, action instance, the enabled rows per instance)."""
         packing, kernel = self.packing, self.kernel
         columns = packing.unpack(words)
         enabled = kernel.enabled(columns)
@@ -89,6 +97,14 @@ class Expander:
             parts_words.append(successor)
             parts_parents.append(rows)
             parts_actions.append(np.full(rows.size, index, dtype=np.int32))
+        if not parts_words:
+            return (np.zeros((packing.words, 0), np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int32), enabled)
+        return (np.concatenate(parts_words, axis=1), np.concatenate(parts_parents),
+                np.concatenate(parts_actions), enabled)
+
+    def expand(self, words: np.ndarray, offset: int) -> Expansion:
+        """Successors of the chunk, each credited to its first (parent, action)."""
+        all_words, parents, actions, enabled = self.successors(words)
         deadlocked = -1
         if self.check_deadlock:
             has_successor = np.zeros(words.shape[1], dtype=bool)
@@ -96,15 +112,30 @@ class Expander:
                 has_successor[rows] = True
             stuck = np.flatnonzero(~has_successor)
             deadlocked = int(stuck[0]) + offset if stuck.size else -1
-        if not parts_words:
-            result = Expansion.empty(packing.words)
+        if all_words.shape[1] == 0:
+            result = Expansion.empty(self.packing.words)
             result.deadlocked = deadlocked
             return result
-        all_words = np.concatenate(parts_words, axis=1)
         fps = fingerprints(all_words)
-        unique, first = np.unique(fps, return_index=True)
-        return Expansion(unique, all_words[:, first], np.concatenate(parts_parents)[first] + offset,
-                         np.concatenate(parts_actions)[first], fps.size, deadlocked)
+        # sorted by fingerprint, and the first of each fingerprint is its first discovery
+        order = np.lexsort((discovery_key(parents, actions, len(self.kernel.updates)), fps))
+        ordered = fps[order]
+        first = order[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+        return Expansion(fps[first], all_words[:, first], parents[first] + offset, actions[first], fps.size,
+                         deadlocked)
+
+
+def discovery_key(parents: np.ndarray, actions: np.ndarray, instances: int) -> np.ndarray:
+    """The order in which the reference engine meets successors: parent by
+    parent, and each parent's action instances in order."""
+    return parents.astype(np.int64) * instances + actions
+
+
+def in_discovery_order(e: Expansion, instances: int) -> Expansion:
+    """A level's new states in the reference engine's order (they arrive sorted by fingerprint)."""
+    order = np.argsort(discovery_key(e.parents, e.actions, instances), kind="stable")
+    return Expansion(e.fps[order], e.words[:, order], e.parents[order], e.actions[order], e.generated,
+                     e.deadlocked)
 
 
 class VisitedFingerprints:
@@ -187,31 +218,33 @@ class _Search:
 
     # --- results --------------------------------------------------------------
     def finish(self, result: str, depth: int, violation: Violation | None = None,
-               stopped: str | None = None) -> CheckResult:
+               stopped: str | None = None, found: int | None = None) -> CheckResult:
+        """``found``: at a violation, the states the reference engine had found when it stopped."""
         self.options.progress.clear()
-        r = CheckResult("fast", result, len(self.visited), depth, time.perf_counter() - self.started,
-                        violation, self.generated, self.sometimes_seen, list(self.notes), stopped)
-        p = collision_probability(len(self.visited), self.generated)
-        if p > 1e-12:
-            r.notes.append(f"fingerprint collision probability (optimistic estimate, as TLC reports it): {p:.1e}")
-        return r
+        found = len(self.visited) if found is None else found
+        return CheckResult("fast", result, found, depth, time.perf_counter() - self.started,
+                           violation, self.generated, self.sometimes_seen, list(self.notes), stopped)
 
     def trace_to(self, number: int, invariant: str) -> Violation:
         states, actions = rebuild_trace(self.model, self.store.path_to(number))
         return Violation(invariant, states, actions)
 
-    def check_level(self, words: np.ndarray, first_number: int, depth: int) -> Violation | None:
+    def check_level(self, words: np.ndarray, first_number: int, depth: int) -> CheckResult | None:
+        """The result if a state of the level breaks an invariant: the first
+        such state in the reference engine's order, counted as it counts it
+        (every state found up to and including that one)."""
         invariants = self.options.invariants
         for start in range(0, words.shape[1], CHUNK):
             results = self.predicates(self.packing.unpack(words[:, start:start + CHUNK]))
             failing = [int(np.argmin(results[inv])) for inv in invariants if not results[inv].all()]
-            if failing:
-                row = min(failing)
-                invariant = next(inv for inv in invariants if not results[inv][row])
-                return self.trace_to(first_number + start + row, invariant)
-            for name, seen in self.sometimes_seen.items():
-                if seen is None and results[name].any():
+            row = min(failing) if failing else None
+            for name, seen in self.sometimes_seen.items():  # only states before a violating one count
+                if seen is None and results[name][:row].any():
                     self.sometimes_seen[name] = depth
+            if row is not None:
+                invariant = next(inv for inv in invariants if not results[inv][row])
+                number = first_number + start + row
+                return self.finish("violation", depth, self.trace_to(number, invariant), found=number + 1)
         return None
 
     # --- checkpoints ------------------------------------------------------------
@@ -245,7 +278,7 @@ class _Search:
         level_words = init_words[:, order]
         bad = self.check_level(level_words, level_start, 1)
         if bad:
-            return self.finish("violation", 1, bad)
+            return bad
         return 1, level_words, level_start
 
     def run(self) -> CheckResult:
@@ -268,15 +301,19 @@ class _Search:
             if bounded:  # as in the reference engine, the last level is only looked past, not checked
                 return self.finish("bounded-ok" if expansion.fps.size else "ok", depth)
             if expansion.deadlocked >= 0:
-                return self.finish("violation", depth, self.trace_to(level_start + expansion.deadlocked, DEADLOCK))
+                # the reference engine stops there, having found the successors of the states before it
+                found = len(self.visited) + int(np.count_nonzero(expansion.parents < expansion.deadlocked))
+                return self.finish("violation", depth, self.trace_to(level_start + expansion.deadlocked, DEADLOCK),
+                                   found=found)
             if expansion.fps.size == 0:
                 break
             self.visited.add(expansion.fps)
+            expansion = in_discovery_order(expansion, len(self.expander.kernel.updates))
             level_start = self.store.add_level(expansion.parents + level_start, expansion.actions)
             depth += 1
             bad = self.check_level(expansion.words, level_start, depth)
             if bad:
-                return self.finish("violation", depth, bad)
+                return bad
             level_words = expansion.words
             progress.search(depth, len(self.visited), level_words.shape[1], force=True)
             if self.checkpoint_dir and time.monotonic() - last_save >= self.checkpoint_every:

@@ -67,11 +67,9 @@ def build_state_graph(model, max_states: int, max_depth: int | None = None,
 
 
 def summarize(model, state: tuple) -> str:
-    describe = getattr(model.spec, "summarize", None)
-    if describe is not None:
-        return describe(model, state)
-    values = model.codec.encode(state)
-    return "; ".join(f"{k}={show(v)}" for k, v in values.items())
+    """A state on one line, in the trace viewers' notation."""
+    from modelcheck.viewer.layout import state_line
+    return state_line(model, state)
 
 
 @dataclass

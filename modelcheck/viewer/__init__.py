@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from modelcheck.errors import InputError
-from modelcheck.explain import explain, first_violation
+from modelcheck.explain import explain_account, first_violation
 from modelcheck.replay import check_step
 from modelcheck.trace_read import BoundTrace, bind, read_trace_file
 from modelcheck.viewer.layout import Frame, Group, build_frames, groups_for
@@ -23,6 +23,16 @@ class Breakage:
     invariant: str
     state: int  # 0-based index of the first state breaking it
     explanation: str
+    focus: tuple[tuple[str, str, int], ...] = ()  # the slots the story is about: (row, log cell, offset)
+
+
+@dataclass
+class LassoNote:
+    """How a lasso closes, and why it violates its temporal property."""
+
+    start: int  # 0-based index of the state the cycle returns to
+    phrase: str  # "back to state 9" or "stutters forever from state 4"
+    explanation: str | None
 
 
 @dataclass
@@ -32,6 +42,7 @@ class TraceView:
     frames: list[Frame]
     illegal: list[int]  # 0-based indices of states no action reaches from the one before
     breakages: list[Breakage]
+    lasso: LassoNote | None = None
 
     @property
     def model(self):
@@ -60,9 +71,30 @@ def load_view(path: str, spec_name: str | None = None, consts: Sequence[str] = (
     for inv in dict.fromkeys(chosen):
         at = first_violation(model, bound.states, inv)
         if at is not None:
-            breakages.append(Breakage(inv, at, explain(model, bound.states[at], inv)))
+            account = explain_account(model, bound.states[at], inv)
+            breakages.append(Breakage(inv, at, account.text, account.focus))
     frames = build_frames(model, bound.states, labels)
-    return TraceView(bound, groups_for(model.codec.names), frames, illegal, breakages)
+    return TraceView(bound, groups_for(model.codec.names), frames, illegal, breakages, lasso_note(bound))
+
+
+def lasso_note(bound: BoundTrace) -> LassoNote | None:
+    """For a trace with a loop: where the cycle starts and, if the file names
+    the property it violates, the explanation the run report gives."""
+    from modelcheck.liveness.lasso import LassoShape, violates
+    from modelcheck.liveness.report import explain_violation, loop_phrase
+    doc, model = bound.document, bound.model
+    if doc.loop is None:
+        return None
+    n = len(bound.states)
+    stutters = doc.stutters or doc.loop == n - 1
+    phrase = loop_phrase(n, doc.loop, stutters)
+    explanation = None
+    if doc.property in model.spec.property_names():
+        shape = LassoShape(bound.states, doc.loop, stutters)
+        case = next((c for c in model.property_cases(doc.property) if violates(model, c, shape)), None)
+        if case is not None and doc.specification in model.spec.specification_names():
+            explanation = explain_violation(model, case, model.spec.specification(doc.specification), shape)
+    return LassoNote(doc.loop, phrase, explanation)
 
 
 def step_labels(bound: BoundTrace) -> tuple[list[str], list[int]]:

@@ -20,9 +20,10 @@ from typing import Any
 from modelcheck import __version__
 from modelcheck.errors import InputError
 from modelcheck.viewer import TraceView
-from modelcheck.viewer.layout import previous_text
+from modelcheck.viewer.layout import log_change, previous_cell, previous_text
 
-LEGEND = "| marks the high watermark; highlighted values changed in this step (hover for the old value)."
+LEGEND = ("| marks the high watermark; highlighted values changed in this step (hover for the old value); "
+          "on the state that breaks an invariant, a red outline marks the record it is about.")
 
 
 def asset(name: str) -> str:
@@ -36,23 +37,54 @@ def script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+LABEL = re.compile(r"^(\w+)\((.*)\)$")
+
+
+def label_parts(label: str) -> dict[str, Any]:
+    """A step's label as its action and parameters, so the timeline can put
+    them on two lines and wrap only between parameters:
+    ``"LeaderWrite(replica=r1)"`` -> ``{"action": "LeaderWrite", "params": ["replica=r1"]}``.
+    A label of another shape (Init, "A or B", an illegal step) stays whole."""
+    match = LABEL.match(label)
+    if not match:
+        return {"action": label, "params": []}
+    return {"action": match.group(1), "params": re.split(r", (?=\w+=)", match.group(2))}
+
+
+def cell_payload(view: TraceView, index: int, row, cell) -> dict[str, Any]:
+    frame = view.frames[index]
+    changed = frame.is_changed(row, cell)
+    out = {"key": cell.key, "text": cell.text, "kind": cell.kind, "data": cell.data, "label": cell.label,
+           "changed": changed, "before": previous_text(view.frames, index, row, cell) if changed else None}
+    if changed and cell.kind == "log":  # which slots changed, and whether the marker moved
+        change = log_change(previous_cell(view.frames, index, row, cell), cell)
+        out["changed_offsets"], out["marker_moved"] = sorted(change.offsets), change.marker_moved
+    return out
+
+
+def quorum_epoch(frame) -> int | None:
+    """The leader epoch the controller has reached in a state (the timeline groups steps by it)."""
+    for row in frame.rows:
+        if row.group == "quorum":
+            for cell in row.cells:
+                if cell.key == "epoch" and cell.text.lstrip("-").isdigit():
+                    return int(cell.text)
+    return None
+
+
 def view_payload(view: TraceView) -> dict[str, Any]:
     frames = []
     epochs: set[int] = set()
     for index, frame in enumerate(view.frames):
         rows = []
         for row in frame.rows:
-            cells = []
             for cell in row.cells:
-                changed = frame.is_changed(row, cell)
                 if cell.kind == "log":
                     epochs.update(r["epoch"] for r in cell.data["records"] if r)
-                cells.append({"key": cell.key, "text": cell.text, "kind": cell.kind, "data": cell.data,
-                              "label": cell.label, "changed": changed,
-                              "before": previous_text(view.frames, index, row, cell) if changed else None})
-            rows.append({"group": row.group, "name": row.name, "cells": cells})
-        frames.append({"number": frame.number, "label": frame.label, "rows": rows,
-                       "illegal": index in view.illegal,
+            rows.append({"group": row.group, "name": row.name,
+                         "cells": [cell_payload(view, index, row, cell) for cell in row.cells]})
+        frames.append({"number": frame.number, "label": frame.label, **label_parts(frame.label), "rows": rows,
+                       "epoch": quorum_epoch(frame), "illegal": index in view.illegal,
                        "breakages": [b.invariant for b in view.breakages_at(index)]})
     model = view.model
     return {
@@ -60,12 +92,14 @@ def view_payload(view: TraceView) -> dict[str, Any]:
         "module": model.spec.module,
         "constants": model.describe_constants(),
         "groups": [{"name": g.name, "title": g.title, "style": g.style, "columns": [list(c) for c in g.columns],
-                    "heading": g.heading or g.name} for g in view.groups],
+                    "heading": g.heading or g.name, "empty": g.empty} for g in view.groups],
         "frames": frames,
-        "breakages": [{"invariant": b.invariant, "state": b.state, "explanation": b.explanation}
-                      for b in view.breakages],
+        "breakages": [{"invariant": b.invariant, "state": b.state, "explanation": b.explanation,
+                       "focus": [list(f) for f in b.focus]} for b in view.breakages],
         "epochs": sorted(epochs),
         "legend": LEGEND,
+        "lasso": None if view.lasso is None else {"start": view.lasso.start, "phrase": view.lasso.phrase,
+                                                  "explanation": view.lasso.explanation},
     }
 
 
@@ -73,7 +107,7 @@ def render_html(view: TraceView) -> str:
     model, doc = view.model, view.trace.document
     broken = ", ".join(f"{b.invariant} violated in state {b.state + 1}" for b in view.breakages)
     heading = f"{model.spec.name}: {broken}" if broken else f"{model.spec.name}: a trace of {len(view.frames)} states"
-    subtitle = (f"{model.spec.module}.tla · {model.describe_constants()} · {len(view.frames)} states · "
+    subtitle = (f"{model.spec.source()} · {model.describe_constants()} · {len(view.frames)} states · "
                 f"{os.path.basename(doc.path)}")
     values = {
         "TITLE": html.escape(heading),

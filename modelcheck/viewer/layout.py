@@ -49,6 +49,7 @@ class Group:
     style: str  # "table": a header and a line per row; "line": each row on one line
     columns: tuple[tuple[str, str], ...] = ()  # (cell key, header) for tables
     heading: str = ""  # the section heading in the HTML viewer (default: the name)
+    empty: str = ""  # what to say when the group has no rows in a state
 
 
 @dataclass
@@ -88,12 +89,11 @@ def record_text(record) -> str:
 def log_cell(key: str, slots: Sequence[Any], end: int, marker: int | None, marker_name: str) -> Cell:
     """A log drawn offset by offset: ``id0@2`` per record, ``_`` per empty
     slot, and ``|`` where the marker (the high watermark) sits."""
-    tokens = [record_text(r) if o < end and isinstance(r, Record) else "_" for o, r in enumerate(slots)]
-    if marker is not None:
-        tokens.insert(min(marker, len(tokens)), "|")
     data = {"records": [{"id": r["id"], "epoch": r["epoch"]} if o < end and isinstance(r, Record) else None
                         for o, r in enumerate(slots)],
             "end": end, "marker": marker, "marker_name": marker_name}
+    cell = Cell(key, "", "log", data, key)
+    tokens = [text for text, _ in log_tokens(cell)]
     return Cell(key, " ".join(tokens) if tokens else "(empty)", "log", data, key)
 
 
@@ -111,7 +111,7 @@ REPLICATION_GROUPS = [
           (("leader", "leader"), ("epoch", "epoch"), ("hw", "hw"), ("isr", "isr"), ("log", "log"))),
     Group("quorum", "quorum", "line"),
     Group("requests", "request", "table", (("leader", "leader"), ("isr", "isr"), ("pending", "pending for")),
-          "LeaderAndIsr requests"),
+          "LeaderAndIsr requests", "no LeaderAndIsr request yet"),
     Group("counters", "counters", "line"),
 ]
 
@@ -149,8 +149,6 @@ def replication_rows(model, state, values) -> list[Row]:
                                          set_cell("isr", q["isr"], replicas)]))
     requests = sorted(values["leaderAndIsrRequests"], key=lambda r: r["leaderEpoch"])
     rows.extend(request_row(r, values["replicaState"], replicas) for r in requests)
-    if not requests:
-        rows.append(Row("requests", "none sent", []))
     rows.append(Row("counters", "counters", [text_cell("nextRecordId", values["nextRecordId"]),
                                              text_cell("nextLeaderEpoch", values["nextLeaderEpoch"])]))
     return rows
@@ -161,11 +159,8 @@ def replication_rows(model, state, values) -> list[Row]:
 CONSUMER_VARIABLES = frozenset({"consumerLeader", "consumerEpoch", "consumerPosition", "consumerLastEpoch",
                                 "consumerLog", "consumerValidated", "divergentDelivery"})
 
-CONSUMER_GROUPS = [
-    Group("consumer", "consumer", "table",
-          (("leader", "leader"), ("epoch", "epoch"), ("position", "position"), ("lastEpoch", "last epoch"),
-           ("validation", "validation"), ("delivered", "delivered"), ("divergent", "divergent"))),
-]
+# a single consumer: one line (a table would name it in its header and again in its row)
+CONSUMER_GROUPS = [Group("consumer", "consumer", "line")]
 
 
 def consumer_rows(model, state, values) -> list[Row]:
@@ -306,6 +301,16 @@ def rows_for(model, state: tuple) -> list[Row]:
     return rows + other_rows(values, rest)
 
 
+def state_line(model, state: tuple) -> str:
+    """A whole state on one line, as the viewers write it: ``r1: leader self ·
+    epoch 2 · hw 1 · isr {r1, r2} · log id0@2 | _; ...; quorum: leader r1 · ...``."""
+    parts = []
+    for row in rows_for(model, state):
+        name = f"request {row.name}" if row.group == "requests" else row.name
+        parts.append(f"{name}: " + " · ".join(f"{c.label} {c.text}" if c.label else c.text for c in row.cells))
+    return "; ".join(parts)
+
+
 def build_frames(model, states: Sequence[tuple], labels: Sequence[str]) -> list[Frame]:
     """One frame per state, each marking the cells that differ from the frame before."""
     frames: list[Frame] = []
@@ -319,13 +324,48 @@ def build_frames(model, states: Sequence[tuple], labels: Sequence[str]) -> list[
     return frames
 
 
-def previous_text(frames: Sequence[Frame], index: int, row: Row, cell: Cell) -> str | None:
-    """What a cell showed in the frame before ``index`` (None if it was not there)."""
+def previous_cell(frames: Sequence[Frame], index: int, row: Row, cell: Cell) -> Cell | None:
+    """The cell as it was in the frame before ``index`` (None if it was not there)."""
     if index == 0:
         return None
     for r in frames[index - 1].rows:
         if r.group == row.group and r.name == row.name:
             for c in r.cells:
                 if c.key == cell.key:
-                    return c.text
+                    return c
     return None
+
+
+def previous_text(frames: Sequence[Frame], index: int, row: Row, cell: Cell) -> str | None:
+    """What a cell showed in the frame before ``index`` (None if it was not there)."""
+    before = previous_cell(frames, index, row, cell)
+    return None if before is None else before.text
+
+
+@dataclass(frozen=True)
+class LogChange:
+    """What a step changed in a log: the offsets whose slot changed, and
+    whether the marker (the high watermark) moved."""
+
+    offsets: frozenset[int]
+    marker_moved: bool
+
+
+def log_change(before: Cell | None, after: Cell) -> LogChange:
+    """Compare a log cell with the one before, slot by slot."""
+    if before is None or before.kind != "log" or after.kind != "log":
+        return LogChange(frozenset(range(len(after.data["records"]))), True)
+    old, new = before.data["records"], after.data["records"]
+    offsets = {o for o in range(max(len(old), len(new)))
+               if (old[o] if o < len(old) else None) != (new[o] if o < len(new) else None)}
+    return LogChange(frozenset(o for o in offsets if o < len(new)), before.data["marker"] != after.data["marker"])
+
+
+def log_tokens(cell: Cell) -> list[tuple[str, int | None]]:
+    """The log's text token by token, each with its offset (None for the marker):
+    ``[("|", None), ("id0@2", 0), ("_", 1)]`` for ``| id0@2 _``."""
+    data = cell.data
+    tokens: list[tuple[str, int | None]] = [(record_text(r) if r else "_", o) for o, r in enumerate(data["records"])]
+    if data["marker"] is not None:
+        tokens.insert(min(data["marker"], len(tokens)), ("|", None))
+    return tokens

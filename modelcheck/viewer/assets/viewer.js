@@ -23,29 +23,36 @@
   function epochClass(epoch) { return "epoch-" + (((epoch % 8) + 8) % 8); }
 
   // --- cells ------------------------------------------------------------------------
+  // A log lane. When the step changed the log, only the slots that changed
+  // (and the marker, if it moved) are highlighted.
   function drawLog(cell) {
     var data = cell.data;
-    var lane = el("span", { className: "lane", "data-kind": "log" });
+    var changedOffsets = cell.changed_offsets || [];
+    var lane = el("span", { className: "lane" + (data.marker !== null ? " with-marker" : ""), "data-kind": "log" });
+    function addMarker() { lane.appendChild(marker(data.marker_name, cell.marker_moved)); }
     data.records.forEach(function (rec, offset) {
-      if (data.marker === offset) { lane.appendChild(marker(data.marker_name)); }
+      if (data.marker === offset) { addMarker(); }
+      var changed = changedOffsets.indexOf(offset) >= 0 ? " changed" : "";
       var slot;
       if (rec) {
-        slot = el("span", { className: "slot record " + epochClass(rec.epoch),
+        slot = el("span", { className: "slot record " + epochClass(rec.epoch) + changed, "data-offset": String(offset),
                             title: "offset " + offset + ": record id " + rec.id + ", leader epoch " + rec.epoch },
                   [el("span", { className: "offset", text: "@" + offset }),
                    el("span", { className: "rec", text: "id" + rec.id + "@" + rec.epoch })]);
       } else {
-        slot = el("span", { className: "slot empty", title: "offset " + offset + ": empty" },
+        slot = el("span", { className: "slot empty" + changed, "data-offset": String(offset),
+                            title: "offset " + offset + ": empty" },
                   [el("span", { className: "offset", text: "@" + offset }), el("span", { text: "·" })]);
       }
       lane.appendChild(slot);
     });
-    if (data.marker !== null && data.marker >= data.records.length) { lane.appendChild(marker(data.marker_name)); }
+    if (data.marker !== null && data.marker >= data.records.length) { addMarker(); }
     return lane;
   }
 
-  function marker(name) {
-    return el("span", { className: "marker", title: name, "data-marker": name }, [el("span", { text: name })]);
+  function marker(name, moved) {
+    return el("span", { className: "marker" + (moved ? " changed" : ""), title: name, "data-marker": name },
+              [el("span", { className: "marker-label", text: name })]);
   }
 
   function drawSet(cell) {
@@ -68,6 +75,12 @@
 
   function changedTitle(cell) { return cell.before === null ? "new in this step" : "was: " + cell.before; }
 
+  function cellClass(cell) {
+    if (!cell.changed) { return ""; }
+    // a log's own slots carry the highlight when they say what changed
+    return cell.kind === "log" && cell.changed_offsets ? "changed log-changed" : "changed";
+  }
+
   // --- groups -----------------------------------------------------------------------
   function drawTable(group, rows) {
     var head = el("tr", {}, [el("th", { text: group.title })].concat(
@@ -78,19 +91,20 @@
       var tds = group.columns.map(function (c) {
         var cell = byKey[c[0]];
         if (!cell) { return el("td", {}); }
-        var td = el("td", { "data-cell": cell.key, className: cell.changed ? "changed" : "" }, [drawCell(cell)]);
+        var td = el("td", { "data-cell": cell.key, className: cellClass(cell) }, [drawCell(cell)]);
         if (cell.changed) { td.title = changedTitle(cell); }
         return td;
       });
       return el("tr", { "data-row": row.name }, [el("td", { className: "name", text: row.name })].concat(tds));
     });
-    return el("table", { className: "rows" }, [el("thead", {}, [head]), el("tbody", {}, body)]);
+    return el("div", { className: "table-wrap" },
+              [el("table", { className: "rows" }, [el("thead", {}, [head]), el("tbody", {}, body)])]);
   }
 
   function drawLines(group, rows) {
     return el("div", {}, rows.map(function (row) {
       var items = row.cells.map(function (cell) {
-        var item = el("span", { className: "item" + (cell.changed ? " changed" : ""), "data-cell": cell.key },
+        var item = el("span", { className: "item " + cellClass(cell), "data-cell": cell.key },
                       [cell.label ? el("span", { className: "label", text: cell.label }) : null, drawCell(cell)]);
         if (cell.changed) { item.title = changedTitle(cell); }
         return item;
@@ -102,22 +116,110 @@
     }));
   }
 
-  // --- the page ---------------------------------------------------------------------
+  // The slots an explanation is about (the record lost or diverged), in
+  // every lane it names, singled out on the state that breaks the invariant.
+  function markFocus() {
+    view.breakages.forEach(function (b) {
+      if (b.state !== current) { return; }
+      b.focus.forEach(function (f) {
+        var selector = '#groups [data-row="' + cssEscape(f[0]) + '"] [data-cell="' + cssEscape(f[1]) +
+                       '"] .slot[data-offset="' + f[2] + '"]';
+        Array.prototype.forEach.call(document.querySelectorAll(selector), function (slot) {
+          slot.classList.add("focus");
+          slot.setAttribute("data-focus", b.invariant);
+          slot.title += " (what " + b.invariant + " is about)";
+        });
+      });
+    });
+  }
+
+  function cssEscape(text) { return window.CSS && CSS.escape ? CSS.escape(text) : String(text).replace(/"/g, '\\"'); }
+
+  // --- the timeline -----------------------------------------------------------------
+  // An action name may break only between the words of its name; the
+  // parameters go on a line of their own and wrap only between parameters.
+  function actionName(name) {
+    var span = el("span", { className: "action" });
+    name.split(/(?=[A-Z][a-z])/).forEach(function (word, k) {
+      if (k) { span.appendChild(document.createElement("wbr")); }
+      span.appendChild(document.createTextNode(word));
+    });
+    return span;
+  }
+
+  function stepLabel(frame) {
+    var params = el("span", { className: "params" });
+    frame.params.forEach(function (p, k) {
+      params.appendChild(el("span", { className: "param", text: p + (k < frame.params.length - 1 ? "," : "") }));
+      if (k < frame.params.length - 1) { params.appendChild(document.createTextNode(" ")); }
+    });
+    return el("span", { className: "step" }, [actionName(frame.action), frame.params.length ? params : null]);
+  }
+
+  function epochHeading(epoch) {
+    return el("li", { className: "epoch-heading", "aria-hidden": "true",
+                      text: epoch < 0 ? "before any leader epoch" : "leader epoch " + epoch });
+  }
+
   function drawTimeline() {
     var list = document.getElementById("timeline-list");
+    var epoch;
     view.frames.forEach(function (frame, i) {
-      var classes = [];
+      // steps are grouped under the leader epoch the controller has reached
+      if (frame.epoch !== null && frame.epoch !== epoch) { list.appendChild(epochHeading(frame.epoch)); }
+      epoch = frame.epoch;
+      var classes = ["step-item"];
       if (frame.breakages.length) { classes.push("violation"); }
       if (frame.illegal) { classes.push("illegal"); }
-      var li = el("li", { className: classes.join(" "), "data-index": String(i), tabindex: "0" },
-                  [el("span", { className: "num", text: String(frame.number) }), el("span", { text: frame.label })]);
+      var li = el("li", { className: classes.join(" "), "data-index": String(i), tabindex: "0", role: "button",
+                          "aria-label": "state " + frame.number + ": " + frame.label },
+                  [el("span", { className: "num", text: String(frame.number) }), stepLabel(frame)]);
       li.addEventListener("click", function () { show(i); });
+      li.addEventListener("keydown", function (e) {
+        if (e.key === "Enter" || e.key === " ") { show(i); e.preventDefault(); e.stopPropagation(); }
+      });
       list.appendChild(li);
     });
+    if (view.lasso) {
+      // a lasso: the behaviour goes on forever from its last state
+      var back = el("li", { className: "loop", "data-loop": String(view.lasso.start), tabindex: "0" },
+                    [el("span", { className: "num", text: "\u21ba" }), el("span", { text: view.lasso.phrase })]);
+      back.addEventListener("click", function () { show(view.lasso.start); });
+      back.addEventListener("keydown", function (e) {
+        if (e.key === "Enter" || e.key === " ") { show(view.lasso.start); e.preventDefault(); e.stopPropagation(); }
+      });
+      list.appendChild(back);
+    }
+  }
+
+  // Beside the state, the timeline is as tall as the part of the window it
+  // can use, so its last steps are never hidden below the window's edge.
+  function fitTimeline() {
+    var nav = document.getElementById("timeline");
+    if (getComputedStyle(nav).position !== "sticky") { nav.style.maxHeight = ""; return; }
+    nav.style.maxHeight = (window.innerHeight - Math.max(0, nav.getBoundingClientRect().top)) + "px";
+  }
+
+  // Scrolls the timeline, and only the timeline, to show the current step:
+  // scrollIntoView would scroll the page too and move the title away.
+  function reveal(li) {
+    var nav = document.getElementById("timeline");
+    if (nav.scrollHeight <= nav.clientHeight) { return; }
+    var top = li.offsetTop, bottom = top + li.offsetHeight;
+    if (top < nav.scrollTop) { nav.scrollTop = top - 24; }
+    else if (bottom > nav.scrollTop + nav.clientHeight) { nav.scrollTop = bottom - nav.clientHeight + 8; }
   }
 
   function drawExplanations(box) {
     clear(box);
+    if (view.lasso) {
+      var loopPanel = el("div", { className: "explanation lasso" },
+                         [el("strong", { text: "The behaviour " + view.lasso.phrase +
+                                              (current === view.lasso.start ? " (the cycle starts at this state)" : "") }),
+                          el("span", { className: "text", text: view.lasso.explanation || "" })]);
+      loopPanel.addEventListener("click", function () { show(view.lasso.start); });
+      box.appendChild(loopPanel);
+    }
     view.breakages.forEach(function (b) {
       var here = b.state === current;
       var panel = el("div", { className: "explanation" + (here ? "" : " elsewhere"), "data-invariant": b.invariant },
@@ -136,8 +238,8 @@
       "State " + frame.number + " of " + view.frames.length + ": " + frame.label;
     document.getElementById("prev").disabled = current === 0;
     document.getElementById("next").disabled = current === view.frames.length - 1;
-    Array.prototype.forEach.call(document.querySelectorAll("#timeline-list li"), function (li, k) {
-      if (k === current) { li.setAttribute("aria-current", "step"); li.scrollIntoView({ block: "nearest" }); }
+    Array.prototype.forEach.call(document.querySelectorAll("#timeline-list li[data-index]"), function (li, k) {
+      if (k === current) { li.setAttribute("aria-current", "step"); reveal(li); }
       else { li.removeAttribute("aria-current"); }
     });
     drawExplanations(document.getElementById("explanations"));
@@ -147,11 +249,13 @@
     clear(body);
     view.groups.forEach(function (group) {
       var rows = frame.rows.filter(function (r) { return r.group === group.name; });
-      if (!rows.length) { return; }
-      body.appendChild(el("div", { className: "group", "data-group": group.name },
-                          [el("h3", { text: group.heading }),
-                           group.style === "table" ? drawTable(group, rows) : drawLines(group, rows)]));
+      var content;
+      if (rows.length) { content = group.style === "table" ? drawTable(group, rows) : drawLines(group, rows); }
+      else if (group.empty) { content = el("div", { className: "empty-note", text: group.empty }); }
+      else { return; }
+      body.appendChild(el("div", { className: "group", "data-group": group.name }, [el("h3", { text: group.heading }), content]));
     });
+    markFocus();
     if (history.replaceState) { history.replaceState(null, "", "#state-" + frame.number); }
   }
 
@@ -164,19 +268,33 @@
     legend.appendChild(el("span", { text: view.legend }));
   }
 
+  function stateInHash() {
+    var match = /^#state-(\d+)$/.exec(location.hash);
+    return match ? Number(match[1]) - 1 : null;
+  }
+
+  // ← → (and j k, Home, End) step through the states; ↑ ↓ are left to scroll the page.
   document.addEventListener("keydown", function (e) {
     if (e.altKey || e.ctrlKey || e.metaKey) { return; }
-    if (e.key === "ArrowRight" || e.key === "ArrowDown" || e.key === "j") { show(current + 1); e.preventDefault(); }
-    else if (e.key === "ArrowLeft" || e.key === "ArrowUp" || e.key === "k") { show(current - 1); e.preventDefault(); }
+    if (e.key === "ArrowRight" || e.key === "j") { show(current + 1); e.preventDefault(); }
+    else if (e.key === "ArrowLeft" || e.key === "k") { show(current - 1); e.preventDefault(); }
     else if (e.key === "Home") { show(0); e.preventDefault(); }
     else if (e.key === "End") { show(view.frames.length - 1); e.preventDefault(); }
+  });
+  // a #state-N typed into the address bar (or a link to one) shows that state
+  window.addEventListener("hashchange", function () {
+    var k = stateInHash();
+    if (k !== null) { show(k); }
   });
   document.getElementById("prev").addEventListener("click", function () { show(current - 1); });
   document.getElementById("next").addEventListener("click", function () { show(current + 1); });
 
+  window.addEventListener("resize", fitTimeline);
+  window.addEventListener("scroll", fitTimeline, { passive: true });
+
   drawTimeline();
   drawLegend();
-  var start = /^#state-(\d+)$/.exec(location.hash);
-  show(start ? Number(start[1]) - 1 : 0);
+  fitTimeline();
+  show(stateInHash() || 0);
   document.body.setAttribute("data-ready", "yes");
 })();

@@ -75,7 +75,7 @@ def test_bad_long_run_options(in_tmp, args, fragment):
 
 
 def test_checkpoints_need_the_fast_engine(in_tmp):
-    code, _, err = invoke("run", "kip320", "--checkpoint", "ck")
+    code, _, err = invoke("run", "kip320", "--engine", "bfs", "--checkpoint", "ck")
     assert code == 2 and "--engine fast" in err
 
 

@@ -12,6 +12,21 @@ def test_graph_has_the_same_states_as_the_search():
     assert all(d["action"] and d["label"] for _, _, d in g.edges(data=True))
 
 
+def test_states_are_labelled_in_the_viewers_notation():
+    g = build_state_graph(model("kip320", Replicas=2), max_states=10_000, max_depth=2)
+    initial = [d["label"] for _, d in g.nodes(data=True) if d["initial"]]
+    assert initial == ["r1: leader NONE · epoch -1 · hw 0 · isr {} · log | _ _; "
+                       "r2: leader NONE · epoch -1 · hw 0 · isr {} · log | _ _; "
+                       "quorum: leader NONE · epoch -1 · isr {r1, r2}; "
+                       "counters: nextRecordId 0 · nextLeaderEpoch 0"]
+    labels = [d["label"] for _, d in g.nodes(data=True)]
+    assert ("r1: leader NONE · epoch -1 · hw 0 · isr {} · log | _ _; "
+            "r2: leader NONE · epoch -1 · hw 0 · isr {} · log | _ _; "
+            "quorum: leader r1 · epoch 0 · isr {r1, r2}; "
+            "request epoch 0: leader r1 · isr {r1, r2} · pending for r1, r2; "
+            "counters: nextRecordId 0 · nextLeaderEpoch 1") in labels
+
+
 def test_analysis_of_the_one_replica_model():
     g = build_state_graph(model("kip320", Replicas=1, LogSize=1, MaxRecords=1, MaxLeaderEpoch=0), 100)
     report = analyse(g)

@@ -4,6 +4,10 @@ Each test opens the written file (file://), walks through every state with
 the keyboard and with clicks, checks what each state shows against the trace
 itself, and checks that the page logs no console error and asks the network
 for nothing: the only request is the file itself.
+
+The reading tests (labels, keyboard, layout at 1400 and 700 px, the record a
+violation is about, epochs) keep their screenshots in test-artifacts/screenshots/
+at the repository root (ignored by git), named after the test and the width.
 """
 
 import json
@@ -23,6 +27,9 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 FIRST_TRY = os.path.join(ROOT, "traces", "kip320-first-try-StrongIsr.itf.json")
 CONSUMER = os.path.join(ROOT, "tests", "fixtures", "tlc", "kip320-consumer-NoDivergentDelivery.json")
+EPOCH3 = os.path.join(ROOT, "traces", "kip320-consumer-kip320-epoch3.itf.json")  # 20 states
+SCREENSHOTS = os.path.join(ROOT, "test-artifacts", "screenshots")
+WIDTHS = (1400, 700)
 
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM),
                                 reason="Debian's chromium is not installed (tests/install-deps.sh installs it)")
@@ -41,10 +48,12 @@ def browser(tmp_path_factory):
 class Page:
     """A page with everything it logs and requests recorded."""
 
-    def __init__(self, context, path):
+    def __init__(self, context, path, width=None, height=900):
         self.url = "file://" + os.path.abspath(path)
         self.errors, self.requests = [], []
         self.page = context.new_page()
+        if width:
+            self.page.set_viewport_size({"width": width, "height": height})
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("request", lambda r: self.requests.append(r.url))
@@ -57,8 +66,26 @@ class Page:
     def row_cell(self, row, cell):
         return self.page.locator(f'#groups [data-row="{row}"] [data-cell="{cell}"]')
 
+    def value(self, row, cell):
+        """A cell's value as shown (without the label a line item carries)."""
+        return self.row_cell(row, cell).locator(":scope > span:not(.label)").text_content()
+
     def records(self, row, cell="log"):
         return self.row_cell(row, cell).locator(".rec").all_text_contents()
+
+    def box(self, selector):
+        return self.page.locator(selector).first.bounding_box()
+
+    def js(self, expression):
+        return self.page.evaluate(expression)
+
+    def shot(self, name):
+        os.makedirs(SCREENSHOTS, exist_ok=True)
+        self.page.screenshot(path=os.path.join(SCREENSHOTS, name + ".png"), full_page=True)
+
+    def close(self):
+        assert self.errors == [] and self.requests == [self.url]
+        self.page.close()
 
 
 def expected_log(state: dict, replica: str) -> list[str]:
@@ -76,7 +103,7 @@ def test_steps_through_the_whole_trace(browser, tmp_path):
     itf = json.load(open(FIRST_TRY))
     page = Page(browser, out)
     assert page.text("#title") == "kip320-first-try: StrongIsr violated in state 13"
-    assert page.page.locator("#timeline-list li").count() == 13
+    assert page.page.locator("#timeline-list li[data-index]").count() == 13
     for k, state in enumerate(itf["states"]):
         if k:
             page.page.keyboard.press("ArrowRight")
@@ -128,12 +155,12 @@ def test_the_consumer_row_and_its_explanation(browser, tmp_path):
     page.page.keyboard.press("End")
     assert page.text("#step-title") == "State 17 of 17: ConsumerFetch(leader=r2)"
     assert page.records("consumer", "delivered") == ["id0@0", "id2@2"]
-    assert page.row_cell("consumer", "divergent").text_content() == "YES"
+    assert page.value("consumer", "divergent") == "YES"
     assert page.records("r2") == ["id1@2", "id2@2"]  # offset 0 differs from what the consumer has
     assert "at offset 0 r2 has id1@2 where the consumer delivered id0@0" in page.text(".explanation .text")
     page.page.click('#timeline-list li[data-index="15"]')  # the stale-metadata refresh
-    assert page.row_cell("consumer", "leader").text_content() == "r2"
-    assert page.row_cell("consumer", "validation").text_content() == "done"
+    assert page.value("consumer", "leader") == "r2"
+    assert page.value("consumer", "validation") == "done"
     page.page.screenshot(path=str(tmp_path / "consumer-last.png"), full_page=True)
     assert page.errors == [] and page.requests == [page.url]
 
@@ -176,3 +203,187 @@ def test_the_page_is_self_contained():
     for needle in ("http://", "https://", "<link", " src="):
         assert needle not in html.split('<script type="application/json"')[0], needle
     assert "Content-Security-Policy" in html and "default-src 'none'" in html
+
+
+# --- reading the page: labels, keys, layout, the story ---------------------------------
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    """The first-try trace (13 states), the consumer trace from TLC (17) and the
+    epoch-3 consumer trace (20), each written once."""
+    out = tmp_path_factory.mktemp("pages")
+    written = {}
+    for name, view in (("first-try", load_view(FIRST_TRY)),
+                       ("consumer", load_view(CONSUMER, "kip320-consumer", ["TruncationCheck=FALSE"])),
+                       ("epoch3", load_view(EPOCH3))):
+        write_html(view, str(out / f"{name}.html"))
+        written[name] = (str(out / f"{name}.html"), view)
+    return written
+
+
+LINES_OF = """(node) => { const r = document.createRange(); r.selectNodeContents(node);
+                              return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; }"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_timeline_labels_break_between_words_and_parameters(browser, pages, width):
+    path, view = pages["epoch3"]
+    page = Page(browser, path, width)
+    items = page.page.locator("#timeline-list li[data-index]")
+    assert items.count() == 20
+    for k in range(20):
+        item, frame = items.nth(k), view.frames[k]
+        action, params = item.locator(".action"), item.locator(".param")
+        assert action.text_content() == frame.label.split("(")[0]
+        # the name breaks only between its words: no word is split over two lines
+        words = action.evaluate("(a) => [...a.childNodes].filter(n => n.nodeType === 3)")
+        assert len(words) >= 1
+        for n in range(action.evaluate("(a) => [...a.childNodes].filter(n => n.nodeType === 3).length")):
+            assert action.evaluate(f"(a) => ({LINES_OF})([...a.childNodes].filter(n => n.nodeType === 3)[{n}])") == 1
+        if frame.label == "Init":
+            continue
+        # the parameters: on the line below the name, indented, each one whole on one line
+        a, p = action.bounding_box(), params.first.bounding_box()
+        assert p["y"] >= a["y"] + a["height"] - 1 and p["x"] >= a["x"] + 8  # a hanging indent
+        texts = params.all_text_contents()
+        assert ", ".join(t.rstrip(",") for t in texts) == frame.label[len(action.text_content()) + 1:-1]
+        for n in range(params.count()):
+            assert params.nth(n).evaluate(LINES_OF) == 1
+    page.shot(f"timeline-labels-{width}")
+    page.close()
+
+
+def test_keyboard_selects_scrolls_and_follows_the_address(browser, pages):
+    path, _ = pages["first-try"]
+    page = Page(browser, path, 1400, height=500)  # a short window, so the page can scroll
+    title = lambda: page.text("#step-title")  # noqa: E731
+    page.page.focus('#timeline-list li[data-index="4"]')
+    page.page.keyboard.press("Enter")
+    assert title().startswith("State 5 of 13: BecomeLeader")
+    page.page.focus('#timeline-list li[data-index="7"]')
+    page.page.keyboard.press(" ")
+    assert title() == "State 8 of 13: LeaderWrite(replica=r1)"
+    assert page.js("window.scrollY") == 0  # Space selected the step; it did not scroll the page
+    # up and down are left to the page: they scroll, and the state stays
+    page.page.focus("#next")
+    page.page.keyboard.press("ArrowDown")
+    page.page.keyboard.press("ArrowDown")
+    page.page.wait_for_function("window.scrollY > 0")
+    assert title() == "State 8 of 13: LeaderWrite(replica=r1)"
+    page.page.keyboard.press("ArrowUp")
+    assert title() == "State 8 of 13: LeaderWrite(replica=r1)"
+    # a #state-N typed into an open tab is honoured
+    page.js("location.hash = '#state-11'")
+    page.page.wait_for_function("document.getElementById('step-title').textContent.startsWith('State 11 of 13')")
+    assert page.page.locator("#timeline-list li[aria-current=step]").get_attribute("data-index") == "10"
+    page.close()
+
+
+@pytest.mark.parametrize("name", ["first-try", "epoch3"])
+def test_stepping_keeps_the_page_still(browser, pages, name):
+    """Stepping through every state moves nothing but the highlight: the
+    page does not scroll and the title stays where it is."""
+    path, view = pages[name]
+    page = Page(browser, path, 1400)
+    first = page.box("#step-title")
+    for k in range(1, len(view.frames)):
+        page.page.keyboard.press("ArrowRight")
+        assert page.js("window.scrollY") == 0, k
+        assert page.box("#title")["y"] >= 0
+        assert page.box("#step-title")["y"] == first["y"], k
+        current = page.box("#timeline-list li[aria-current=step]")  # in view, inside the timeline
+        nav = page.box("#timeline")
+        assert nav["y"] <= current["y"] and current["y"] + current["height"] <= nav["y"] + nav["height"] + 1, k
+    page.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", ["first-try", "consumer"])
+def test_the_layout_fits_the_window(browser, pages, name, width):
+    """Nothing is cut off or scrolls sideways, at 1400 px and at 700 px; at
+    1400 px the page has one scrollbar at most (the timeline fits beside it)."""
+    path, view = pages[name]
+    page = Page(browser, path, width)
+    page.page.keyboard.press("End")
+    assert page.js("document.documentElement.scrollWidth") <= width
+    assert page.js("[...document.querySelectorAll('.table-wrap')].every(t => t.scrollWidth <= t.clientWidth)")
+    title = page.page.locator("#title")
+    assert title.evaluate("(h) => h.scrollWidth <= h.clientWidth")
+    for lane in page.page.locator("#groups .lane").all():
+        box = lane.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
+    if width == 1400:
+        assert page.js("(() => { const n = document.getElementById('timeline'); "
+                       "return n.scrollHeight <= n.clientHeight; })()")
+        assert page.box("#timeline")["x"] < page.box("#state")["x"]  # side by side
+    else:
+        assert page.box("#timeline")["y"] < page.box("#state")["y"]  # stacked
+    page.shot(f"layout-{name}-{width}")
+    page.close()
+
+
+def test_labels_sit_inside_their_cells_with_room(browser, pages):
+    path, _ = pages["first-try"]
+    page = Page(browser, path, 1400)
+    page.page.click('#timeline-list li[data-index="10"]')  # r1's hw moves to 1
+    for replica in ("r1", "r2", "r3"):
+        td = page.row_cell(replica, "log").bounding_box()
+        label = page.row_cell(replica, "log").locator(".marker-label").bounding_box()
+        assert label["y"] >= td["y"] and label["y"] + label["height"] <= td["y"] + td["height"], replica
+    hw = page.row_cell("r1", "hw")
+    assert "changed" in hw.get_attribute("class")
+    text = hw.locator("span").bounding_box()
+    assert text["x"] - hw.bounding_box()["x"] >= 6  # not flush against the highlight's edge
+    unchanged = page.row_cell("r2", "hw")
+    assert unchanged.locator("span").bounding_box()["x"] - unchanged.bounding_box()["x"] >= 6  # nor moved by it
+    # in a log, the changed slot (and the moved marker) carry the highlight, not the whole lane
+    log = page.row_cell("r1", "log")
+    assert log.locator(".slot.changed").count() == 0 and log.locator(".marker.changed").count() == 1
+    page.page.click('#timeline-list li[data-index="12"]')
+    truncated = page.row_cell("r3", "log")
+    assert [s.get_attribute("data-offset") for s in truncated.locator(".slot.changed").all()] == ["0"]
+    page.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_lost_record_is_singled_out(browser, pages, width):
+    path, view = pages["first-try"]
+    page = Page(browser, path, width)
+    page.page.keyboard.press("End")
+    focus = page.page.locator("#groups .slot.focus")
+    where = [(s.evaluate("(e) => e.closest('[data-row]').dataset.row"), s.get_attribute("data-offset"))
+             for s in focus.all()]
+    assert where == [("r1", "0"), ("r3", "0")]  # r1's committed id0@2 and the slot r3 truncated
+    assert view.breakages[0].focus == (("r1", "log", 0), ("r3", "log", 0))
+    page.shot(f"lost-record-first-try-{width}")
+    page.page.keyboard.press("ArrowLeft")
+    assert page.page.locator("#groups .slot.focus").count() == 0  # only on the state that breaks it
+    page.close()
+
+    path, _ = pages["consumer"]
+    page = Page(browser, path, width)
+    page.page.keyboard.press("End")
+    where = [(s.evaluate("(e) => e.closest('[data-row]').dataset.row"),
+              s.evaluate("(e) => e.closest('[data-cell]').dataset.cell"), s.get_attribute("data-offset"))
+             for s in page.page.locator("#groups .slot.focus").all()]
+    assert where == [("r2", "log", "0"), ("consumer", "delivered", "0")]
+    page.shot(f"lost-record-consumer-{width}")
+    page.close()
+
+
+def test_a_long_trace_is_grouped_by_leader_epoch(browser, pages):
+    path, view = pages["epoch3"]
+    page = Page(browser, path, 1400)
+    headings = page.page.locator("#timeline-list li.epoch-heading").all_text_contents()
+    assert headings == ["before any leader epoch", "leader epoch 0", "leader epoch 1", "leader epoch 2",
+                        "leader epoch 3"]
+    # every step sits under the heading of the epoch the controller had reached in that state
+    under = page.js("[...document.querySelectorAll('#timeline-list li')].reduce((acc, li) => {"
+                    " if (li.classList.contains('epoch-heading')) acc.h = li.textContent;"
+                    " else acc.out.push(acc.h); return acc; }, {h: null, out: []}).out")
+    quorum = [next(c.text for r in f.rows if r.group == "quorum" for c in r.cells if c.key == "epoch")
+              for f in view.frames]
+    assert under == [("before any leader epoch" if e == "-1" else f"leader epoch {e}") for e in quorum]
+    assert page.page.locator("#timeline-list li.epoch-heading[tabindex]").count() == 0  # not a stop for Tab
+    page.shot("epochs-epoch3-1400")
+    page.close()

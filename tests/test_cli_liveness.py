@@ -1,0 +1,116 @@
+"""`modelcheck run --prop`, `replay --prop`, `show` and `list` on temporal properties."""
+
+import json
+
+import pytest
+
+from support import invoke, invoke_json, one_error_line
+
+TWO = ("--const", "Replicas=2")
+
+
+def test_a_property_that_holds_exits_0_and_says_under_which_specification(in_tmp):
+    code, out, _ = invoke_json("run", "kip320", *TWO, "--prop", "LeaderAdoptsItsRequest", "--engine", "fast")
+    assert code == 0 and out["result"] == "ok" and out["violation"] is None
+    assert out["properties"] == ["LeaderAdoptsItsRequest"] and out["specification"] == "Spec"
+    assert (out["distinct_states"], out["depth"], out["invariants"]) == (5973, 18, [])
+
+
+@pytest.mark.parametrize("prop, stutters", [("LeaderAdoptsItsRequest", True), ("QuorumIsrStabilizes", False)])
+def test_a_violation_is_a_lasso_that_replays(in_tmp, prop, stutters):
+    code, out, _ = invoke_json("run", "kip320", *TWO, "--prop", prop, "--specification", "NoFairSpec")
+    assert code == 13 and out["result"] == "violation"
+    v = out["violation"]
+    assert v["property"] == prop and (v["loop_start"] is None) == stutters
+    itf = json.loads((in_tmp / v["trace_file"]).read_text())
+    assert len(itf["states"]) == v["trace_length"] and 0 <= itf["loop"] < v["trace_length"]
+    assert itf["#meta"]["modelcheck"]["specification"] == "NoFairSpec"
+    code, text, _ = invoke("replay", "kip320", v["trace_file"])
+    assert code == 13 and "The loop closes" in text and f"The lasso violates {prop}" in text
+    code, text, _ = invoke("show", v["trace_file"])
+    assert code == 0
+    assert ("stutters forever from state" if stutters else f"back to state {v['loop_start'] + 1}") in text
+
+
+def test_the_report_tells_the_lasso_and_why_it_is_fair(in_tmp):
+    code, text, _ = invoke("run", "kip320", *TWO, "--prop", "QuorumIsrStabilizes", "--specification", "NoFairSpec")
+    assert code == 13
+    assert "Temporal property QuorumIsrStabilizes is violated under NoFairSpec" in text
+    assert "-> back to state" in text and "NoFairSpec has no fairness condition" in text
+    code, text, _ = invoke("run", "kip320", *TWO, "--prop", "WrittenLeadsToCommitted", "--engine", "fast")
+    assert code == 13 and "It is a fair behaviour of Spec:" in text
+    assert "WF_vars(BecomeLeader): not enabled" in text
+
+
+def lasso_file(in_tmp, prop="LeaderAdoptsItsRequest", specification="NoFairSpec"):
+    code, out, _ = invoke_json("run", "kip320", *TWO, "--prop", prop, "--specification", specification)
+    assert code == 13
+    return in_tmp / out["violation"]["trace_file"]
+
+
+def test_replay_rejects_a_lasso_that_is_unfair_under_the_specification(in_tmp):
+    path = lasso_file(in_tmp)
+    code, text, _ = invoke("replay", "kip320", str(path), "--specification", "Spec")
+    assert code == 3 and "the cycle is not fair under Spec" in text
+    assert "WF_vars(BecomeLeader): enabled on every state of the cycle and never taken" in text
+
+
+def test_replay_rejects_a_loop_that_does_not_close(in_tmp):
+    path = lasso_file(in_tmp, "QuorumIsrStabilizes")
+    itf = json.loads(path.read_text())
+    itf["loop"] = 0  # the last state does not step back to the initial state
+    path.write_text(json.dumps(itf))
+    code, text, _ = invoke("replay", "kip320", str(path), "--prop", "QuorumIsrStabilizes")
+    assert code == 3 and "the loop does not close" in text
+
+
+def test_replay_of_a_lasso_that_satisfies_the_property_exits_0(in_tmp):
+    path = lasso_file(in_tmp)
+    # no replica ever presumes leadership on it, so WritesWhenLed holds vacuously
+    code, text, _ = invoke("replay", "kip320", str(path), "--prop", "WritesWhenLed")
+    assert code == 0 and "it is no counterexample" in text
+
+
+def test_a_cfg_names_the_specification_and_the_properties(in_tmp):
+    (in_tmp / "live.cfg").write_text("CONSTANTS Replicas = {r1, r2}\nSPECIFICATION NoFairSpec\n"
+                                     "PROPERTIES LeaderAdoptsItsRequest\n")
+    code, out, _ = invoke_json("run", "kip320", "--config", "live.cfg", "--engine", "fast")
+    assert code == 13 and out["specification"] == "NoFairSpec"
+    assert out["violation"]["property"] == "LeaderAdoptsItsRequest"
+
+
+def test_list_shows_properties_and_specifications():
+    code, text, _ = invoke("list")
+    assert code == 0 and "QuorumIsrStabilizes: <>[][A]_vars" in text
+    assert "FairFetchSpec: SF_vars(FencedLeaderIncHighWatermark)" in text and "WF_vars(FencedFollowerFetch)" in text
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--prop", "Nope"], "kip320 has no temporal property 'Nope'"),
+    (["--prop", "EpochsConverge", "--specification", "Nope"], "kip320 has no specification 'Nope'"),
+    (["--prop", "EpochsConverge", "--engine", "z3"], "checked by the bfs and fast engines, not z3"),
+    (["--prop", "EpochsConverge", "--engine", "spark"], "checked by the bfs and fast engines, not spark"),
+    (["--prop", "EpochsConverge", "--max-depth", "3"], "need the whole state graph"),
+])
+def test_bad_temporal_input_is_one_line_and_exit_2(in_tmp, args, fragment):
+    code, _, err = invoke("run", "kip320", *TWO, *args)
+    assert code == 2 and fragment in one_error_line(err)
+
+
+def test_a_spec_without_properties_says_so(in_tmp):
+    code, _, err = invoke("run", "kip101", *TWO, "--prop", "EpochsConverge")
+    assert code == 2 and "its properties: none" in one_error_line(err)
+
+
+@pytest.mark.parametrize("prop, loop, stutters", [("QuorumIsrStabilizes", 5, False),
+                                                   ("LeaderAdoptsItsRequest", 5, True)])
+def test_replay_accepts_tlcs_own_lassos(prop, loop, stutters):
+    from support import ROOT
+    from modelcheck.trace_read import read_trace_file
+    path = f"{ROOT}/tests/fixtures/tlc/kip320-{prop}-NoFairSpec-lasso.json"
+    doc = read_trace_file(path)
+    assert (doc.loop, doc.stutters) == (loop, stutters)
+    code, text, _ = invoke("replay", "kip320", path, *TWO, "--prop", prop, "--specification", "NoFairSpec")
+    assert code == 13 and f"The lasso violates {prop}" in text
+    code, text, _ = invoke("replay", "kip320", path, *TWO, "--prop", prop, "--specification", "Spec")
+    assert code == 3 and "not fair under Spec" in text
