@@ -155,9 +155,10 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
 @click.option("--overwrite", is_flag=True, help="Allow traces in --trace-dir to replace existing files.")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
 @click.option("--columns", metavar="A,B,...", help="Only these columns, in this order.")
+@click.option("--each-inv", is_flag=True, help="Check each invariant in a run of its own: a column per invariant.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 def sweep(spec, rows, vary, engine, consts, invariants, properties, specifications, max_depth, trace_dir, overwrite,
-          fmt, columns, quiet):
+          fmt, columns, each_inv, quiet):
     """Check SPEC once per --row and per combination of --vary values; print one line per run.
 
     Ctrl-C stops the run under way and then the sweep: the table shows the
@@ -177,7 +178,7 @@ def sweep(spec, rows, vary, engine, consts, invariants, properties, specificatio
     if specifications and not properties:
         raise InputError("--specification needs --prop: it chooses the fairness temporal properties are checked under")
     outcome = run_sweep(base, runs, trace_dir, Progress(enabled=False) if quiet else Progress(),
-                        tuple(dict.fromkeys(specifications)))
+                        tuple(dict.fromkeys(specifications)), each_inv)
     click.echo(render(outcome.rows, fmt, [c.strip() for c in columns.split(",")] if columns else None))
     after = written_text(outcome) if fmt != "json" else ""
     if after:

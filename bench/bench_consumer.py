@@ -10,10 +10,9 @@ MaxLeaderEpoch=2: distinct states, median seconds and median peak RSS of
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 
-from common import machine, measure, modelcheck_command
+from common import measure, modelcheck_command, print_run
 
 
 def main() -> None:
@@ -24,13 +23,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         row = measure(modelcheck_command("run", "kip320-consumer", *consts, "--engine", "fast", "--json", "-q"),
                       args.runs, tmp)
-    print(f"machine: {machine()}")
-    print(f"modelcheck {row['command']}")
-    print(f"  result           {row['result']}")
-    print(f"  distinct states  {row['distinct_states']:,} (depth {row['depth']})")
-    print(f"  median seconds   {row['median_seconds']}  (runs: {row['all_seconds']})")
-    print(f"  median peak RSS  {row['median_peak_rss_mib']} MiB")
-    print(json.dumps(row))
+    print_run(row)
 
 
 if __name__ == "__main__":

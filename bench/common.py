@@ -64,3 +64,14 @@ def measure(cmd: list[str], runs: int, cwd: str) -> dict:
 def machine() -> str:
     import platform
     return f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores"
+
+
+def print_run(row: dict) -> None:
+    """One measured command as the single-run benchmarks report it, then its JSON."""
+    print(f"machine: {machine()}")
+    print(f"modelcheck {row['command']}")
+    print(f"  result           {row['result']}")
+    print(f"  distinct states  {row['distinct_states']:,} (depth {row['depth']})")
+    print(f"  median seconds   {row['median_seconds']}  (runs: {row['all_seconds']})")
+    print(f"  median peak RSS  {row['median_peak_rss_mib']} MiB")
+    print(json.dumps(row))

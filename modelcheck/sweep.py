@@ -7,6 +7,10 @@ and becomes one line of a table, as text, markdown or JSON, whose first
 columns are the constants the rows and products name. Counterexamples are
 written into a trace directory under names that say which run produced them.
 
+With ``each_invariant`` every line checks each invariant in a run of its own
+and has a column per invariant: whether it holds, or the length of its
+shortest counterexample, so one table shows which switch breaks what.
+
 Ctrl-C stops the run under way with its partial result (as ``run`` does) and
 then the sweep: the table holds the runs done, the interrupted one marked
 ``interrupted``. A second Ctrl-C aborts at once.
@@ -45,6 +49,21 @@ class SweepRow:
                 "distinct_states": r.distinct_states, "depth": r.depth,
                 "trace_length": v.length if v else None, "trace_file": self.outcome.trace_file,
                 "seconds": round(r.seconds, 2)}
+
+
+@dataclass
+class EachInvariantRow:
+    varied: dict[str, str]
+    outcomes: dict[str, RunOutcome]  # by invariant, each checked alone
+
+    def cells(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict(self.varied)
+        for name, outcome in self.outcomes.items():
+            r = outcome.result
+            out[name] = (f"violated ({r.violation.length} states)" if r.violation else
+                         "holds" if r.result == "ok" else r.result)
+        out["seconds"] = round(sum(o.result.seconds for o in self.outcomes.values()), 2)
+        return out
 
 
 def property_cells(outcome: RunOutcome) -> dict[str, str]:
@@ -138,11 +157,14 @@ class SweepOutcome:
         return 130 if self.interrupted else 0
 
     def trace_files(self) -> list[str]:
-        return [r.outcome.trace_file for r in self.rows if r.outcome.trace_file]
+        outcomes = [o for r in self.rows for o in (r.outcomes.values() if isinstance(r, EachInvariantRow)
+                                                     else [r.outcome])]
+        return [o.trace_file for o in outcomes if o.trace_file]
 
 
 def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
-          progress: Progress, specifications: tuple[str, ...] = ()) -> SweepOutcome:
+          progress: Progress, specifications: tuple[str, ...] = (),
+          each_invariant: bool = False) -> SweepOutcome:
     """One run per combination of constants, crossed with each named
     specification when temporal properties are checked."""
     columns = list(dict.fromkeys(name for run in runs for name in run))
@@ -166,6 +188,9 @@ def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
         for shown, prepared in requests:
             if stop.requested:
                 break
+            if each_invariant:
+                outcome.rows.append(_each_invariant_row(shown, prepared, progress, stop))
+                continue
             progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()))
             outcome.rows.append(SweepRow(shown, execute(prepared, progress, stop)))
     outcome.interrupted = stop.requested
@@ -175,6 +200,19 @@ def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
 def make_trace_dir(trace_dir: str) -> None:
     """Create the trace directory before any run, or refuse it with one line."""
     make_writable_dir(trace_dir, "--trace-dir")
+
+
+def _each_invariant_row(shown, prepared, progress: Progress, stop: StopRequest) -> EachInvariantRow:
+    """One line of a sweep with --each-inv: each invariant checked in a run of its own."""
+    outcomes = {}
+    for name in prepared.invariants:
+        if stop.requested:
+            break
+        progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()) + f" {name}")
+        trace_out = prepared.request.trace_out.removesuffix(".itf.json") + f"-{name}.itf.json"
+        alone = RunRequest(**{**prepared.request.__dict__, "invariants": (name,), "trace_out": trace_out})
+        outcomes[name] = execute(prepare(alone), progress, stop)
+    return EachInvariantRow(shown, outcomes)
 
 
 def _shown_constants(prepared, columns: list[str]) -> dict[str, str]:

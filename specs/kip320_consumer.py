@@ -73,6 +73,11 @@ def fields(c):
 
 
 def variables(c, schema) -> StateCodec:
+    return StateCodec(schema, consumer_codecs(c, schema))
+
+
+def consumer_codecs(c, schema) -> dict:
+    """Kip320's variables and the consumer's, for specs that extend the state."""
     replication = base.replication_codecs(c, schema)
     slot, f = schema.slot, schema.by_name
 
@@ -81,7 +86,7 @@ def variables(c, schema) -> StateCodec:
 
     delivered = [NilOr(Rec(id=int_of("consumer_log_id", o), epoch=int_of("consumer_log_epoch", o)))
                  for o in range(c.LogSize)]
-    return StateCodec(schema, {
+    return {
         **replication,
         "consumerLeader": ReplicaSlot(slot("consumer_leader"), c.Replicas),
         "consumerEpoch": int_of("consumer_epoch"),
@@ -90,7 +95,7 @@ def variables(c, schema) -> StateCodec:
         "consumerLog": Fn(range(c.LogSize), delivered),
         "consumerValidated": BoolSlot(slot("consumer_validated")),
         "divergentDelivery": BoolSlot(slot("divergent_delivery")),
-    })
+    }
 
 
 def FullInit(s, n) -> None:

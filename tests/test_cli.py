@@ -189,7 +189,7 @@ def test_list_shows_every_spec():
     code, out, _ = invoke("list", "--json")
     specs = {s["name"]: s for s in json.loads(out)}
     assert set(specs) == {"truncate-to-hw", "kip101", "kip279", "kip320", "kip320-first-try", "async-isr",
-                          "kip320-consumer"}
+                          "kip320-consumer", "kafka-clients"}
     assert "FencedFollowerFetch" in specs["kip320"]["actions"]
     assert specs["kip320"]["constants"] == {"Replicas": "{r1, r2, r3}", "LogSize": "2", "MaxRecords": "2",
                                             "MaxLeaderEpoch": "2"}

@@ -32,6 +32,20 @@ CONSUMER_BUGS = [
     ("kip320-consumer", {"ConsumerFencing": "FALSE"}, (), "kip320-consumer-check-no-fencing.itf.json", 18),
     ("kip320-consumer", {"MaxLeaderEpoch": 3}, (), "kip320-consumer-kip320-epoch3.itf.json", 20),
 ]
+# Producer fencing and metadata versions (README): the failures each switch
+# leaves, the stale-leader write KIP-359 still accepts first among them.
+CLIENT_BUGS = [
+    ("kafka-clients", {}, ("NoWriteToStaleLeader",), "kafka-clients-kip359-stale-leader.itf.json", 6),
+    ("kafka-clients", {"AcksAll": "FALSE"}, ("NoAckedWriteLost",), "kafka-clients-acks1-lost.itf.json", 7),
+    ("kafka-clients", {"UncleanElection": "TRUE"}, ("NoAckedWriteLost",), "kafka-clients-unclean-acked-lost.itf.json",
+     11),
+    ("kafka-clients", {"MetadataVersionCheck": "FALSE"}, ("NoMetadataRegression",),
+     "kafka-clients-no-kip232-regression.itf.json", 5),
+    ("kafka-clients", {"MetadataVersionCheck": "FALSE"}, ("NoSpuriousOutOfRange",),
+     "kafka-clients-no-kip232-out-of-range.itf.json", 13),
+    ("kafka-clients", {"ConsumerFencing": "FALSE"}, ("NoSpuriousOutOfRange",),
+     "kafka-clients-no-fetch-fencing-out-of-range.itf.json", 14),
+]
 REGENERATE = bool(os.environ.get("MODELCHECK_REGENERATE_TRACES"))
 
 
@@ -46,8 +60,8 @@ def comparable(itf: dict) -> dict:
     return out
 
 
-@pytest.mark.parametrize("spec, consts, invariants, name, length", BUGS + CONSUMER_BUGS,
-                         ids=[b[3].removesuffix(".itf.json") for b in BUGS + CONSUMER_BUGS])
+@pytest.mark.parametrize("spec, consts, invariants, name, length", BUGS + CONSUMER_BUGS + CLIENT_BUGS,
+                         ids=[b[3].removesuffix(".itf.json") for b in BUGS + CONSUMER_BUGS + CLIENT_BUGS])
 def test_committed_trace_is_what_the_checker_finds(spec, consts, invariants, name, length):
     m = model(spec, **consts)
     r = BfsChecker().check(m, CheckOptions(tuple(invariants) or m.spec.default_invariants))
@@ -97,3 +111,15 @@ def test_consumer_traces_replay_and_name_the_diverging_offsets(spec, consts, inv
     assert broken["NoDivergentDelivery"]["state"] == length
     text = broken["NoDivergentDelivery"]["explanation"]
     assert "at offset 0" in text and "where the consumer delivered" in text
+
+
+@pytest.mark.parametrize("spec, consts, invariants, name, length", CLIENT_BUGS,
+                         ids=[b[3].removesuffix(".itf.json") for b in CLIENT_BUGS])
+def test_client_traces_replay_and_are_explained(spec, consts, invariants, name, length):
+    args = [a for k, v in consts.items() for a in ("--const", f"{k}={v}")]
+    code, out, _ = invoke("replay", spec, trace_path(name), *args, "--inv", invariants[0], "--json")
+    report = json.loads(out)
+    assert code == 12 and report["invalid_step"] is None and report["states"] == length
+    [broken] = report["violations"]
+    assert (broken["invariant"], broken["state"]) == (invariants[0], length)
+    assert "conjunct" not in broken["explanation"]  # the property's own account, not the generic one

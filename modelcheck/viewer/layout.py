@@ -9,6 +9,8 @@ spec has:
   LeaderAndIsr requests and the two counters;
 * kip320-consumer adds a consumer row: the leader and epoch it believes in,
   its position, what it delivered, and whether validation is pending;
+* kafka-clients adds a producer row the same way (its leader and epoch, the
+  acks=all request in flight, what was acknowledged) and the clients' flags;
 * AsyncIsr: the controller's and the leader's ISR state, each replica's
   offset and ISR membership, and the request and update messages;
 * any variable no layout claims is shown whole, so nothing is hidden.
@@ -175,6 +177,41 @@ def consumer_rows(model, state, values) -> list[Row]:
     ])]
 
 
+# --- the producer of kafka-clients ---------------------------------------------------------
+
+PRODUCER_VARIABLES = frozenset({"producerLeader", "producerEpoch", "producerPending", "acked", "staleWrite",
+                                "metadataRegression", "spuriousOutOfRange"})
+
+PRODUCER_GROUPS = [
+    Group("producer", "producer", "table",
+          (("leader", "leader"), ("epoch", "epoch"), ("pending", "pending"), ("acked", "acknowledged"),
+           ("staleWrite", "stale write"))),
+    Group("history", "clients", "line", heading="clients"),
+]
+
+
+def pending_text(pending) -> str:
+    """The acks=all request in flight: its record, offset and leader."""
+    if pending["leader"] == "NONE":
+        return "-"
+    return f"{record_text(pending['record'])} at {pending['offset']} on {pending['leader']}"
+
+
+def producer_rows(model, state, values) -> list[Row]:
+    acked = [f"id{i} at {a['offset']} (leader epoch {a['leaderEpoch']})"
+             for i, a in values["acked"].items() if a["offset"] != NIL]
+    return [Row("producer", "producer", [
+        text_cell("leader", values["producerLeader"]),
+        text_cell("epoch", values["producerEpoch"]),
+        Cell("pending", pending_text(values["producerPending"]), label="pending"),
+        Cell("acked", ", ".join(acked) or "-", label="acknowledged"),
+        Cell("staleWrite", "YES" if values["staleWrite"] else "no", label="stale write"),
+    ]), Row("history", "clients", [
+        Cell("metadataRegression", "YES" if values["metadataRegression"] else "no", label="metadata regression"),
+        Cell("spuriousOutOfRange", "YES" if values["spuriousOutOfRange"] else "no", label="spurious out of range"),
+    ])]
+
+
 # --- AsyncIsr ------------------------------------------------------------------------------
 
 ASYNC_ISR_VARIABLES = frozenset({"controllerState", "leaderState", "requests", "updates"})
@@ -238,6 +275,7 @@ def other_rows(values: dict, names: Sequence[str]) -> list[Row]:
 LAYOUTS = [
     Layout(REPLICATION_GROUPS, replication_rows, REPLICATION_VARIABLES),
     Layout(CONSUMER_GROUPS, consumer_rows, CONSUMER_VARIABLES),
+    Layout(PRODUCER_GROUPS, producer_rows, PRODUCER_VARIABLES),
     Layout(ASYNC_ISR_GROUPS, async_isr_rows, ASYNC_ISR_VARIABLES),
 ]
 

@@ -54,6 +54,7 @@ def test_an_invariant_that_holds_throughout(first_try):
     ("kip101-WeakIsr-bare.json", "kip101", ("Replicas=2",), 12),
     ("truncate-to-hw-WeakIsr-totrace.json", "truncate-to-hw", ("Replicas=2",), 9),
     ("kip320-consumer-NoDivergentDelivery.json", "kip320-consumer", ("TruncationCheck=FALSE",), 17),
+    ("kafka-clients-NoWriteToStaleLeader.json", "kafka-clients", (), 6),
 ])
 def test_tlc_traces_replay_cleanly(name, spec, consts, length):
     bound = load(spec, os.path.join(TLC, name), consts)

@@ -60,3 +60,17 @@ def test_traces_never_replace_existing_files(in_tmp):
     assert first == {"MaxLeaderEpoch": "2", "trace_length": 13,
                      "trace_file": "modelcheck-out/kip320-first-try/kip320-first-try-MaxLeaderEpoch=2.itf.json"}
     assert second["trace_file"] == "modelcheck-out/kip320-first-try/kip320-first-try-MaxLeaderEpoch=2-2.itf.json"
+
+
+def test_each_invariant_is_checked_alone_in_a_column_of_its_own(in_tmp):
+    (in_tmp / "t").mkdir()
+    code, out, _ = invoke("sweep", "kafka-clients", "--const", "MaxLeaderEpoch=1", "--vary",
+                          "MetadataVersionCheck=TRUE,FALSE", "--inv", "NoMetadataRegression", "--inv",
+                          "NoAckedWriteLost", "--each-inv", "--trace-dir", "t", "--format", "json", "-q")
+    assert code == 0
+    rows = [{k: v for k, v in r.items() if k != "seconds"} for r in json.loads(out)]
+    assert rows == [
+        {"MetadataVersionCheck": "TRUE", "NoMetadataRegression": "holds", "NoAckedWriteLost": "holds"},
+        {"MetadataVersionCheck": "FALSE", "NoMetadataRegression": "violated (5 states)", "NoAckedWriteLost": "holds"}]
+    assert [p.name for p in (in_tmp / "t").iterdir()] == [
+        "kafka-clients-MetadataVersionCheck=FALSE-NoMetadataRegression.itf.json"]

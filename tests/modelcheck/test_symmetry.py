@@ -13,16 +13,19 @@ from specs import all_specs
 
 SYMMETRIC = sorted(name for name, spec in all_specs().items() if spec.symmetry)
 SMALL = {"Replicas": 3, "LogSize": 1, "MaxRecords": 1, "MaxLeaderEpoch": 1}
+# kafka-clients has 144,541 states at SMALL; one leader epoch keeps it to 1,612.
+SMALLER = {"kafka-clients": {**SMALL, "MaxLeaderEpoch": 0}}
 
 
 def test_the_replication_family_declares_its_replicas_symmetric():
-    assert set(SYMMETRIC) == {"truncate-to-hw", "kip101", "kip279", "kip320", "kip320-first-try", "kip320-consumer"}
+    assert set(SYMMETRIC) == {"truncate-to-hw", "kip101", "kip279", "kip320", "kip320-first-try", "kip320-consumer",
+                              "kafka-clients"}
     assert "async-isr" not in SYMMETRIC  # its Leader is a distinguished replica
 
 
 @pytest.mark.parametrize("name", SYMMETRIC)
 def test_declared_symmetry_holds_on_every_reachable_state(name):
-    m = model(name, **SMALL)
+    m = model(name, **SMALLER.get(name, SMALL))
     perms = [(r, rename_instances(m, r)) for r in renamings(m)]
     assert len(perms) == 5
     states = reachable(m)

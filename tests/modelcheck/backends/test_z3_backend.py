@@ -19,6 +19,9 @@ CONFIGS = {
     "async-isr": [({}, 150), ({"Replicas": 2}, 100)],
     "kip320-consumer": [({}, 100), ({"UncleanElection": "false", "ConsumerFencing": "false",
                                      "TruncationCheck": "false"}, 100), ({"Replicas": 3, "MaxRecords": 2}, 50)],
+    "kafka-clients": [({"MaxLeaderEpoch": 1}, 100),
+                      ({"UncleanElection": "true", "AcksAll": "false", "ProduceFencing": "false",
+                        "MetadataVersionCheck": "false"}, 100)],
 }
 FAMILY = [({"Replicas": 2}, 150), ({"Replicas": 3, "MaxLeaderEpoch": 1}, 100)]
 RANDOM_STATES = 40

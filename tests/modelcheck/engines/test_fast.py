@@ -19,6 +19,8 @@ CASES = [
     ("kip320-consumer", {}, None),
     ("kip320-consumer", {"TruncationCheck": "FALSE"}, None),
     ("kip320-consumer", {"UncleanElection": "FALSE", "ConsumerFencing": "FALSE", "TruncationCheck": "FALSE"}, None),
+    ("kafka-clients", {"MaxLeaderEpoch": 1}, None),
+    ("kafka-clients", {"UncleanElection": "TRUE", "AcksAll": "FALSE"}, ("NoAckedWriteLost",)),
     ("kip320", {"Replicas": 1, "LogSize": 1, "MaxRecords": 1, "MaxLeaderEpoch": 0}, ("LeaderInIsr",)),
 ]
 
