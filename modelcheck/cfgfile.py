@@ -1,7 +1,8 @@
 """Reading TLC model configuration files (.cfg).
 
-modelcheck takes CONSTANT(S), INVARIANT(S) and CHECK_DEADLOCK from them.
-Other sections (INIT, NEXT, SPECIFICATION, PROPERTY, SYMMETRY, CONSTRAINT,
+modelcheck takes CONSTANT(S), INVARIANT(S), CHECK_DEADLOCK and SYMMETRY from
+them (what SYMMETRY names is interpreted in modelcheck/canonical.py).
+Other sections (INIT, NEXT, SPECIFICATION, PROPERTY, CONSTRAINT,
 VIEW...) name TLA+ operators modelcheck does not evaluate; they are skipped
 with a warning. Model-value declarations such as ``r1 = r1`` are accepted
 and need nothing.
@@ -14,8 +15,8 @@ from dataclasses import dataclass, field
 
 from modelcheck.errors import InputError
 
-USED = {"CONSTANT", "CONSTANTS", "INVARIANT", "INVARIANTS", "CHECK_DEADLOCK"}
-SKIPPED = {"INIT", "NEXT", "SPECIFICATION", "PROPERTY", "PROPERTIES", "SYMMETRY", "CONSTRAINT", "CONSTRAINTS",
+USED = {"CONSTANT", "CONSTANTS", "INVARIANT", "INVARIANTS", "CHECK_DEADLOCK", "SYMMETRY"}
+SKIPPED = {"INIT", "NEXT", "SPECIFICATION", "PROPERTY", "PROPERTIES", "CONSTRAINT", "CONSTRAINTS",
            "ACTION_CONSTRAINT", "ACTION_CONSTRAINTS", "VIEW", "POSTCONDITION", "ALIAS"}
 KEYWORDS = USED | SKIPPED
 
@@ -25,7 +26,7 @@ _TOKEN = re.compile(r"""
   | (?P<line_comment>\\\*[^\n]*)
   | (?P<block_comment>\(\*)
   | (?P<arrow><-)
-  | (?P<punct>[={},\[\]])
+  | (?P<punct>[={},\[\]()])
   | (?P<number>-?\d+)
   | (?P<string>"[^"\n]*")
   | (?P<ident>[A-Za-z_][A-Za-z0-9_!]*)
@@ -39,6 +40,7 @@ class ConfigFile:
     constant_lines: dict[str, int] = field(default_factory=dict)
     invariants: list[str] = field(default_factory=list)
     check_deadlock: bool | None = None
+    symmetry: list[tuple[str, int]] = field(default_factory=list)  # (what SYMMETRY names, line)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -151,6 +153,13 @@ def parse_config(text: str, path: str = "<cfg>") -> ConfigFile:
                 i += 1
             if i == start:
                 raise InputError(f"{path}:{line}: {word} names no invariant")
+        elif word == "SYMMETRY":
+            start = i
+            while i < len(toks) and not at_keyword():
+                i += 1
+            if i == start:
+                raise InputError(f"{path}:{line}: SYMMETRY names nothing")
+            cfg.symmetry.append(("".join(t[1] for t in toks[start:i]), line))
         elif word == "CHECK_DEADLOCK":
             t = peek()
             if t is None or t[1] not in ("TRUE", "FALSE"):

@@ -40,6 +40,7 @@ class RunRequest:
     max_states: int | None = None
     max_memory: str | None = None
     engine_options: dict[str, Any] = field(default_factory=dict)
+    symmetry: bool = False
 
 
 @dataclass
@@ -51,6 +52,7 @@ class PreparedRun:
     check_deadlock: bool
     warnings: list[str]
     max_memory: int | None = None
+    symmetry: bool = False
 
 
 def resolve_spec_and_constants(spec_name: str, consts: tuple[str, ...], config: str | None):
@@ -91,7 +93,17 @@ def prepare(request: RunRequest) -> PreparedRun:
     get_engine(request.engine)  # an unknown engine is bad input too
     _check_checkpoint_options(request)
     model = spec.instantiate(constants)
-    return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory)
+    symmetry = _symmetry(request, cfg, model, warnings)
+    return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory, symmetry)
+
+
+def _symmetry(request: RunRequest, cfg, model, warnings: list[str]) -> bool:
+    """Whether to keep one state per orbit: --symmetry, or a .cfg SYMMETRY line."""
+    from modelcheck.canonical import check_symmetry_request, symmetry_from_config
+    wanted = request.symmetry or symmetry_from_config(cfg, model, warnings)
+    if wanted:
+        check_symmetry_request(model, request.engine)
+    return wanted
 
 
 def _check_checkpoint_options(request: RunRequest) -> None:
@@ -141,6 +153,7 @@ class RunOutcome:
             "depth": r.depth,
             "seconds": round(r.seconds, 3),
             "violation": violation,
+            "symmetry": p.symmetry,
         }
 
 
@@ -149,9 +162,12 @@ def execute(prepared: PreparedRun, progress: Progress) -> RunOutcome:
     engine = get_engine(request.engine)
     limits = Limits(request.max_states, prepared.max_memory)
     options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
-                           dict(request.engine_options), limits)
+                           dict(request.engine_options), limits, symmetry=prepared.symmetry)
     with interrupt_requests(limits.stop):
         result = engine.check(prepared.model, options)
+    if prepared.symmetry:
+        from modelcheck.canonical import symmetry_note
+        result.notes.insert(0, symmetry_note(prepared.model))
     trace_file = trace_text = explanation = None
     if result.violation is not None:
         v = result.violation

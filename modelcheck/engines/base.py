@@ -29,6 +29,8 @@ class CheckOptions:
     progress: Progress = field(default_factory=Silent)
     engine_options: Mapping[str, Any] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
+    # keep one state per orbit of the spec's symmetric constants (modelcheck/canonical.py)
+    symmetry: bool = False
 
 
 @dataclass

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -69,11 +70,12 @@ class Expansion:
 class Expander:
     """Turns chunks of a level into their successors."""
 
-    def __init__(self, model, check_deadlock: bool):
+    def __init__(self, model, check_deadlock: bool, canonical=None):
         from modelcheck.backends.numpy_codegen import compile_numpy
         self.kernel = compile_numpy(model, [])
         self.packing = Packing(model.schema)
         self.check_deadlock = check_deadlock
+        self.canonical = canonical  # a modelcheck.canonical.Canonicaliser under symmetry
 
     def expand(self, words: np.ndarray, offset: int) -> Expansion:
         packing, kernel = self.packing, self.kernel
@@ -103,7 +105,12 @@ class Expander:
         all_words = np.concatenate(parts_words, axis=1)
         fps = fingerprints(all_words)
         unique, first = np.unique(fps, return_index=True)
-        return Expansion(unique, all_words[:, first], np.concatenate(parts_parents)[first] + offset,
+        successors = all_words[:, first]
+        if self.canonical is not None:  # each successor's representative, then unique again
+            successors = self.canonical.words(successors)
+            unique, again = np.unique(fingerprints(successors), return_index=True)
+            first, successors = first[again], successors[:, again]
+        return Expansion(unique, successors, np.concatenate(parts_parents)[first] + offset,
                          np.concatenate(parts_actions)[first], fps.size, deadlocked)
 
 
@@ -175,7 +182,12 @@ class _Search:
         self.started = time.perf_counter()
         self.packing = Packing(model.schema)
         self.predicates = compile_numpy(model, list(options.invariants) + list(model.sometimes)).predicates
-        self.expander = Expander(model, options.check_deadlock)
+        self.canonical, self.rebuild = None, rebuild_trace
+        if options.symmetry:  # one representative per orbit of the symmetric constants
+            from modelcheck.canonical import Canonicaliser, genuine_trace
+            self.canonical = Canonicaliser(model, self.packing)
+            self.rebuild = partial(genuine_trace, canon=self.canonical)
+        self.expander = Expander(model, options.check_deadlock, self.canonical)
         engine_options = options.engine_options
         self.checkpoint_dir = engine_options.get("resume") or engine_options.get("checkpoint")
         self.checkpoint_every = float(engine_options.get("checkpoint_every", 60.0))
@@ -197,7 +209,7 @@ class _Search:
         return r
 
     def trace_to(self, number: int, invariant: str) -> Violation:
-        states, actions = rebuild_trace(self.model, self.store.path_to(number))
+        states, actions = self.rebuild(self.model, self.store.path_to(number))
         return Violation(invariant, states, actions)
 
     def check_level(self, words: np.ndarray, first_number: int, depth: int) -> Violation | None:
@@ -237,6 +249,8 @@ class _Search:
     def start(self) -> tuple[int, np.ndarray, int] | CheckResult:
         model = self.model
         init_words = self.packing.pack_states(model.init_states)
+        if self.canonical is not None:
+            init_words = self.canonical.words(init_words)
         fps, first = np.unique(fingerprints(init_words), return_index=True)
         order = np.sort(first)  # the spec's order of initial states
         self.generated += len(model.init_states)
