@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 
@@ -36,9 +36,6 @@ from modelcheck.errors import InputError
 from modelcheck.packing import Packing, fingerprints
 from modelcheck.symmetry import symmetric_constant
 
-_SIGNATURE_SEED = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xFF51AFD7ED558CCD)
-_S33 = np.uint64(33)
 
 
 @dataclass(frozen=True)
@@ -53,8 +50,16 @@ class ReplicaRoles:
 
     replicas: int
     blocks: np.ndarray  # (R, m) int
-    replica_slots: tuple[int, ...]
-    set_slots: tuple[int, ...]
+    replica_slots: np.ndarray
+    set_slots: np.ndarray
+
+    def positions(self, slots: np.ndarray) -> np.ndarray:
+        """The block positions j whose slots (for every replica) are among ``slots``."""
+        return np.flatnonzero(np.isin(self.blocks[0], slots))
+
+    def shared(self, slots: np.ndarray) -> np.ndarray:
+        """Those of ``slots`` outside every replica's block."""
+        return slots[~np.isin(slots, self.blocks)]
 
 
 def replica_roles(model) -> ReplicaRoles:
@@ -106,7 +111,7 @@ def replica_roles(model) -> ReplicaRoles:
                                               for row in rows):
         raise InputError(f"--symmetry: {model.spec.name}: the replicas' entries differ in shape")
     return ReplicaRoles(len(names), np.array(rows, dtype=np.int64).reshape(len(names), -1),
-                        tuple(replica_slots), tuple(set_slots))
+                        np.array(replica_slots, dtype=np.int64), np.array(set_slots, dtype=np.int64))
 
 
 def _same_replicas(got, names, where: str) -> None:
@@ -114,72 +119,77 @@ def _same_replicas(got, names, where: str) -> None:
         raise InputError(f"--symmetry: {where} ranges over {', '.join(got)}, not the symmetric {', '.join(names)}")
 
 
-def rename_columns(roles: ReplicaRoles, columns: np.ndarray, order: np.ndarray) -> np.ndarray:
+def rename_columns(roles: ReplicaRoles, columns: np.ndarray, order: np.ndarray,
+                   block: np.ndarray | None = None) -> np.ndarray:
     """The states of ``columns`` ((width, n) slot values) with the replicas
-    renamed so that, in state k, replica ``order[k, i]`` becomes replica ``i``."""
+    renamed so that, in state k, replica ``order[k, i]`` becomes replica ``i``.
+    ``block`` is ``columns[roles.blocks]`` when the caller has it already."""
     n = columns.shape[1]
-    rank = np.empty_like(order)
+    rank = np.empty_like(order)  # rank[k, r]: the new name of replica r
     np.put_along_axis(rank, order, np.arange(roles.replicas)[None, :], axis=1)
+    new_name = rank.T  # (R, n)
     out = columns.copy()
     if roles.blocks.size:
-        block = columns[roles.blocks]  # (R, m, n)
-        moved = np.take_along_axis(block, order.T[:, None, :], axis=0)
+        if block is None:
+            block = columns[roles.blocks]
+        moved = np.take_along_axis(block, order.T[:, None, :], axis=0)  # (R, m, n)
         out[roles.blocks.ravel()] = moved.reshape(-1, n)
-    states = np.arange(n)
-    for s in roles.replica_slots:
-        v = out[s]
-        out[s] = np.where(v < 0, v, rank[states, np.maximum(v, 0)])
-    for s in roles.set_slots:
-        mask = out[s]
-        renamed = np.zeros(n, dtype=np.int64)
-        for r in range(roles.replicas):
-            renamed |= ((mask >> r) & 1) << rank[:, r]
-        out[s] = renamed
+    if roles.replica_slots.size:
+        v = out[roles.replica_slots]
+        out[roles.replica_slots] = np.where(v < 0, v, np.take_along_axis(new_name, np.maximum(v, 0), axis=0))
+    if roles.set_slots.size:
+        bits = (out[roles.set_slots][None] >> _replica_axis(roles)) & 1  # (R, S, n)
+        out[roles.set_slots] = (bits << new_name[:, None, :]).sum(axis=0)
     return out
 
 
-def _mix(h: np.ndarray, v: np.ndarray) -> np.ndarray:
-    h = (h ^ v.astype(np.uint64)) * _M1
-    return h ^ (h >> _S33)
+def _replica_axis(roles: ReplicaRoles) -> np.ndarray:
+    return np.arange(roles.replicas, dtype=np.int64)[:, None, None]
 
 
-def signatures(roles: ReplicaRoles, columns: np.ndarray) -> np.ndarray:
-    """(n, R) uint64: for each state and replica, a hash of what the state
-    says about that replica in terms a renaming preserves. Equal states under
-    a renaming give equal signatures to corresponding replicas, so sorting by
-    signature is the same up to ties for every member of an orbit."""
-    R, n = roles.replicas, columns.shape[1]
-    replica_valued, set_valued = set(roles.replica_slots), set(roles.set_slots)
-    own = frozenset(int(s) for s in roles.blocks.ravel())
-    shared_replica = [s for s in roles.replica_slots if s not in own]
-    shared_sets = [s for s in roles.set_slots if s not in own]
-    with np.errstate(over="ignore"):
-        out = np.empty((n, R), dtype=np.uint64)
-        for r in range(R):
-            h = np.full(n, _SIGNATURE_SEED, dtype=np.uint64)
-            for j, first in enumerate(roles.blocks[0].tolist()):
-                v = columns[roles.blocks[r, j]]
-                if first in replica_valued:  # none, itself or another replica
-                    v = np.where(v < 0, 0, np.where(v == r, 1, 2))
-                elif first in set_valued:  # how many, and whether itself
-                    v = _popcount(v) * 2 + ((v >> r) & 1)
-                h = _mix(h, v)
-            for s in shared_replica:
-                h = _mix(h, columns[s] == r)
-            for s in shared_sets:
-                h = _mix(h, (columns[s] >> r) & 1)
-            out[:, r] = h
-    return out
+_POPCOUNT = np.array([bin(i).count("1") for i in range(1 << 8)], dtype=np.int64)
 
 
-def _popcount(v: np.ndarray) -> np.ndarray:
-    count = np.zeros_like(v)
-    while True:
-        nonzero = v != 0
-        if not nonzero.any():
-            return count
-        count += nonzero
-        v = v & (v - 1)
+def signatures(roles: ReplicaRoles, columns: np.ndarray, block: np.ndarray | None = None) -> np.ndarray:
+    """(n, R) int64: for each state and replica, a hash of what the state
+    says about that replica in terms a renaming preserves (its own slots;
+    whether its replica-valued slots name none, itself or another; the size
+    of its sets and whether it is in them; whether the shared replica slots
+    name it and the shared sets hold it). Corresponding replicas of two
+    members of an orbit get equal signatures, so sorting by signature orders
+    every member's replicas alike up to ties. A collision only makes a tie.
+    ``block`` is ``columns[roles.blocks]`` when the caller has it already."""
+    me = _replica_axis(roles)
+    if block is None:
+        block = columns[roles.blocks]  # (R, m, n)
+    named, sets = roles.positions(roles.replica_slots), roles.positions(roles.set_slots)
+    plain_weights = _weights(block.shape[1], 0).copy()
+    plain_weights[named] = 0  # a replica's name is not kept by renaming: only how it relates to r
+    plain_weights[sets] = 0
+    sig = np.einsum("rmn,m->nr", block, plain_weights)  # wraps around, as a hash may
+    features = []
+    if named.size:  # none, itself or another replica
+        v = block[:, named]
+        features.append(np.where(v < 0, 0, np.where(v == me, 1, 2)))
+    if sets.size:  # how many, and whether itself
+        v = block[:, sets]
+        features.append(_POPCOUNT[v & 0xFF] * 2 + ((v >> me) & 1))
+    shared = roles.shared(roles.replica_slots)
+    if shared.size:
+        features.append((columns[shared][None] == me).astype(np.int64))
+    shared = roles.shared(roles.set_slots)
+    if shared.size:
+        features.append((columns[shared][None] >> me) & 1)
+    if features:
+        stacked = np.concatenate(features, axis=1)  # (R, k, n)
+        sig += np.einsum("rkn,k->nr", stacked, _weights(stacked.shape[1], 1))
+    return sig
+
+
+@lru_cache(maxsize=None)
+def _weights(k: int, stream: int) -> np.ndarray:
+    """Fixed odd 64-bit weights for the linear signature hash."""
+    return np.random.default_rng((320, stream)).integers(0, 1 << 62, size=k, dtype=np.int64) * 2 + 1
 
 
 def _run_permutations(ties: int, replicas: int) -> list[tuple[int, ...]]:
@@ -221,29 +231,26 @@ class Canonicaliser:
     def columns(self, columns: np.ndarray) -> np.ndarray:
         """(width, n) slot values -> those of the representatives."""
         roles = self.roles
-        sig = signatures(roles, columns)
+        block = columns[roles.blocks]
+        sig = signatures(roles, columns, block)
         order = np.argsort(sig, axis=1, kind="stable")
         ranked = np.take_along_axis(sig, order, axis=1)
         ties = np.zeros(columns.shape[1], dtype=np.int64)
         for i in range(roles.replicas - 1):
             ties |= (ranked[:, i] == ranked[:, i + 1]).astype(np.int64) << i
-        if not ties.any():
-            return rename_columns(roles, columns, order)
-        out = np.empty_like(columns)
-        for pattern in np.unique(ties):
-            rows = np.flatnonzero(ties == pattern)
-            out[:, rows] = self._least_image(columns[:, rows], order[rows], int(pattern))
+        out = rename_columns(roles, columns, order, block)
+        tied = np.flatnonzero(ties)
+        for pattern in np.unique(ties[tied]):
+            rows = tied[ties[tied] == pattern]
+            out[:, rows] = self._least_image(columns[:, rows], order[rows], int(pattern), out[:, rows])
         return out
 
-    def _least_image(self, columns: np.ndarray, order: np.ndarray, ties: int) -> np.ndarray:
-        """Of the images that keep the signatures sorted, the least (slot by slot)."""
-        best = None
+    def _least_image(self, columns: np.ndarray, order: np.ndarray, ties: int, best: np.ndarray) -> np.ndarray:
+        """Of the images that keep the signatures sorted, the least (slot by
+        slot); ``best`` is the image under ``order`` itself."""
         states = np.arange(columns.shape[1])
-        for q in self._within_runs(ties):
+        for q in self._within_runs(ties)[1:]:  # the first is the identity
             image = rename_columns(self.roles, columns, order[:, q])
-            if best is None:
-                best = image
-                continue
             differ = image != best
             first = np.argmax(differ, axis=0)  # the first slot where they differ
             better = differ[first, states] & (image[first, states] < best[first, states])

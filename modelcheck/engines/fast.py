@@ -77,7 +77,7 @@ class Expander:
         self.check_deadlock = check_deadlock
         self.canonical = canonical  # a modelcheck.canonical.Canonicaliser under symmetry
 
-    def expand(self, words: np.ndarray, offset: int) -> Expansion:
+    def expand(self, words: np.ndarray, offset: int, visited: "VisitedFingerprints | None" = None) -> Expansion:
         packing, kernel = self.packing, self.kernel
         columns = packing.unpack(words)
         enabled = kernel.enabled(columns)
@@ -107,6 +107,9 @@ class Expander:
         unique, first = np.unique(fps, return_index=True)
         successors = all_words[:, first]
         if self.canonical is not None:  # each successor's representative, then unique again
+            if visited is not None:  # a successor that is a visited representative needs no renaming
+                fresh = visited.unseen(unique)
+                first, successors = first[fresh], successors[:, fresh]
             successors = self.canonical.words(successors)
             unique, again = np.unique(fingerprints(successors), return_index=True)
             first, successors = first[again], successors[:, again]
@@ -304,7 +307,7 @@ class _Search:
         generated, deadlocked = 0, -1
         limits = self.options.limits
         for start in range(0, level.shape[1], CHUNK):
-            e = self.expander.expand(level[:, start:start + CHUNK], start)
+            e = self.expander.expand(level[:, start:start + CHUNK], start, self.visited)
             generated += e.generated
             if deadlocked < 0 and e.deadlocked >= 0:
                 deadlocked = e.deadlocked
