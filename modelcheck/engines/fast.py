@@ -16,7 +16,9 @@ Python objects:
 
 Engine options: ``checkpoint`` (a directory to save the search into at level
 boundaries, at most every ``checkpoint_every`` seconds, and when a limit or
-Ctrl-C stops the run) and ``resume`` (a directory to continue from).
+Ctrl-C stops the run), ``resume`` (a directory to continue from) and, under
+symmetry, ``orbit_sizes`` (add up how many states the representatives stand
+for: a complete search's sum is the count without symmetry).
 """
 
 from __future__ import annotations
@@ -191,6 +193,7 @@ class _Search:
             self.canonical = Canonicaliser(model, self.packing)
             self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.expander = Expander(model, options.check_deadlock, self.canonical)
+        self.orbit_states = 0 if self.canonical is not None and options.engine_options.get("orbit_sizes") else None
         engine_options = options.engine_options
         self.checkpoint_dir = engine_options.get("resume") or engine_options.get("checkpoint")
         self.checkpoint_every = float(engine_options.get("checkpoint_every", 60.0))
@@ -206,6 +209,8 @@ class _Search:
         self.options.progress.clear()
         r = CheckResult("fast", result, len(self.visited), depth, time.perf_counter() - self.started,
                         violation, self.generated, self.sometimes_seen, list(self.notes), stopped)
+        if self.orbit_states is not None:
+            r.notes.append(f"the representatives stand for {self.orbit_states:,} states (the sum of their orbit sizes)")
         p = collision_probability(len(self.visited), self.generated)
         if p > 1e-12:
             r.notes.append(f"fingerprint collision probability (optimistic estimate, as TLC reports it): {p:.1e}")
@@ -217,6 +222,8 @@ class _Search:
 
     def check_level(self, words: np.ndarray, first_number: int, depth: int) -> Violation | None:
         invariants = self.options.invariants
+        if self.orbit_states is not None:
+            self.orbit_states += int(self.canonical.orbit_sizes(words).sum())
         for start in range(0, words.shape[1], CHUNK):
             results = self.predicates(self.packing.unpack(words[:, start:start + CHUNK]))
             failing = [int(np.argmin(results[inv])) for inv in invariants if not results[inv].all()]
