@@ -206,6 +206,9 @@ def _run_permutations(ties: int, replicas: int) -> list[tuple[int, ...]]:
     return out
 
 
+BATCH = 1 << 14  # states canonicalised at once
+
+
 class Canonicaliser:
     """Maps batches of packed states to their orbit representatives."""
 
@@ -217,9 +220,10 @@ class Canonicaliser:
 
     def words(self, words: np.ndarray) -> np.ndarray:
         """(words, n) packed states -> their representatives, column by column."""
-        if words.shape[1] == 0:
-            return words
-        return self.packing.pack(self.columns(self.packing.unpack(words)))
+        if words.shape[1] <= BATCH:
+            return self.packing.pack(self.columns(self.packing.unpack(words)))
+        # in slices, so that the temporaries stay small enough to be reused
+        return np.concatenate([self.words(words[:, i:i + BATCH]) for i in range(0, words.shape[1], BATCH)], axis=1)
 
     def states(self, states: list[tuple]) -> list[tuple]:
         """The representatives of some state tuples (for the reference engines)."""
