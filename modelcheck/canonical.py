@@ -220,6 +220,8 @@ class Canonicaliser:
 
     def words(self, words: np.ndarray) -> np.ndarray:
         """(words, n) packed states -> their representatives, column by column."""
+        if words.shape[1] == 0:
+            return words
         if words.shape[1] <= BATCH:
             return self.packing.pack(self.columns(self.packing.unpack(words)))
         # in slices, so that the temporaries stay small enough to be reused
