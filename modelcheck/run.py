@@ -99,7 +99,7 @@ def prepare(request: RunRequest) -> PreparedRun:
 
 def _symmetry(request: RunRequest, cfg, model, warnings: list[str]) -> bool:
     """Whether to keep one state per orbit: --symmetry, or a .cfg SYMMETRY line."""
-    from modelcheck.canonical import check_symmetry_request, symmetry_from_config
+    from modelcheck.symmetry import check_symmetry_request, symmetry_from_config
     wanted = request.symmetry or symmetry_from_config(cfg, model, warnings)
     if wanted:
         check_symmetry_request(model, request.engine)
@@ -166,7 +166,7 @@ def execute(prepared: PreparedRun, progress: Progress) -> RunOutcome:
     with interrupt_requests(limits.stop):
         result = engine.check(prepared.model, options)
     if prepared.symmetry:
-        from modelcheck.canonical import symmetry_note
+        from modelcheck.symmetry import symmetry_note
         result.notes.insert(0, symmetry_note(prepared.model))
     trace_file = trace_text = explanation = None
     if result.violation is not None:

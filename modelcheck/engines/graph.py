@@ -74,7 +74,7 @@ def build_state_graph(model, max_states: int, max_depth: int | None = None,
 
 def graph_symmetry(model, cfg, requested: bool) -> bool:
     """Whether to build the quotient graph: --symmetry or the .cfg's SYMMETRY."""
-    from modelcheck.canonical import check_symmetry_request, symmetry_from_config
+    from modelcheck.symmetry import check_symmetry_request, symmetry_from_config
     from modelcheck.run import warn
     notes: list[str] = []
     wanted = requested or symmetry_from_config(cfg, model, notes)

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from support import model, reachable
-from modelcheck.canonical import (Canonicaliser, check_symmetry_request, genuine_trace, rename_columns, replica_roles,
-                                  signatures, symmetric_search)
+from modelcheck.canonical import (Canonicaliser, genuine_trace, rename_columns, replica_roles, signatures,
+                                  symmetric_search)
 from modelcheck.errors import InputError
-from modelcheck.symmetry import rename_state
+from modelcheck.symmetry import check_symmetry_request, rename_state
 
 SMALL = {"Replicas": 3, "LogSize": 1, "MaxRecords": 1, "MaxLeaderEpoch": 1}
 
