@@ -55,6 +55,10 @@ class OneLineGroup(click.Group):
         sys.exit(rv if isinstance(rv, int) else EXIT_OK)
 
 
+SYMMETRY_HELP = ("Keep one state per orbit under renamings of the spec's symmetric constants (TLC's "
+                 "SYMMETRY Permutations(Replicas)): counts are orbits; traces are genuine behaviours.")
+
+
 def _fail(message: str) -> None:
     message = " ".join(message.split())
     click.echo(f"modelcheck: error: {message}", err=True)
@@ -95,11 +99,13 @@ def main():
               help="fast engine: at most this often.")
 @click.option("--resume", metavar="DIR", help="fast engine: continue the search saved in DIR.")
 @coverage_option
+@click.option("--symmetry", is_flag=True, help=SYMMETRY_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @spark_options
 def run(spec, engine, consts, config, invariants, properties, specification, max_depth, check_deadlock, trace_out,
-        overwrite, max_states, max_memory, checkpoint, checkpoint_every, resume, coverage, as_json, quiet, **spark):
+        overwrite, max_states, max_memory, checkpoint, checkpoint_every, resume, coverage, symmetry, as_json, quiet,
+        **spark):
     """Check SPEC's invariants over every reachable state.
 
     Ctrl-C stops cleanly and prints what was explored (exit 130); a second
@@ -120,7 +126,7 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
                          invariants=tuple(invariants), max_depth=max_depth, check_deadlock=check_deadlock,
                          trace_out=trace_out, overwrite=overwrite, max_states=max_states, max_memory=max_memory,
                          engine_options=engine_options, properties=tuple(properties), specification=specification,
-                         coverage=coverage)
+                         coverage=coverage, symmetry=symmetry)
     prepared = prepare(request)
     warn(prepared.warnings)
     # a Spark run logs a line per level even into a file: such runs are long
@@ -156,9 +162,11 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
 @click.option("--columns", metavar="A,B,...", help="Only these columns, in this order.")
 @click.option("--each-inv", is_flag=True, help="Check each invariant in a run of its own: a column per invariant.")
+@click.option("--symmetry", is_flag=True,
+              help=SYMMETRY_HELP + " Rows and --vary may also set symmetry=on or symmetry=off per run.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 def sweep(spec, rows, vary, engine, consts, invariants, properties, specifications, max_depth, trace_dir, overwrite,
-          fmt, columns, each_inv, quiet):
+          fmt, columns, each_inv, symmetry, quiet):
     """Check SPEC once per --row and per combination of --vary values; print one line per run.
 
     Ctrl-C stops the run under way and then the sweep: the table shows the
@@ -173,7 +181,7 @@ def sweep(spec, rows, vary, engine, consts, invariants, properties, specificatio
     trace_dir = trace_dir or output_dir(spec)
     make_trace_dir(trace_dir)
     base = RunRequest(spec=spec, engine=engine, consts=tuple(consts), invariants=tuple(invariants),
-                      max_depth=max_depth, overwrite=overwrite, properties=tuple(properties))
+                      max_depth=max_depth, overwrite=overwrite, properties=tuple(properties), symmetry=symmetry)
     runs = combinations(parse_rows(tuple(rows)), parse_vary(tuple(vary)))
     if specifications and not properties:
         raise InputError("--specification needs --prop: it chooses the fairness temporal properties are checked under")
@@ -276,12 +284,13 @@ def list_specs(as_json):
               help="Refuse to build a graph larger than this.")
 @click.option("--max-depth", type=int, metavar="N", help="Only the first N levels.")
 @click.option("--overwrite", is_flag=True, help="Allow --out to replace an existing file.")
+@click.option("--symmetry", is_flag=True, help=SYMMETRY_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def graph(spec, out, consts, config, max_states, max_depth, overwrite, as_json, quiet):
+def graph(spec, out, consts, config, max_states, max_depth, overwrite, symmetry, as_json, quiet):
     """Build SPEC's reachable state graph, report deadlocks and strongly
     connected components, and export it."""
-    from modelcheck.engines.graph import analyse, build_state_graph, check_output_path, write_graph
+    from modelcheck.engines.graph import analyse, build_state_graph, check_output_path, graph_symmetry, write_graph
     from modelcheck.progress import Progress
     from modelcheck.run import resolve_spec_and_constants, warn
 
@@ -294,7 +303,9 @@ def graph(spec, out, consts, config, max_states, max_depth, overwrite, as_json, 
     if cfg:
         warn(cfg.warnings)
     model = spec_def.instantiate(constants)
-    g = build_state_graph(model, max_states, max_depth, Progress(enabled=False) if quiet else Progress())
+    symmetry = graph_symmetry(model, cfg, symmetry)
+    g = build_state_graph(model, max_states, max_depth, Progress(enabled=False) if quiet else Progress(),
+                          symmetry=symmetry)
     report = analyse(g)
     write_graph(g, out)
     if as_json:

@@ -1,9 +1,10 @@
 """Reading TLC model configuration files (.cfg).
 
-modelcheck takes CONSTANT(S), INVARIANT(S), CHECK_DEADLOCK, SPECIFICATION (the
-name of one of the spec's named specifications) and PROPERTY/PROPERTIES (its
-temporal properties) from them.
-Other sections (INIT, NEXT, SYMMETRY, CONSTRAINT,
+modelcheck takes CONSTANT(S), INVARIANT(S), CHECK_DEADLOCK, SYMMETRY (what it
+names is interpreted in modelcheck/canonical.py), SPECIFICATION (the name of
+one of the spec's named specifications) and PROPERTY/PROPERTIES (its temporal
+properties) from them.
+Other sections (INIT, NEXT, CONSTRAINT,
 VIEW...) name TLA+ operators modelcheck does not evaluate; they are skipped
 with a warning. Model-value declarations such as ``r1 = r1`` are accepted
 and need nothing.
@@ -16,9 +17,9 @@ from dataclasses import dataclass, field
 
 from modelcheck.errors import InputError
 
-USED = {"CONSTANT", "CONSTANTS", "INVARIANT", "INVARIANTS", "CHECK_DEADLOCK", "SPECIFICATION", "PROPERTY",
-        "PROPERTIES"}
-SKIPPED = {"INIT", "NEXT", "SYMMETRY", "CONSTRAINT", "CONSTRAINTS",
+USED = {"CONSTANT", "CONSTANTS", "INVARIANT", "INVARIANTS", "CHECK_DEADLOCK", "SYMMETRY", "SPECIFICATION",
+        "PROPERTY", "PROPERTIES"}
+SKIPPED = {"INIT", "NEXT", "CONSTRAINT", "CONSTRAINTS",
            "ACTION_CONSTRAINT", "ACTION_CONSTRAINTS", "VIEW", "POSTCONDITION", "ALIAS"}
 KEYWORDS = USED | SKIPPED
 
@@ -28,7 +29,7 @@ _TOKEN = re.compile(r"""
   | (?P<line_comment>\\\*[^\n]*)
   | (?P<block_comment>\(\*)
   | (?P<arrow><-)
-  | (?P<punct>[={},\[\]])
+  | (?P<punct>[={},\[\]()])
   | (?P<number>-?\d+)
   | (?P<string>"[^"\n]*")
   | (?P<ident>[A-Za-z_][A-Za-z0-9_!]*)
@@ -42,6 +43,7 @@ class ConfigFile:
     constant_lines: dict[str, int] = field(default_factory=dict)
     invariants: list[str] = field(default_factory=list)
     check_deadlock: bool | None = None
+    symmetry: list[tuple[str, int]] = field(default_factory=list)  # (what SYMMETRY names, line)
     warnings: list[str] = field(default_factory=list)
     specification: str | None = None
     properties: list[str] = field(default_factory=list)
@@ -172,6 +174,13 @@ def parse_config(text: str, path: str = "<cfg>") -> ConfigFile:
                 cfg.specification = names[0]
             else:
                 cfg.properties.extend(names)
+        elif word == "SYMMETRY":
+            start = i
+            while i < len(toks) and not at_keyword():
+                i += 1
+            if i == start:
+                raise InputError(f"{path}:{line}: SYMMETRY names nothing")
+            cfg.symmetry.append(("".join(t[1] for t in toks[start:i]), line))
         elif word == "CHECK_DEADLOCK":
             t = peek()
             if t is None or t[1] not in ("TRUE", "FALSE"):

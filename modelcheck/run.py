@@ -46,6 +46,7 @@ class RunRequest:
     properties: tuple[str, ...] = ()  # temporal properties (--prop)
     specification: str | None = None  # the named specification they are checked under
     coverage: str | None = None  # None, "actions" or "full" (modelcheck/coverage.py)
+    symmetry: bool = False
 
 
 @dataclass
@@ -59,6 +60,7 @@ class PreparedRun:
     max_memory: int | None = None
     properties: tuple[str, ...] = ()
     specification: Any = None  # a modelcheck.temporal.Specification when properties are checked
+    symmetry: bool = False
 
 
 def resolve_spec_and_constants(spec_name: str, consts: tuple[str, ...], config: str | None):
@@ -109,8 +111,14 @@ def prepare(request: RunRequest) -> PreparedRun:
         raise InputError("--coverage counts a search from its start; it cannot continue one with --resume")
     _check_checkpoint_options(request)
     model = spec.instantiate(constants)
+    symmetry = _symmetry(request, cfg, model, warnings)
+    if properties and symmetry:
+        # a lasso over orbit representatives need not map back to a fair lasso
+        # of the spec; until that is established, refuse rather than guess
+        raise InputError("temporal properties with symmetry: the reduction is not established as sound for them "
+                         "here; drop --symmetry (or the .cfg's SYMMETRY line)")
     return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory, properties,
-                       specification)
+                       specification, symmetry)
 
 
 def _temporal_options(request: RunRequest, spec: SpecDefinition, cfg, warnings: list[str]):
@@ -128,12 +136,18 @@ def _temporal_options(request: RunRequest, spec: SpecDefinition, cfg, warnings: 
     check_engine(request.engine)
     if request.max_depth is not None:
         raise InputError("temporal properties need the whole state graph; drop --max-depth")
-    if getattr(request, "symmetry", False):
-        raise InputError("--prop with --symmetry: a reduction by symmetry is not established as sound for "
-                         "temporal properties here; drop --symmetry")
     if request.engine_options.get("checkpoint") or request.engine_options.get("resume"):
         raise InputError("--checkpoint and --resume are for invariant checks; drop them with --prop")
     return properties, specification
+
+
+def _symmetry(request: RunRequest, cfg, model, warnings: list[str]) -> bool:
+    """Whether to keep one state per orbit: --symmetry, or a .cfg SYMMETRY line."""
+    from modelcheck.symmetry import check_symmetry_request, symmetry_from_config
+    wanted = request.symmetry or symmetry_from_config(cfg, model, warnings)
+    if wanted:
+        check_symmetry_request(model, request.engine)
+    return wanted
 
 
 def _check_checkpoint_options(request: RunRequest) -> None:
@@ -193,6 +207,7 @@ class RunOutcome:
             "violation": violation,
             "properties": list(p.properties),
             "specification": p.specification.name if p.specification is not None else None,
+            "symmetry": p.symmetry,
             **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
         }
 
@@ -209,13 +224,16 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
     limits = Limits(request.max_states, prepared.max_memory, stop or StopRequest())
     coverage = Coverage(prepared.model, request.coverage) if request.coverage else None
     options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
-                           dict(request.engine_options), limits, coverage)
+                           dict(request.engine_options), limits, coverage, symmetry=prepared.symmetry)
     if prepared.properties and not prepared.invariants:
         result = None
     else:
         with interrupt_requests(limits.stop):
             result = engine.check(prepared.model, options)
         result.notes.extend(collision_notes(result))
+        if prepared.symmetry:
+            from modelcheck.symmetry import symmetry_note
+            result.notes.insert(0, symmetry_note(prepared.model))
     if prepared.properties and (result is None or (result.violation is None and not result.stopped)):
         from modelcheck.liveness.outcome import execute_liveness
         return execute_liveness(prepared, progress, result)

@@ -2,7 +2,8 @@
 
 Runs are given as explicit ``--row "NAME=V NAME=V"`` assignments, as
 ``--vary NAME=V1,V2`` products, or both (each row is crossed with the
-products). Every run is a full ``run`` (same engine, invariants and limits)
+products). Besides constants, rows and products may set ``symmetry=on`` or
+``symmetry=off``, so one table can compare runs with and without it. Every run is a full ``run`` (same engine, invariants and limits)
 and becomes one line of a table, as text, markdown or JSON, whose first
 columns are the constants the rows and products name. Counterexamples are
 written into a trace directory under names that say which run produced them.
@@ -146,6 +147,18 @@ def free_path(path: str, overwrite: bool) -> str:
     return f"{stem}-{k}.itf.json"
 
 
+SYMMETRY = "symmetry"  # a run setting that rows and products may name beside the constants
+
+
+def _symmetry_setting(given: dict[str, str], default: bool) -> bool:
+    text = given.get(SYMMETRY)
+    if text is None:
+        return default
+    if text not in ("on", "off"):
+        raise InputError(f"{SYMMETRY}={text}: expected on or off")
+    return text == "on"
+
+
 @dataclass
 class SweepOutcome:
     rows: list[SweepRow]  # the runs done, in order
@@ -172,11 +185,12 @@ def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
     for given in runs:
         for specification in specifications or (base.specification,):
             consts = tuple(c for c in base.consts if c.split("=", 1)[0].strip() not in given)
-            consts += tuple(f"{k}={v}" for k, v in given.items())
+            consts += tuple(f"{k}={v}" for k, v in given.items() if k != SYMMETRY)
             named = {**given, **({"specification": specification} if specifications else {})}
             trace_out = free_path(os.path.join(trace_dir, trace_name(base.spec, named)), base.overwrite)
             request = RunRequest(**{**base.__dict__, "consts": consts, "trace_out": trace_out,
-                                    "specification": specification})
+                                    "specification": specification,
+                                    "symmetry": _symmetry_setting(given, base.symmetry)})
             prepared = prepare(request)  # all input is checked before the first run
             shown = _shown_constants(prepared, columns)
             if specifications:
@@ -220,7 +234,8 @@ def _shown_constants(prepared, columns: list[str]) -> dict[str, str]:
     from modelcheck.constants import format_value
     kinds = {d.name: d.kind for d in prepared.spec.constants}
     values = dict(prepared.model.constants.items())
-    return {name: format_value(kinds[name], values[name]) for name in columns}
+    values[SYMMETRY] = "on" if prepared.symmetry else "off"
+    return {name: format_value(kinds[name], values[name]) if name in kinds else values[name] for name in columns}
 
 
 def render(rows: list[SweepRow], fmt: str, columns: list[str] | None = None) -> str:

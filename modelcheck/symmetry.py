@@ -6,7 +6,9 @@ everywhere maps Init to Init, each action instance to its renamed
 counterpart and every invariant onto itself. Engines may use that to prune
 (see ``modelcheck/backends/z3_reductions.py``). The declaration is a claim
 about the spec; ``rename_state`` and ``rename_instances`` let the tests check
-it on every reachable state of small models.
+it on every reachable state of small models. The explicit engines keep one
+state per orbit when asked (``--symmetry``, or a .cfg SYMMETRY line); the
+checks of that request live here, the search itself in modelcheck/canonical.py.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from modelcheck.errors import SpecDefinitionError
+from modelcheck.constants import REPLICA
+from modelcheck.errors import InputError, SpecDefinitionError
 from modelcheck.values import Function, Record, to_itf
 
 # All renamings up to this many values (23 for 4 replicas); only the swaps of
@@ -85,3 +88,64 @@ def rename_state(model, state: tuple, renaming: tuple[int, ...]) -> tuple:
     names = {values[i]: values[j] for i, j in enumerate(renaming)}
     renamed = {var: to_itf(_rename_value(v, names)) for var, v in model.codec.encode(state).items()}
     return model.codec.decode(renamed)
+
+
+# --- asking for symmetry ------------------------------------------------------
+
+EXPLICIT_ENGINES = ("bfs", "fast")
+
+
+def check_symmetry_request(model, engine: str = "bfs") -> None:
+    """Refuse --symmetry, before any search, where it would be unsound or meaningless."""
+    spec = model.spec
+    if engine not in EXPLICIT_ENGINES:
+        raise InputError(f"--symmetry works with the engines {' and '.join(EXPLICIT_ENGINES)}, not {engine}"
+                         + (" (z3 prunes by symmetry on its own)" if engine == "z3" else ""))
+    constant = symmetric_constant(model)
+    if constant is None:
+        raise InputError(f"--symmetry: {spec.name} declares none of its constants symmetric, "
+                         f"so there is nothing to permute")
+    named = [d.name for d in spec.constants if d.kind == REPLICA]
+    if named:
+        raise InputError(f"--symmetry: {spec.name}'s constant {named[0]} names one of the {constant} "
+                         f"specifically, so they are not interchangeable")
+    from modelcheck.canonical import replica_roles
+    replica_roles(model)  # a state the renaming cannot reach is refused here
+
+
+def symmetry_from_config(cfg, model, notes: list[str]) -> bool:
+    """Whether a .cfg's SYMMETRY lines ask for symmetry, with a note on how each is read.
+
+    TLC's SYMMETRY names a definition in the .tla, which modelcheck does not
+    read; it is taken to be the permutations of the spec's symmetric
+    constant. ``Permutations(C)`` is accepted too, for a symmetric C.
+    """
+    if cfg is None or not cfg.symmetry:
+        return False
+    spec = model.spec
+    constant = symmetric_constant(model)
+    for text, line in cfg.symmetry:
+        where = f"{cfg.path}:{line}: SYMMETRY {text}"
+        if constant is None:
+            raise InputError(f"{where}: {spec.name} declares none of its constants symmetric")
+        if text.startswith("Permutations(") and text.endswith(")"):
+            named = text[len("Permutations("):-1]
+            if named != constant:
+                raise InputError(f"{where}: {named} is not a symmetric constant of {spec.name} "
+                                 f"(only {constant} is); use Permutations({constant})")
+            notes.append(f"{where}: one state per orbit under renamings of {constant}")
+            continue
+        if not text.isidentifier():
+            raise InputError(f"{where}: expected the name of a permutation set, such as Permutations({constant})")
+        if text in {d.name for d in spec.constants}:
+            raise InputError(f"{where}: {text} is a constant, not a set of permutations; "
+                             f"use Permutations({constant})")
+        notes.append(f"{where}: taken to mean Permutations({constant}) (the .tla's definition is not read): "
+                     f"one state per orbit under renamings of {constant}")
+    return True
+
+
+def symmetry_note(model) -> str:
+    constant = symmetric_constant(model)
+    return (f"symmetry: distinct states count orbits under renamings of {constant}; "
+            f"a trace is mapped back to a genuine behaviour")

@@ -30,6 +30,8 @@ class CheckOptions:
     engine_options: Mapping[str, Any] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     coverage: Any = None  # a modelcheck.coverage.Coverage to report to, for engines that collect it
+    # keep one state per orbit of the spec's symmetric constants (modelcheck/canonical.py)
+    symmetry: bool = False
 
 
 @dataclass

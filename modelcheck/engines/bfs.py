@@ -82,6 +82,10 @@ class BfsChecker:
         sometimes_seen: dict[str, int | None] = {name: None for name in model.sometimes}
         visited = VisitedStore()
         generated = 0
+        rebuild, init_states = rebuild_trace, model.init_states
+        if options.symmetry:  # every state stands for its orbit from here on
+            from modelcheck.canonical import symmetric_search
+            successors, rebuild, init_states = symmetric_search(model, successors)
 
         def finish(result: str, depth: int, violation: Violation | None = None,
                    stopped: str | None = None) -> CheckResult:
@@ -90,7 +94,7 @@ class BfsChecker:
                                violation, generated, sometimes_seen, stopped=stopped)
 
         def violation_at(number: int, invariant: str) -> Violation:
-            states, actions = rebuild_trace(model, visited.path_to(number))
+            states, actions = rebuild(model, visited.path_to(number))
             return Violation(invariant, states, actions)
 
         def note_sometimes(state: tuple, depth: int) -> None:
@@ -100,7 +104,7 @@ class BfsChecker:
                     del pending_sometimes[name]
 
         frontier: list[tuple[int, tuple]] = []
-        for k, state in enumerate(model.init_states):
+        for k, state in enumerate(init_states):
             generated += 1
             number = visited.add(fingerprint(state), -1, -1 - k)
             if number is None:

@@ -43,16 +43,18 @@ class RunIdentity:
     constants: dict
     invariants: list[str]
     check_deadlock: bool
+    symmetry: bool = False  # its states are orbit representatives
 
     @classmethod
     def of(cls, model, options) -> "RunIdentity":
-        return cls(model.spec.name, model.json_constants(), list(options.invariants), bool(options.check_deadlock))
+        return cls(model.spec.name, model.json_constants(), list(options.invariants), bool(options.check_deadlock),
+                   bool(options.symmetry))
 
     def describe(self) -> str:
         consts = " ".join(f"{k}={{{', '.join(v)}}}" if isinstance(v, list) else f"{k}={v}"
                           for k, v in self.constants.items())
         return f"{self.spec} ({consts}; invariants {', '.join(self.invariants)}" + \
-               ("; deadlock checked" if self.check_deadlock else "") + ")"
+               ("; deadlock checked" if self.check_deadlock else "") + ("; symmetry" if self.symmetry else "") + ")"
 
 
 @dataclass

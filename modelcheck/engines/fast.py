@@ -23,13 +23,16 @@ found up to and including it (see ``found_before``).
 
 Engine options: ``checkpoint`` (a directory to save the search into at level
 boundaries, at most every ``checkpoint_every`` seconds, and when a limit or
-Ctrl-C stops the run) and ``resume`` (a directory to continue from).
+Ctrl-C stops the run), ``resume`` (a directory to continue from) and, under
+symmetry, ``orbit_sizes`` (add up how many states the representatives stand
+for: a complete search's sum is the count without symmetry).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -75,12 +78,13 @@ class Expansion:
 class Expander:
     """Turns chunks of a level into their successors."""
 
-    def __init__(self, model, check_deadlock: bool = False, instances=None, coverage=None):
+    def __init__(self, model, check_deadlock: bool = False, instances=None, coverage=None, canonical=None):
         from modelcheck.backends.numpy_codegen import compile_numpy
         self.kernel = compile_numpy(model, [], instances)
         self.packing = Packing(model.schema)
         self.check_deadlock = check_deadlock
         self.coverage = coverage  # a modelcheck.coverage.Coverage told of every state expanded, or None
+        self.canonical = canonical  # a modelcheck.canonical.Canonicaliser under symmetry
 
     def successors(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
         """Every successor of a chunk, repeats included: (words, parent index
@@ -105,8 +109,9 @@ class Expander:
         return (np.concatenate(parts_words, axis=1), np.concatenate(parts_parents),
                 np.concatenate(parts_actions), enabled)
 
-    def expand(self, words: np.ndarray, offset: int) -> Expansion:
-        """Successors of the chunk, each credited to its first (parent, action)."""
+    def expand(self, words: np.ndarray, offset: int, visited: "VisitedFingerprints | None" = None) -> Expansion:
+        """Successors of the chunk, each credited to its first (parent, action);
+        under symmetry, each replaced by its orbit's representative."""
         all_words, parents, actions, enabled = self.successors(words)
         deadlocked = -1
         if self.check_deadlock:
@@ -120,12 +125,26 @@ class Expander:
             result.deadlocked = deadlocked
             return result
         fps = fingerprints(all_words)
-        # sorted by fingerprint, and the first of each fingerprint is its first discovery
-        order = np.lexsort((discovery_key(parents, actions, len(self.kernel.updates)), fps))
-        ordered = fps[order]
-        first = order[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
-        return Expansion(fps[first], all_words[:, first], parents[first] + offset, actions[first], fps.size,
-                         deadlocked)
+        key = discovery_key(parents, actions, len(self.kernel.updates))
+        first = first_of_each(fps, key)
+        unique, successors = fps[first], all_words[:, first]
+        if self.canonical is not None:  # each successor's representative, then unique again
+            if visited is not None:  # a successor that is a visited representative needs no renaming
+                fresh = visited.unseen(unique)
+                first, successors = first[fresh], successors[:, fresh]
+            successors = self.canonical.words(successors)
+            canonical_fps = fingerprints(successors)
+            again = first_of_each(canonical_fps, key[first])
+            first, successors, unique = first[again], successors[:, again], canonical_fps[again]
+        return Expansion(unique, successors, parents[first] + offset, actions[first], fps.size, deadlocked)
+
+
+def first_of_each(fps: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Positions of the distinct fingerprints, sorted by fingerprint, each
+    the one with the least key (its first discovery)."""
+    order = np.lexsort((key, fps))
+    ordered = fps[order]
+    return order[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
 
 
 def discovery_key(parents: np.ndarray, actions: np.ndarray, instances: int) -> np.ndarray:
@@ -210,7 +229,13 @@ class _Search:
         self.started = time.perf_counter()
         self.packing = Packing(model.schema)
         self.predicates = compile_numpy(model, list(options.invariants) + list(model.sometimes)).predicates
-        self.expander = Expander(model, options.check_deadlock, coverage=options.coverage)
+        self.canonical, self.rebuild = None, rebuild_trace
+        if options.symmetry:  # one representative per orbit of the symmetric constants
+            from modelcheck.canonical import Canonicaliser, genuine_trace
+            self.canonical = Canonicaliser(model, self.packing)
+            self.rebuild = partial(genuine_trace, canon=self.canonical)
+        self.expander = Expander(model, options.check_deadlock, coverage=options.coverage, canonical=self.canonical)
+        self.orbit_states = 0 if self.canonical is not None and options.engine_options.get("orbit_sizes") else None
         engine_options = options.engine_options
         self.checkpoint_dir = engine_options.get("resume") or engine_options.get("checkpoint")
         self.checkpoint_every = float(engine_options.get("checkpoint_every", 60.0))
@@ -226,11 +251,14 @@ class _Search:
         """``found``: at a violation, the states the reference engine had found when it stopped."""
         self.options.progress.clear()
         found = len(self.visited) if found is None else found
-        return CheckResult("fast", result, found, depth, time.perf_counter() - self.started,
-                           violation, self.generated, self.sometimes_seen, list(self.notes), stopped)
+        r = CheckResult("fast", result, found, depth, time.perf_counter() - self.started,
+                        violation, self.generated, self.sometimes_seen, list(self.notes), stopped)
+        if self.orbit_states is not None:
+            r.notes.append(f"the representatives stand for {self.orbit_states:,} states (the sum of their orbit sizes)")
+        return r
 
     def trace_to(self, number: int, invariant: str) -> Violation:
-        states, actions = rebuild_trace(self.model, self.store.path_to(number))
+        states, actions = self.rebuild(self.model, self.store.path_to(number))
         return Violation(invariant, states, actions)
 
     def check_level(self, words: np.ndarray, first_number: int, depth: int) -> CheckResult | None:
@@ -238,6 +266,8 @@ class _Search:
         such state in the reference engine's order, counted as it counts it
         (every state found up to and including that one)."""
         invariants = self.options.invariants
+        if self.orbit_states is not None:
+            self.orbit_states += int(self.canonical.orbit_sizes(words).sum())
         for start in range(0, words.shape[1], CHUNK):
             results = self.predicates(self.packing.unpack(words[:, start:start + CHUNK]))
             failing = [int(np.argmin(results[inv])) for inv in invariants if not results[inv].all()]
@@ -274,6 +304,8 @@ class _Search:
     def start(self) -> tuple[int, np.ndarray, int] | CheckResult:
         model = self.model
         init_words = self.packing.pack_states(model.init_states)
+        if self.canonical is not None:
+            init_words = self.canonical.words(init_words)
         fps, first = np.unique(fingerprints(init_words), return_index=True)
         order = np.sort(first)  # the spec's order of initial states
         self.generated += len(model.init_states)
@@ -340,7 +372,7 @@ class _Search:
         generated, deadlocked = 0, -1
         limits = self.options.limits
         for start in range(0, level.shape[1], CHUNK):
-            e = self.expander.expand(level[:, start:start + CHUNK], start)
+            e = self.expander.expand(level[:, start:start + CHUNK], start, self.visited)
             generated += e.generated
             if deadlocked < 0 and e.deadlocked >= 0:
                 deadlocked = e.deadlocked

@@ -24,8 +24,14 @@ class TooManyStates(InputError):
 
 
 def build_state_graph(model, max_states: int, max_depth: int | None = None,
-                      progress: Progress | None = None) -> nx.DiGraph:
+                      progress: Progress | None = None, symmetry: bool = False) -> nx.DiGraph:
+    """With ``symmetry``, the quotient graph: one node per orbit of the
+    symmetric constants, edges labelled with the representatives' actions."""
     progress = progress or Silent()
+    successors, init_states = model.successors, model.init_states
+    if symmetry:
+        from modelcheck.canonical import symmetric_search
+        successors, _, init_states = symmetric_search(model, successors)
     fingerprint = fingerprinter(model.schema)
     graph = nx.DiGraph(spec=model.spec.name, constants=model.describe_constants())
     number: dict[int, int] = {}
@@ -44,13 +50,13 @@ def build_state_graph(model, max_states: int, max_depth: int | None = None,
         return n
 
     frontier = []
-    for state in model.init_states:
+    for state in init_states:
         frontier.append((add_node(state, 1), state))
     depth = 1
     while frontier and (max_depth is None or depth < max_depth):
         next_frontier = []
         for n, state in frontier:
-            for index, t in model.successors(state):
+            for index, t in successors(state):
                 known = fingerprint(t) in number
                 m = add_node(t, depth + 1)
                 inst = model.instances[index]
@@ -64,6 +70,18 @@ def build_state_graph(model, max_states: int, max_depth: int | None = None,
     progress.clear()
     graph.graph["complete"] = not frontier
     return graph
+
+
+def graph_symmetry(model, cfg, requested: bool) -> bool:
+    """Whether to build the quotient graph: --symmetry or the .cfg's SYMMETRY."""
+    from modelcheck.symmetry import check_symmetry_request, symmetry_from_config
+    from modelcheck.run import warn
+    notes: list[str] = []
+    wanted = requested or symmetry_from_config(cfg, model, notes)
+    warn(notes)
+    if wanted:
+        check_symmetry_request(model)
+    return wanted
 
 
 def summarize(model, state: tuple) -> str:

@@ -44,3 +44,9 @@ def test_malformed_files_report_the_line(text, line, fragment):
         parse_config(text, "bad.cfg")
     assert f"bad.cfg:{line}:" in str(e.value)
     assert fragment in str(e.value)
+
+
+def test_symmetry_is_read_with_its_line():
+    cfg = parse_config("CONSTANTS Replicas = {a, b}\nSYMMETRY Permutations(Replicas)\nSYMMETRY Perms\n", "m.cfg")
+    assert cfg.symmetry == [("Permutations(Replicas)", 2), ("Perms", 3)]
+    assert cfg.warnings == []

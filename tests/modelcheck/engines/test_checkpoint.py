@@ -53,11 +53,19 @@ def test_resumed_violation_has_the_same_shortest_trace(in_tmp):
     assert code == 12 and resumed["violation"]["trace_length"] == 13
 
 
-@pytest.mark.parametrize("change", [("--const", "Replicas=2"), ("--inv", "StrongIsr"), ("--check-deadlock",)])
+@pytest.mark.parametrize("change", [("--const", "Replicas=2"), ("--inv", "StrongIsr"), ("--check-deadlock",),
+                                    ("--symmetry",)])
 def test_checkpoint_of_another_run_is_refused(in_tmp, change):
     invoke_json(*FULL, "--max-states", "20000", "--checkpoint", "ck")
     code, _, err = invoke(*FULL, "--resume", "ck", *change)
     assert code == 2 and "the checkpoint is for kip320" in err and len(err.strip().splitlines()) == 1
+
+
+def test_resume_under_symmetry_gives_the_identical_result(in_tmp):
+    code, partial, _ = invoke_json(*FULL, "--symmetry", "--max-states", "30000", "--checkpoint", "ck")
+    assert code == 0 and partial["result"] == "bounded-ok"
+    code, resumed, _ = invoke_json(*FULL, "--symmetry", "--resume", "ck")
+    assert (code, resumed["distinct_states"], resumed["depth"]) == (0, 123_311, 26)
 
 
 def test_checkpoint_of_another_spec_is_refused(in_tmp):
