@@ -91,10 +91,18 @@ def test_list_shows_properties_and_specifications():
     (["--prop", "EpochsConverge", "--engine", "z3"], "checked by the bfs and fast engines, not z3"),
     (["--prop", "EpochsConverge", "--engine", "spark"], "checked by the bfs and fast engines, not spark"),
     (["--prop", "EpochsConverge", "--max-depth", "3"], "need the whole state graph"),
+    (["--prop", "EpochsConverge", "--symmetry"], "temporal properties with symmetry"),
 ])
 def test_bad_temporal_input_is_one_line_and_exit_2(in_tmp, args, fragment):
     code, _, err = invoke("run", "kip320", *TWO, *args)
     assert code == 2 and fragment in one_error_line(err)
+
+
+def test_a_cfg_symmetry_line_is_refused_with_properties_too(in_tmp):
+    (in_tmp / "sym.cfg").write_text("CONSTANTS Replicas = {r1, r2}\nSYMMETRY Permutations(Replicas)\n"
+                                    "PROPERTY LeaderAdoptsItsRequest\n")
+    code, _, err = invoke("run", "kip320", "--config", "sym.cfg")
+    assert code == 2 and "temporal properties with symmetry" in err.strip().splitlines()[-1]
 
 
 def test_a_spec_without_properties_says_so(in_tmp):

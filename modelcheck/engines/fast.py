@@ -143,6 +143,8 @@ def first_of_each(fps: np.ndarray, key: np.ndarray) -> np.ndarray:
     """Positions of the distinct fingerprints, sorted by fingerprint, each
     the one with the least key (its first discovery)."""
     order = np.lexsort((key, fps))
+    if order.size == 0:
+        return order
     ordered = fps[order]
     return order[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
 
