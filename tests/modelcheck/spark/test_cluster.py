@@ -69,6 +69,16 @@ def test_a_second_start_is_refused_while_one_runs(cluster):
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+def test_ctrl_c_on_the_cluster_stops_at_the_end_of_the_level(cluster, tmp_path, monkeypatch):
+    from support import interrupt
+    from spark_support import assert_stopped_at_a_level_end
+    url, _, _ = cluster
+    monkeypatch.chdir(tmp_path)
+    r = interrupt("run", "kip320", "--const", "Replicas=2", "--engine", "spark", "--master", url, "--json",
+                  cwd=str(tmp_path), marker=r"level +3 ·")
+    assert_stopped_at_a_level_end(r)
+
+
 def test_stop_ends_exactly_the_recorded_processes(cluster):
     _, state_dir, state = cluster
     done = run_subprocess("cluster", "stop", "--state-dir", state_dir, timeout=120)
@@ -90,13 +100,3 @@ def test_a_reused_pid_is_left_alone():
     finally:
         other.kill()
         other.wait()
-
-
-def test_ctrl_c_on_the_cluster_stops_at_the_end_of_the_level(cluster, tmp_path, monkeypatch):
-    from support import interrupt
-    from spark_support import assert_stopped_at_a_level_end
-    url, _, _ = cluster
-    monkeypatch.chdir(tmp_path)
-    r = interrupt("run", "kip320", "--const", "Replicas=2", "--engine", "spark", "--master", url, "--json",
-                  cwd=str(tmp_path), marker=r"level +3 ·")
-    assert_stopped_at_a_level_end(r)
