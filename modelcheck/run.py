@@ -22,6 +22,7 @@ from modelcheck.engines.checkpoint import check_destination as check_checkpoint_
 from modelcheck.errors import InputError
 from modelcheck.limits import INTERRUPTED, MAX_MEMORY, MAX_STATES, Limits, describe_size, interrupt_requests, parse_size
 from modelcheck.progress import Progress
+from modelcheck.spark.resume import check_spark_options
 from modelcheck.spec import Model, SpecDefinition
 from modelcheck.trace import check_trace_destination, render_text, trace_from_states, write_trace
 
@@ -97,6 +98,8 @@ def prepare(request: RunRequest) -> PreparedRun:
 def _check_checkpoint_options(request: RunRequest) -> None:
     opts = request.engine_options
     checkpoint, resume = opts.get("checkpoint"), opts.get("resume")
+    if request.engine == "spark":
+        return check_spark_options(opts)
     if not (checkpoint or resume):
         return
     if request.engine != "fast":

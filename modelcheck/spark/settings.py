@@ -42,6 +42,7 @@ class SparkSettings:
     partitions: int | None = None
     checkpoint_dir: str | None = None
     checkpoint_levels: int = DEFAULT_CHECKPOINT_LEVELS
+    resume: str | None = None  # a checkpoint directory to continue the search from (modelcheck.spark.resume)
     verbose: bool = False
     executor_wait: float = DEFAULT_EXECUTOR_WAIT
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
