@@ -135,12 +135,28 @@ def contains(sorted_fps: np.ndarray, fps: np.ndarray) -> np.ndarray:
 
 def first_of_each(fps: np.ndarray, parents: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted distinct fingerprints and, for each, the position of its
-    candidate with the smallest (action, parent)."""
-    order = np.lexsort((parents, actions, fps))
+    candidate with the smallest (action, parent).
+
+    The inputs are concatenations of a few blocks, each sorted by
+    fingerprint, which a stable sort merges cheaply; only the fingerprints
+    that repeat are then ordered by action and parent."""
+    order = np.argsort(fps, kind="stable")
     fps = fps[order]
-    first = np.ones(len(fps), dtype=bool)
-    first[1:] = fps[1:] != fps[:-1]
-    return fps[first], order[first]
+    repeat = fps[1:] == fps[:-1]
+    first = np.ones(fps.size, dtype=bool)
+    first[1:] = ~repeat
+    keep = order[first]
+    if repeat.any():
+        grouped = np.zeros(fps.size, dtype=bool)
+        grouped[1:] |= repeat
+        grouped[:-1] |= repeat
+        members, member_fps = order[grouped], fps[grouped]
+        rank = np.lexsort((parents[members], actions[members], member_fps))
+        ranked, ranked_fps = members[rank], member_fps[rank]
+        best = np.ones(ranked.size, dtype=bool)
+        best[1:] = ranked_fps[1:] != ranked_fps[:-1]
+        keep[(np.cumsum(first) - 1)[first & grouped]] = ranked[best]
+    return fps[first], keep
 
 
 # --- the map side: expanding a partition of the frontier -------------------------

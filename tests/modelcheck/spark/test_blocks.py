@@ -160,3 +160,16 @@ def test_small_expansion_chunks_and_visited_records_change_nothing(monkeypatch):
         visited = [blocks.joined_visited([b for _, (t, b) in parts[p] if t == blocks.VISITED]) for parts in
                    (whole[2], partitions)]
         assert all(np.array_equal(a, b) for a, b in zip(*visited))  # the same parents and actions too
+
+
+def test_first_of_each_agrees_with_a_full_ordering():
+    rng = np.random.default_rng(7)
+    fps = rng.integers(0, 50, 400).astype(np.uint64)
+    parents = rng.integers(0, 5, 400).astype(np.uint64)
+    actions = rng.integers(0, 4, 400).astype(np.int32)
+    distinct, keep = blocks.first_of_each(fps, parents, actions)
+    best = {}
+    for i, key in enumerate(zip(fps.tolist(), actions.tolist(), parents.tolist())):
+        best[key[0]] = min(best.get(key[0], (key[1], key[2], i)), (key[1], key[2], i))
+    assert distinct.tolist() == sorted(best)
+    assert [(int(actions[k]), int(parents[k])) for k in keep] == [best[f][:2] for f in sorted(best)]
