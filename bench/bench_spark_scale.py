@@ -32,7 +32,7 @@ import time
 
 import psutil
 
-from bench_spark import fixed_cost, levels, number, STARTED
+from bench_spark import levels, number, STARTED
 from common import ROOT, machine, modelcheck_command
 
 MEDIUM = ["kip320", "--const", "MaxLeaderEpoch=3"]
@@ -155,12 +155,25 @@ def compare(args, scratch: str) -> None:
             line += f"  ratio to fast {medians[kind] / medians['fast']:.2f}"
             s, _, err = sorted(rs, key=lambda r: r[0])[len(rs) // 2]
             rows = levels(err)
-            intercept, slope = fixed_cost(rows[1:])
+            fixed, per_successor, per_visited = level_costs(rows[1:])
             last = rows[-1]
             line += (f"\n{'':<18} started in {number(STARTED.search(err).group(1)):.2f} s, level 1 "
-                     f"{rows[0]['seconds']:.2f} s, per level {intercept:.3f} s + {slope * 1e6:.2f} s per million "
-                     f"successors shuffled; cached {last['cached_mb'] * 1e6 / last['total']:.1f} bytes per state")
+                     f"{rows[0]['seconds']:.2f} s; a level costs {fixed:.3f} s + {per_successor * 1e6:.2f} s per "
+                     f"million successors shuffled + {per_visited * 1e6:.2f} s per million states visited so far; "
+                     f"{len(rows)} levels; cached {last['cached_mb'] * 1e6 / last['total']:.1f} bytes per state; "
+                     f"shuffled {sum(r['shuffled'] for r in rows):,.0f} successors, "
+                     f"{sum(r['shuffled_mb'] for r in rows):,.1f} MB")
         print(line)
+
+
+def level_costs(rows: list[dict]) -> tuple[float, float, float]:
+    """Least squares: a level's seconds ~ fixed + a * successors shuffled +
+    b * states visited so far (the visited set is read and rewritten each level)."""
+    import numpy as np
+    x = np.array([[1.0, r["shuffled"], r["total"]] for r in rows])
+    y = np.array([r["seconds"] for r in rows])
+    fixed, a, b = np.linalg.lstsq(x, y, rcond=None)[0]
+    return float(fixed), float(a), float(b)
 
 
 def big(args, scratch: str) -> None:
