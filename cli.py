@@ -85,7 +85,8 @@ def main():
               help="fast engine: save the search into DIR at level boundaries, and when stopped.")
 @click.option("--checkpoint-every", type=float, default=60.0, show_default=True, metavar="SECONDS",
               help="fast engine: at most this often.")
-@click.option("--resume", metavar="DIR", help="fast and spark engines: continue the search saved (spark: checkpointed) in DIR.")
+@click.option("--resume", metavar="DIR",
+              help="fast and spark engines: continue the search saved (spark: checkpointed) in DIR.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @spark_options
