@@ -114,11 +114,12 @@ def test_a_killed_driver_is_resumed_from_the_last_checkpoint(tmp_path):
         if first.poll() is None:
             os.killpg(first.pid, signal.SIGKILL)
         first.wait()
-    assert json.load(open(os.path.join(directory, resume.MANIFEST)))["level"]["depth"] == 6
+    saved = json.load(open(os.path.join(directory, resume.MANIFEST)))["level"]["depth"]
+    assert saved >= 6 and saved % 3 == 0  # level 6, or 9 if it was done before the kill landed
     done = subprocess.run(command[:-5] + ["--resume", directory, "--json"], cwd=str(tmp_path), env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "resumed at level 6" in done.stderr
+    assert f"resumed at level {saved} " in done.stderr
     m = model("kip320", Replicas=3, LogSize=1, MaxRecords=1)
     expected = BfsChecker().check(m, CheckOptions(m.spec.default_invariants))
     result = json.loads(done.stdout)
