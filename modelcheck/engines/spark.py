@@ -123,9 +123,8 @@ class LevelSearch:
 
     def _materialize(self, level_rdd, level: int, keep: bool = True) -> list[blocks.LevelSummary]:
         """Run the level's job and return its summaries, one per partition."""
-        from pyspark import StorageLevel
         if keep:
-            level_rdd.persist(StorageLevel.MEMORY_AND_DISK)
+            level_rdd.persist(level_storage())
             if level % self.checkpoint_levels == 0:
                 level_rdd.checkpoint()
         # Counting on the JVM side computes (and caches) the partitions with
@@ -249,8 +248,7 @@ class LevelSearch:
         return current
 
     def _materialize_plain(self, rdd) -> None:
-        from pyspark import StorageLevel
-        rdd.persist(StorageLevel.MEMORY_AND_DISK)
+        rdd.persist(level_storage())
         rdd._jrdd.count()
         self.persisted.append(rdd)
 
@@ -280,6 +278,16 @@ class LevelSearch:
         if len(states) != depth or int(last) != target:
             raise RuntimeError(f"trace rebuilding: the replayed path does not end in the state found at depth {depth}")
         return Violation(invariant, states, actions)
+
+
+def level_storage():
+    """Where executors keep a level: on their local disk, which the operating
+    system caches in whatever memory is free. Not MEMORY_AND_DISK: reading
+    back a block it had spilled, Spark reads the whole block (a partition of
+    the level) into the executor's heap at once, and with 1g executors
+    that ran out of heap on kip320 with 4 replicas."""
+    from pyspark import StorageLevel
+    return StorageLevel.DISK_ONLY
 
 
 def _same(records):
