@@ -210,7 +210,7 @@ class LevelSearch:
     def _checkpoint_now(self, level_rdd):
         """A checkpointed copy of an already computed level. (Spark checkpoints
         an RDD only after its first job, so the level itself can no longer
-        be: its copy is read from Spark's cache.)"""
+        be: its copy is read from where Spark keeps the level.)"""
         if level_rdd.isCheckpointed():
             return level_rdd
         copy = level_rdd.mapPartitions(_same, preservesPartitioning=True)

@@ -59,6 +59,9 @@ class SparkSettings:
             raise InputError(f"--executor-wait must be positive, got {self.executor_wait}")
         if self.connect_timeout <= 0:
             raise InputError(f"the connection timeout must be positive, got {self.connect_timeout}")
+        if self.resume is not None and self.checkpoint_dir is None:
+            # a resumed run goes on checkpointing where it was checkpointed
+            object.__setattr__(self, "checkpoint_dir", self.resume)
         if self.checkpoint_dir is not None:
             check_checkpoint_dir(self.checkpoint_dir)
 

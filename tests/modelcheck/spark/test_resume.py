@@ -49,8 +49,10 @@ def test_a_stopped_search_resumes_to_the_same_count(context, tmp_path):
     assert (saved["depth"], saved["total"], saved["partitions"]) == (stopped.depth, stopped.distinct_states, 3)
     rdd_dirs = [d for _, dirs, _ in os.walk(directory) for d in dirs if d.startswith("rdd-")]
     assert len(rdd_dirs) == 1  # the checkpoints before the last one were deleted
-    resumed = spark_check(context, m, {"checkpoint_dir": directory, "resume": directory})
+    resumed = spark_check(context, m, {"resume": directory})  # and goes on checkpointing there
     assert (resumed.result, resumed.distinct_states, resumed.depth) == ("ok", 5973, 18)
+    saved = json.load(open(os.path.join(directory, resume.MANIFEST)))["level"]
+    assert saved["depth"] > stopped.depth and os.path.isdir(saved["rdd"].removeprefix("file:"))
     bfs = BfsChecker().check(m, CheckOptions(m.spec.default_invariants))
     assert (resumed.states_generated, resumed.sometimes) == (bfs.states_generated, bfs.sometimes)
 
