@@ -97,7 +97,8 @@ def main():
               help="fast engine: save the search into DIR at level boundaries, and when stopped.")
 @click.option("--checkpoint-every", type=float, default=60.0, show_default=True, metavar="SECONDS",
               help="fast engine: at most this often.")
-@click.option("--resume", metavar="DIR", help="fast engine: continue the search saved in DIR.")
+@click.option("--resume", metavar="DIR",
+              help="fast and spark engines: continue the search saved (spark: checkpointed) in DIR.")
 @coverage_option
 @click.option("--symmetry", is_flag=True, help=SYMMETRY_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")

@@ -25,6 +25,7 @@ from modelcheck.limits import (INTERRUPTED, MAX_MEMORY, MAX_STATES, Limits, Stop
                               interrupt_requests, parse_size)
 from modelcheck.outputs import check_output_destination, save_trace, story
 from modelcheck.progress import Progress
+from modelcheck.spark.resume import check_spark_options
 from modelcheck.spec import Model, SpecDefinition
 from modelcheck.trace import trace_from_states
 
@@ -153,6 +154,8 @@ def _symmetry(request: RunRequest, cfg, model, warnings: list[str]) -> bool:
 def _check_checkpoint_options(request: RunRequest) -> None:
     opts = request.engine_options
     checkpoint, resume = opts.get("checkpoint"), opts.get("resume")
+    if request.engine == "spark":
+        return check_spark_options(opts)
     if not (checkpoint or resume):
         return
     if request.engine != "fast":

@@ -3,9 +3,8 @@
 Each level is one Spark job of two stages:
 
 1. every partition of the frontier is expanded on an executor with the
-   model's compiled successor function (the breadth-first engine's own),
-   and the successors are shuffled to the partition their fingerprint
-   names;
+   fast engine's vectorised kernels, on its packed states, and the
+   successors are shuffled to the partition their fingerprint names;
 2. each partition's successors are anti-joined against the partition's
    visited set (both sides partitioned by ``fingerprint % partitions``,
    so the join needs no shuffle of the visited set); the new states are
@@ -17,7 +16,9 @@ level holding a violation ends the search, which makes the counterexample a
 shortest one, as in the breadth-first engine; its trace is rebuilt from the
 parent fingerprints kept with the visited set and replayed with the model.
 Lineage grows by a level each time, so every few levels the level's RDD is
-checkpointed, which bounds what Spark recomputes after losing an executor.
+checkpointed, which bounds what Spark recomputes after losing an executor;
+with a checkpoint directory the user named, such a level is also where
+``--resume`` continues a run whose driver died (modelcheck.spark.resume).
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from functools import partial
 
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
 from modelcheck.engines.bfs import rebuild_trace
-from modelcheck.fingerprint import fingerprinter
+from modelcheck.engines.checkpoint import RunIdentity
 from modelcheck.limits import MAX_MEMORY
+from modelcheck.packing import Packing, fingerprints
+from modelcheck.spark import resume
 from modelcheck.spark.session import SparkRun, import_pyspark, spark_run
 from modelcheck.spark.settings import SparkSettings
 
@@ -53,7 +56,7 @@ class SparkChecker:
         with spark_run(settings, f"modelcheck {model.spec.name}", self._context) as run:
             options.progress.note(f"spark: {run.master} · {run.partitions} partitions · checkpoint every "
                                   f"{settings.checkpoint_levels} levels · started in {run.startup_seconds:.1f} s")
-            result = LevelSearch(model, options, run, settings.checkpoint_levels).run()
+            result = LevelSearch(model, options, run, settings).run()
         result.seconds = time.perf_counter() - started
         return result
 
@@ -61,20 +64,27 @@ class SparkChecker:
 class LevelSearch:
     """One search: the level loop, driven from the Spark driver."""
 
-    def __init__(self, model, options: CheckOptions, run: SparkRun, checkpoint_levels: int):
+    def __init__(self, model, options: CheckOptions, run: SparkRun, settings: SparkSettings):
         self.model = model
         self.options = options
         self.run_ = run
         self.sc = run.sc
         self.partitions = run.partitions
-        self.checkpoint_levels = checkpoint_levels
+        self.checkpoint_levels = settings.checkpoint_levels
+        # the manifest goes only into a directory the user named (the default one is removed at the end)
+        self.manifest_dir = settings.checkpoint_dir
+        self.identity = RunIdentity.of(model, options)
+        self.resumed = resume.load(settings.resume, self.identity, settings.partitions) if settings.resume else None
+        if self.resumed:
+            self.partitions = self.resumed.partitions
+        self.last_checkpoint = self.resumed.rdd if self.resumed else None
         self.key = model.key()
         self.sometimes: dict[str, int | None] = {name: None for name in model.sometimes}
         self.generated = 0
         self.persisted = []
         self.report = run.sc.accumulator({}, blocks.SummaryParam())
         # a successor on its way to its partition: fingerprint, parent, action, packed state
-        self.candidate_bytes = 8 + 8 + 4 + blocks.state_struct(model.schema).size
+        self.candidate_bytes = 8 + 8 + 4 + 8 * Packing(model.schema).words
 
     # --- building a level's RDD -----------------------------------------------
     def _shuffle(self, rdd):
@@ -113,9 +123,8 @@ class LevelSearch:
 
     def _materialize(self, level_rdd, level: int, keep: bool = True) -> list[blocks.LevelSummary]:
         """Run the level's job and return its summaries, one per partition."""
-        from pyspark import StorageLevel
         if keep:
-            level_rdd.persist(StorageLevel.MEMORY_AND_DISK)
+            level_rdd.persist(level_storage())
             if level % self.checkpoint_levels == 0:
                 level_rdd.checkpoint()
         # Counting on the JVM side computes (and caches) the partitions with
@@ -145,10 +154,19 @@ class LevelSearch:
     def _search(self, started: float) -> CheckResult:
         options, progress = self.options, self.options.progress
         level_started = time.perf_counter()
-        current = self._first_level()
-        summaries = self._materialize(current, 1)
+        if self.resumed:
+            current, depth = self._reload(self.resumed), self.resumed.depth
+            progress.note(f"resumed at level {depth} ({self.resumed.total:,} states) from {self.resumed.rdd}")
+            level_started = time.perf_counter()
+            depth += 1
+            current = self._next_level(current, depth)
+            summaries = self._materialize(current, depth)
+        else:
+            depth = 1
+            current = self._first_level()
+            summaries = self._materialize(current, 1)
         check_code_origin(summaries, self.run_.code_zip)
-        depth, total = 1, 0
+        total = 0
         while True:
             new = sum(s.new for s in summaries)
             total = sum(s.visited for s in summaries)
@@ -175,7 +193,10 @@ class LevelSearch:
                 return self._finish(started, "ok", depth - 1, total)
             reason = stop_reason(options.limits, total, cached)
             if reason:
+                if self.manifest_dir:  # a run stopped on purpose can be continued later
+                    self._record_checkpoint(self._checkpoint_now(current), depth, total)
                 return self._finish(started, "bounded-ok", depth, total, stopped=reason)
+            self._record_checkpoint(current, depth, total)
             if options.max_depth is not None and depth >= options.max_depth:
                 beyond = self._materialize(self._next_level(current, depth + 1, probe=True), depth + 1, keep=False)
                 more = sum(s.new for s in beyond)
@@ -184,6 +205,52 @@ class LevelSearch:
             depth += 1
             current = self._next_level(current, depth)
             summaries = self._materialize(current, depth)
+
+    # --- checkpoints and resuming ----------------------------------------------
+    def _checkpoint_now(self, level_rdd):
+        """A checkpointed copy of an already computed level. (Spark checkpoints
+        an RDD only after its first job, so the level itself can no longer
+        be: its copy is read from where Spark keeps the level.)"""
+        if level_rdd.isCheckpointed():
+            return level_rdd
+        copy = level_rdd.mapPartitions(_same, preservesPartitioning=True)
+        copy.checkpoint()
+        copy._jrdd.count()
+        return copy
+
+    def _record_checkpoint(self, level_rdd, depth: int, total: int) -> None:
+        """Once a level's checkpoint is written: name it in the manifest, then
+        delete the checkpoint before it (no RDD's lineage reaches back past
+        the newest checkpoint, and the manifest no longer names the old one)."""
+        path = level_rdd.getCheckpointFile()
+        if path is None or path == self.last_checkpoint:
+            return
+        if self.manifest_dir:
+            resume.save(self.manifest_dir, self.identity,
+                        resume.LevelCheckpoint(path, self.partitions, depth, total, self.generated,
+                                               dict(self.sometimes)))
+        if self.last_checkpoint:
+            resume.delete_files(self.sc, self.last_checkpoint)
+        self.last_checkpoint = path
+
+    def _reload(self, saved: resume.LevelCheckpoint):
+        """The checkpointed level as an RDD partitioned like the levels to come."""
+        self.generated = saved.generated
+        self.sometimes.update(saved.sometimes)
+        loaded = self.sc._checkpointFile(saved.rdd, self.sc.serializer)
+        if loaded.getNumPartitions() != self.partitions:
+            raise RuntimeError(f"the checkpoint {saved.rdd} holds {loaded.getNumPartitions()} partitions, "
+                               f"not {self.partitions}")
+        # Spark does not record a checkpoint's partitioner: one shuffle (each
+        # record to the partition it already is in) declares it again.
+        current = self._shuffle(loaded)
+        self._materialize_plain(current)
+        return current
+
+    def _materialize_plain(self, rdd) -> None:
+        rdd.persist(level_storage())
+        rdd._jrdd.count()
+        self.persisted.append(rdd)
 
     def _finish(self, started: float, result: str, depth: int, total: int,
                 violation: Violation | None = None, stopped: str | None = None) -> CheckResult:
@@ -207,9 +274,24 @@ class LevelSearch:
             fp = parent
         path.reverse()
         states, actions = rebuild_trace(self.model, path)
-        if len(states) != depth or fingerprinter(self.model.schema)(states[-1]) != target:
+        last = fingerprints(Packing(self.model.schema).pack_states([states[-1]]))[0]
+        if len(states) != depth or int(last) != target:
             raise RuntimeError(f"trace rebuilding: the replayed path does not end in the state found at depth {depth}")
         return Violation(invariant, states, actions)
+
+
+def level_storage():
+    """Where executors keep a level: on their local disk, which the operating
+    system caches in whatever memory is free. Not MEMORY_AND_DISK: reading
+    back a block it had spilled, Spark reads the whole block (a partition of
+    the level) into the executor's heap at once, and with 1g executors
+    that ran out of heap on kip320 with 4 replicas."""
+    from pyspark import StorageLevel
+    return StorageLevel.DISK_ONLY
+
+
+def _same(records):
+    return records
 
 
 def check_code_origin(summaries: list[blocks.LevelSummary], code_zip: str) -> None:

@@ -42,6 +42,7 @@ class SparkSettings:
     partitions: int | None = None
     checkpoint_dir: str | None = None
     checkpoint_levels: int = DEFAULT_CHECKPOINT_LEVELS
+    resume: str | None = None  # a checkpoint directory to continue the search from (modelcheck.spark.resume)
     verbose: bool = False
     executor_wait: float = DEFAULT_EXECUTOR_WAIT
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
@@ -58,6 +59,9 @@ class SparkSettings:
             raise InputError(f"--executor-wait must be positive, got {self.executor_wait}")
         if self.connect_timeout <= 0:
             raise InputError(f"the connection timeout must be positive, got {self.connect_timeout}")
+        if self.resume is not None and self.checkpoint_dir is None:
+            # a resumed run goes on checkpointing where it was checkpointed
+            object.__setattr__(self, "checkpoint_dir", self.resume)
         if self.checkpoint_dir is not None:
             check_checkpoint_dir(self.checkpoint_dir)
 

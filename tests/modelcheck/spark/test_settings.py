@@ -35,7 +35,7 @@ def test_standalone_addresses_and_loopback():
     ({"checkpoint_levels": 0}, "--checkpoint-levels"),
     ({"conf": ["executor.memory=1g"]}, "start with 'spark.'"),
     ({"conf": ["spark.executor.memory"]}, "KEY=VALUE"),
-    ({"resume": "dir"}, "--resume does not apply to --engine spark"),
+    ({"checkpoint_every": 60.0}, "--checkpoint-every does not apply to --engine spark"),
 ])
 def test_bad_options(options, fragment):
     with pytest.raises(InputError, match=fragment):

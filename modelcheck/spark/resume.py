@@ -1,0 +1,113 @@
+"""Resuming a Spark search whose driver died, from its last checkpoint.
+
+Every ``--checkpoint-levels`` levels the level's RDD (the visited set and the
+frontier, partition by partition) is checkpointed by Spark into the
+checkpoint directory. With a directory the user named, the driver then
+writes ``DIR/modelcheck-spark.json``: which RDD files hold the level, the
+depth, the counts so far, and the spec, constants and checks the run is for
+(the fast engine's ``RunIdentity``). ``--resume DIR`` reads it back, reloads
+the RDD files and carries on from the level after.
+
+The manifest is written to a temporary name and renamed into place, and only
+after Spark has written the RDD files it names; the files of the checkpoint
+before are deleted only after that. So a driver killed at any moment leaves
+a manifest naming a complete checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+
+from modelcheck import __version__
+from modelcheck.engines.checkpoint import RunIdentity
+from modelcheck.errors import InputError
+from modelcheck.spark.settings import is_url
+
+MANIFEST = "modelcheck-spark.json"
+FORMAT = "modelcheck-spark-checkpoint"
+VERSION = 1
+
+
+@dataclass
+class LevelCheckpoint:
+    """A checkpointed level: where its RDD files are and the search's counters there."""
+
+    rdd: str  # the RDD's checkpoint directory, as Spark names it
+    partitions: int
+    depth: int
+    total: int
+    generated: int
+    sometimes: dict[str, int | None] = field(default_factory=dict)
+
+
+def manifest_path(directory: str) -> str:
+    return os.path.join(directory, MANIFEST)
+
+
+def check_spark_options(options: dict) -> None:
+    """``--resume DIR`` with ``--engine spark``: DIR is the ``--checkpoint-dir``
+    of the run to continue (giving both, they must agree). A fresh run may
+    not start in a directory that holds a search's checkpoint: that would
+    replace it without being asked."""
+    resume, directory = options.get("resume"), options.get("checkpoint_dir")
+    if options.get("checkpoint"):
+        raise InputError("--checkpoint is for --engine fast; with --engine spark, use --checkpoint-dir DIR")
+    options.pop("checkpoint_every", None)
+    if resume:
+        if directory and os.path.abspath(directory) != os.path.abspath(resume):
+            raise InputError("--resume continues the run in its own --checkpoint-dir; drop --checkpoint-dir "
+                             "or give the same directory")
+        if is_url(resume):
+            raise InputError(f"--resume {resume}: resuming needs a checkpoint directory on a mounted file system")
+        if not os.path.exists(manifest_path(resume)):
+            raise InputError(f"--resume {resume}: no Spark search checkpointed there ({MANIFEST} is missing)")
+        options["checkpoint_dir"] = resume
+    elif directory and not is_url(directory) and os.path.exists(manifest_path(directory)):
+        raise InputError(f"--checkpoint-dir {directory} already holds a search's checkpoint; continue it with "
+                         f"--resume {directory} or choose another directory")
+
+
+def save(directory: str, identity: RunIdentity, level: LevelCheckpoint) -> None:
+    """Write the manifest (local or mounted directories; a URL directory keeps
+    Spark's RDD checkpoints for recovery but cannot be resumed from)."""
+    if is_url(directory):
+        return
+    body = {"format": FORMAT, "version": VERSION, "modelcheck": __version__, "saved_at": time.time(),
+            "identity": asdict(identity), "level": asdict(level)}
+    tmp = os.path.join(directory, f".{MANIFEST}.{os.getpid()}.tmp")
+    with open(tmp, "w") as f:
+        json.dump(body, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, manifest_path(directory))
+
+
+def load(directory: str, identity: RunIdentity, partitions: int | None) -> LevelCheckpoint:
+    """The checkpoint to resume, refused if it is for another run."""
+    try:
+        with open(manifest_path(directory)) as f:
+            body = json.load(f)
+        saved, level = RunIdentity(**body["identity"]), LevelCheckpoint(**body["level"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise InputError(f"--resume {directory}: {MANIFEST} is not a readable checkpoint ({e})") from None
+    if body.get("format") != FORMAT or body.get("version") != VERSION:
+        raise InputError(f"--resume {directory}: not a Spark checkpoint of this modelcheck version")
+    if saved != identity:
+        raise InputError(f"--resume {directory}: the checkpoint is for {saved.describe()}, "
+                         f"but this run is {identity.describe()}")
+    if partitions is not None and partitions != level.partitions:
+        raise InputError(f"--resume {directory}: the checkpoint has {level.partitions} partitions; "
+                         f"drop --partitions or give --partitions {level.partitions}")
+    if not os.path.isdir(level.rdd.removeprefix("file:")):
+        raise InputError(f"--resume {directory}: the checkpointed level's files ({level.rdd}) are missing")
+    return level
+
+
+def delete_files(sc, path: str) -> None:
+    """Remove a superseded RDD checkpoint (any file system Spark can reach)."""
+    jvm = sc._jvm
+    target = jvm.org.apache.hadoop.fs.Path(path)
+    target.getFileSystem(sc._jsc.hadoopConfiguration()).delete(target, True)
