@@ -33,7 +33,7 @@ def test_violation_report_trace_and_exit_12(tmp_path):
     done = run_subprocess("run", "truncate-to-hw", "--const", "Replicas=2", "--engine", "spark",
                           "--master", "local[2]", "--partitions", "3", "--quiet", "--verbose", cwd=str(tmp_path))
     assert done.returncode == 12, done.stderr
-    assert "Invariant WeakIsr is violated. Shortest counterexample: 9 states." in done.stdout
+    assert "Invariant WeakIsr is violated in state 9, at the end of this shortest counterexample" in done.stdout
     assert "engine spark" in done.stdout
     assert not any(line.startswith("level ") for line in done.stderr.splitlines())  # --quiet
     assert "spark: INFO DAGScheduler" in done.stderr  # --verbose: Spark's own log

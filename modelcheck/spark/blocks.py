@@ -33,7 +33,7 @@ re-run task (after a lost executor) overwrite its own entry with the same
 value instead of counting twice.
 
 Where a state is reached from several parents, the one kept is the smallest
-(action index, parent fingerprint), whatever the partitioning and whatever
+(parent fingerprint, action index), whatever the partitioning and whatever
 order shuffle blocks arrive in, so runs are reproducible.
 """
 
@@ -135,7 +135,9 @@ def contains(sorted_fps: np.ndarray, fps: np.ndarray) -> np.ndarray:
 
 def first_of_each(fps: np.ndarray, parents: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted distinct fingerprints and, for each, the position of its
-    candidate with the smallest (action, parent).
+    candidate with the smallest (parent, action), the rule the fast
+    engine's expansion applies within a chunk (its rows are in fingerprint
+    order, so its first discovery is the smallest parent fingerprint).
 
     The inputs are concatenations of a few blocks, each sorted by
     fingerprint, which a stable sort merges cheaply; only the fingerprints
@@ -151,7 +153,7 @@ def first_of_each(fps: np.ndarray, parents: np.ndarray, actions: np.ndarray) -> 
         grouped[1:] |= repeat
         grouped[:-1] |= repeat
         members, member_fps = order[grouped], fps[grouped]
-        rank = np.lexsort((parents[members], actions[members], member_fps))
+        rank = np.lexsort((actions[members], parents[members], member_fps))
         ranked, ranked_fps = members[rank], member_fps[rank]
         best = np.ones(ranked.size, dtype=bool)
         best[1:] = ranked_fps[1:] != ranked_fps[:-1]
@@ -186,9 +188,9 @@ def expand_frontier(expand: Expander, frontier: Frontier) -> tuple[np.ndarray, n
     fps, actions, words, generated, fingerprints of states without successors).
 
     The expansion itself is the fast engine's, chunk by chunk; each chunk
-    keeps, per fingerprint, its smallest (action, row), and rows are in
+    keeps, per fingerprint, its smallest (row, action), and rows are in
     fingerprint order, so merging the chunks by the same rule keeps the
-    smallest (action, parent fingerprint) of the block."""
+    smallest (parent fingerprint, action) of the block."""
     parts, generated, stuck = [], 0, []
     for start in range(0, frontier.fps.size, CHUNK):
         e = expand.expand(frontier.words[:, start:start + CHUNK], start)

@@ -126,17 +126,29 @@ class DaemonShutdownFilter:
 
     def feed(self, line: str) -> list[str]:
         if self.held:
-            self.held.append(line)
-            if line[:1].isspace():
+            # two workers may print their tracebacks interleaved: hold every
+            # frame, header and broken-pipe line until something else comes
+            if line[:1].isspace() or line.startswith((TRACEBACK, *BROKEN_PIPE)):
+                self.held.append(line)
                 return []
             held, self.held = self.held, []
-            harmless = (line.startswith(("BrokenPipeError", "ConnectionResetError"))
-                        and any("pyspark/daemon.py" in h for h in held))
-            return [] if harmless else held
-        if line.startswith("Traceback (most recent call last):"):
+            return self._judged(held) + self.feed(line)
+        if line.startswith(TRACEBACK):
             self.held = [line]
             return []
         return [] if self.drop and line.startswith(self.drop) else [line]
+
+    @staticmethod
+    def _judged(held: list[str]) -> list[str]:
+        """Held lines, or none if they are only the daemon's broken-pipe tracebacks."""
+        ends = [h for h in held if not h[:1].isspace() and not h.startswith(TRACEBACK)]
+        harmless = (ends and all(h.startswith(BROKEN_PIPE) for h in ends)
+                    and any("pyspark/daemon.py" in h for h in held))
+        return [] if harmless else held
+
+
+TRACEBACK = "Traceback (most recent call last):"
+BROKEN_PIPE = ("BrokenPipeError", "ConnectionResetError")
 
 
 # Loggers whose warnings are connection-level detail of a failure that

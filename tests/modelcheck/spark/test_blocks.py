@@ -169,7 +169,7 @@ def test_first_of_each_agrees_with_a_full_ordering():
     actions = rng.integers(0, 4, 400).astype(np.int32)
     distinct, keep = blocks.first_of_each(fps, parents, actions)
     best = {}
-    for i, key in enumerate(zip(fps.tolist(), actions.tolist(), parents.tolist())):
+    for i, key in enumerate(zip(fps.tolist(), parents.tolist(), actions.tolist())):
         best[key[0]] = min(best.get(key[0], (key[1], key[2], i)), (key[1], key[2], i))
     assert distinct.tolist() == sorted(best)
-    assert [(int(actions[k]), int(parents[k])) for k in keep] == [best[f][:2] for f in sorted(best)]
+    assert [(int(parents[k]), int(actions[k])) for k in keep] == [best[f][:2] for f in sorted(best)]

@@ -19,6 +19,15 @@ def test_jvm_output_filter_drops_only_daemon_shutdown_noise():
     assert out == ["spark: WARN x\n", *real]
 
 
+def test_two_workers_broken_pipes_interleaved_are_dropped_too():
+    f = DaemonShutdownFilter()
+    frame = '  File ".../pyspark.zip/pyspark/daemon.py", line 95, in worker\n'
+    interleaved = ["Traceback (most recent call last):\n", "Traceback (most recent call last):\n", frame, frame,
+                   "BrokenPipeError: [Errno 32] Broken pipe\n", frame, "BrokenPipeError: [Errno 32] Broken pipe\n"]
+    out = [line for text in [*interleaved, "level 1\n"] for line in f.feed(text)]
+    assert out == ["level 1\n"]
+
+
 def summarised(lines: list[str]) -> list[str]:
     from modelcheck.spark.jvm import SparkLogSummary
     log = SparkLogSummary()

@@ -253,6 +253,17 @@ def test_timeline_labels_break_between_words_and_parameters(browser, pages, widt
     page.close()
 
 
+def until(condition, timeout: float = 10.0) -> None:
+    """Wait for a condition read from Python. (Playwright's wait_for_function
+    compiles its expression inside the page, which the viewer's
+    Content-Security-Policy forbids once it has to poll.)"""
+    import time
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the page never got there"
+        time.sleep(0.05)
+
+
 def test_keyboard_selects_scrolls_and_follows_the_address(browser, pages):
     path, _ = pages["first-try"]
     page = Page(browser, path, 1400, height=500)  # a short window, so the page can scroll
@@ -268,13 +279,13 @@ def test_keyboard_selects_scrolls_and_follows_the_address(browser, pages):
     page.page.focus("#next")
     page.page.keyboard.press("ArrowDown")
     page.page.keyboard.press("ArrowDown")
-    page.page.wait_for_function("window.scrollY > 0")
+    until(lambda: page.js("window.scrollY") > 0)
     assert title() == "State 8 of 13: LeaderWrite(replica=r1)"
     page.page.keyboard.press("ArrowUp")
     assert title() == "State 8 of 13: LeaderWrite(replica=r1)"
     # a #state-N typed into an open tab is honoured
     page.js("location.hash = '#state-11'")
-    page.page.wait_for_function("document.getElementById('step-title').textContent.startsWith('State 11 of 13')")
+    until(lambda: title().startswith("State 11 of 13"))
     assert page.page.locator("#timeline-list li[aria-current=step]").get_attribute("data-index") == "10"
     page.close()
 
