@@ -156,13 +156,10 @@ def explore_explicit(model, fair_actions, progress) -> StateGraph:
 
 # --- the fast builder: whole levels at once ----------------------------------------------
 
-CHUNK = 1 << 15
-
-
 def explore_batched(model, fair_actions, progress) -> StateGraph:
     """Level by level over packed states with the fast engine's kernels."""
     from modelcheck.backends.numpy_codegen import compile_conditions
-    from modelcheck.engines.fast import Expander
+    from modelcheck.engines.fast import CHUNK, Expander
     from modelcheck.packing import Packing, fingerprints
 
     packing = Packing(model.schema)
