@@ -182,7 +182,8 @@ class RunOutcome:
         if self.result.stopped == INTERRUPTED:
             return 130
         if self.liveness is not None and self.liveness.violated is not None and self.result.violation is None:
-            return 13
+            from modelcheck.liveness.outcome import EXIT_PROPERTY_VIOLATED
+            return EXIT_PROPERTY_VIOLATED
         if self.result.result != "violation":
             return 0
         from modelcheck.engines.base import DEADLOCK
