@@ -92,14 +92,14 @@ def rename_state(model, state: tuple, renaming: tuple[int, ...]) -> tuple:
 
 # --- asking for symmetry ------------------------------------------------------
 
-EXPLICIT_ENGINES = ("bfs", "fast")
+EXPLICIT_ENGINES = ("bfs", "fast", "spark")
 
 
 def check_symmetry_request(model, engine: str = "bfs") -> None:
     """Refuse --symmetry, before any search, where it would be unsound or meaningless."""
     spec = model.spec
     if engine not in EXPLICIT_ENGINES:
-        raise InputError(f"--symmetry works with the engines {' and '.join(EXPLICIT_ENGINES)}, not {engine}"
+        raise InputError(f"--symmetry works with the engines {', '.join(EXPLICIT_ENGINES)}, not {engine}"
                          + (" (z3 prunes by symmetry on its own)" if engine == "z3" else ""))
     constant = symmetric_constant(model)
     if constant is None:

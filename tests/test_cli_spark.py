@@ -42,6 +42,17 @@ def test_violation_report_trace_and_exit_12(tmp_path):
     assert_trace_replays(model("truncate-to-hw", Replicas=2), str(path), 9)
 
 
+def test_symmetry_on_spark_counts_orbits_and_traces_genuine_behaviours(tmp_path):
+    done = run_subprocess("run", "kip320-first-try", "--const", "Replicas=3", "--inv", "StrongIsr", "--symmetry",
+                          "--engine", "spark", "--master", "local[2]", "--json", "--trace-out", "t.itf.json",
+                          cwd=str(tmp_path))
+    assert done.returncode == 12, done.stderr
+    out = json.loads(done.stdout)
+    assert out["symmetry"] is True and out["violation"]["trace_length"] == 13
+    assert out["engine"] == "spark"
+    assert_trace_replays(model("kip320-first-try", Replicas=3), str(tmp_path / "t.itf.json"), 13)
+
+
 def test_unreachable_master_fails_fast_with_one_line(tmp_path):
     port = free_port()  # nothing listens there
     started = time.monotonic()

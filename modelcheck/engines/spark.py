@@ -79,6 +79,11 @@ class LevelSearch:
             self.partitions = self.resumed.partitions
         self.last_checkpoint = self.resumed.rdd if self.resumed else None
         self.key = model.key()
+        self.canonical, self.rebuild = None, rebuild_trace
+        if options.symmetry:
+            from modelcheck.canonical import Canonicaliser, genuine_trace
+            self.canonical = Canonicaliser(model)
+            self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.sometimes: dict[str, int | None] = {name: None for name in model.sometimes}
         self.generated = 0
         self.persisted = []
@@ -113,12 +118,13 @@ class LevelSearch:
         """Empty visited blocks and the initial states, in one shuffle."""
         n = self.partitions
         empty = [(i, (blocks.VISITED, blocks.empty_visited())) for i in range(n)]
-        inputs = self._shuffle(self.sc.parallelize(empty + blocks.initial_blocks(self.model, n), n))
+        initial = blocks.initial_blocks(self.model, n, self.canonical)
+        inputs = self._shuffle(self.sc.parallelize(empty + initial, n))
         return self._step(inputs, 1, probe=False)
 
     def _next_level(self, current, level: int, probe: bool = False):
         expand = partial(blocks.expand_partition, self.key, self.partitions,
-                         self.options.check_deadlock and not probe)
+                         self.options.check_deadlock and not probe, self.canonical is not None)
         return self._select_new(current, self._shuffle(current.mapPartitionsWithIndex(expand)), level, probe)
 
     def _materialize(self, level_rdd, level: int, keep: bool = True) -> list[blocks.LevelSummary]:
@@ -261,7 +267,8 @@ class LevelSearch:
     # --- traces ----------------------------------------------------------------
     def _violation(self, level_rdd, fp: int, invariant: str, depth: int) -> Violation:
         """Walk the parent fingerprints back to an initial state, one lookup
-        in the owning partition per step, then replay the actions."""
+        in the owning partition per step, then replay the actions (under
+        symmetry, as a genuine behaviour through the same orbits)."""
         target, path = fp, []
         while True:
             found = self.sc.runJob(level_rdd, partial(blocks.parent_of, fp), [fp % self.partitions])
@@ -273,8 +280,9 @@ class LevelSearch:
                 break
             fp = parent
         path.reverse()
-        states, actions = rebuild_trace(self.model, path)
-        last = fingerprints(Packing(self.model.schema).pack_states([states[-1]]))[0]
+        states, actions = self.rebuild(self.model, path)
+        last_state = self.canonical.states(states[-1:]) if self.canonical is not None else states[-1:]
+        last = fingerprints(Packing(self.model.schema).pack_states(last_state))[0]
         if len(states) != depth or int(last) != target:
             raise RuntimeError(f"trace rebuilding: the replayed path does not end in the state found at depth {depth}")
         return Violation(invariant, states, actions)

@@ -32,6 +32,11 @@ by (level, partition), which is all the driver collects. Keying makes a
 re-run task (after a lost executor) overwrite its own entry with the same
 value instead of counting twice.
 
+Under symmetry (``--symmetry``) every state that reaches the shuffle is
+already its orbit's representative: the expander canonicalises successors
+before fingerprinting them, exactly as in the fast engine, so the
+partitioning, the visited set and the anti-join are unchanged.
+
 Where a state is reached from several parents, the one kept is the smallest
 (parent fingerprint, action index), whatever the partitioning and whatever
 order shuffle blocks arrive in, so runs are reproducible.
@@ -110,8 +115,17 @@ def partition_index(key: int) -> int:
 # --- what an executor builds once per model (Python workers are reused) ----------
 
 @lru_cache(maxsize=8)
-def expander(model_key: tuple, check_deadlock: bool) -> Expander:
-    return Expander(load_model(model_key), check_deadlock)
+def expander(model_key: tuple, check_deadlock: bool, symmetric: bool = False) -> Expander:
+    """The fast engine's expander; under symmetry every successor it returns
+    is already its orbit's representative, as in the fast engine."""
+    model = load_model(model_key)
+    return Expander(model, check_deadlock, canonical=canonicaliser(model_key) if symmetric else None)
+
+
+@lru_cache(maxsize=8)
+def canonicaliser(model_key: tuple):
+    from modelcheck.canonical import Canonicaliser
+    return Canonicaliser(load_model(model_key))
 
 
 @lru_cache(maxsize=8)
@@ -211,11 +225,11 @@ def expand_frontier(expand: Expander, frontier: Frontier) -> tuple[np.ndarray, n
     return fps, parents, actions, all_words, generated, np.array(stuck[:1], dtype=np.uint64)
 
 
-def expand_partition(model_key: tuple, partitions: int, check_deadlock: bool,
+def expand_partition(model_key: tuple, partitions: int, check_deadlock: bool, symmetric: bool,
                      split: int, records: Iterable) -> Iterator[tuple[int, tuple[str, Successors]]]:
     """Expand the frontier states of one partition, drop repeats within the
     partition, and route the rest to their partitions."""
-    expand = expander(model_key, check_deadlock)
+    expand = expander(model_key, check_deadlock, symmetric)
     # read every record, the visited ones too: a Python worker that leaves
     # input unread is not reused, and the next task would start a new one
     frontiers = [block for _, (tag, block) in records if tag == FRONTIER]
@@ -224,9 +238,12 @@ def expand_partition(model_key: tuple, partitions: int, check_deadlock: bool,
     return iter(route(fps, parents, actions, words, partitions, generated, split % partitions, stuck))
 
 
-def initial_blocks(model, partitions: int) -> list[tuple[int, tuple[str, Successors]]]:
-    """The initial states as successor candidates of an empty level 0."""
+def initial_blocks(model, partitions: int, canonical=None) -> list[tuple[int, tuple[str, Successors]]]:
+    """The initial states as successor candidates of an empty level 0 (their
+    representatives, given a ``modelcheck.canonical.Canonicaliser``)."""
     words = Packing(model.schema).pack_states(model.init_states)
+    if canonical is not None:
+        words = canonical.words(words)
     fps = fingerprints(words)
     actions = -1 - np.arange(len(model.init_states), dtype=np.int32)
     # keep the first of equal initial states, as the breadth-first engine does

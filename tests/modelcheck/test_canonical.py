@@ -122,5 +122,5 @@ def test_a_genuine_trace_follows_real_steps_from_the_real_initial_state():
 def test_symmetry_is_refused_where_it_means_nothing():
     with pytest.raises(InputError, match="declares none of its constants symmetric"):
         check_symmetry_request(model("async-isr"))
-    with pytest.raises(InputError, match="engines bfs and fast, not z3"):
+    with pytest.raises(InputError, match="engines bfs, fast, spark, not z3"):
         check_symmetry_request(model("kip320", Replicas=2), "z3")
