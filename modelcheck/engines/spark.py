@@ -1,24 +1,23 @@
 """The distributed engine: a level-synchronous breadth-first search on Spark.
 
-Each level is one Spark job of two stages:
-
-1. every partition of the frontier is expanded on an executor with the
-   fast engine's vectorised kernels, on its packed states, and the
-   successors are shuffled to the partition their fingerprint names;
-2. each partition's successors are anti-joined against the partition's
-   visited set (both sides partitioned by ``fingerprint % partitions``,
-   so the join needs no shuffle of the visited set); the new states are
-   checked against the invariants there, on the executor, and become the
-   next frontier.
+Each level is one Spark stage. Every partition's task (``blocks.step``)
+reads the successor blocks the shuffle brought it, keeps those its visited
+set does not hold, checks the invariants on them, expands them with the
+fast engine's vectorised kernels, and writes their successors into the
+shuffle, each to the partition its fingerprint names. The visited set never
+passes through Spark: each partition's is a sorted run of fingerprints per
+level, in files under the checkpoint directory (``modelcheck.spark.visited``),
+which the driver and every executor reach.
 
 The driver collects one small summary per partition and level. The first
 level holding a violation ends the search, which makes the counterexample a
 shortest one, as in the breadth-first engine; its trace is rebuilt from the
-parent fingerprints kept with the visited set and replayed with the model.
-Lineage grows by a level each time, so every few levels the level's RDD is
-checkpointed, which bounds what Spark recomputes after losing an executor;
-with a checkpoint directory the user named, such a level is also where
-``--resume`` continues a run whose driver died (modelcheck.spark.resume).
+parent fingerprints kept in the visited runs and replayed with the model.
+Lineage grows by a level each time, so every few levels the level's
+successors are checkpointed, which bounds what Spark recomputes after
+losing an executor; with a checkpoint directory the user named, such a
+level is also where ``--resume`` continues a run whose driver died
+(modelcheck.spark.resume).
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ from modelcheck.spark.settings import SparkSettings
 
 import_pyspark()  # without pyspark, choosing this engine is bad input: say so plainly
 
-from modelcheck.spark import blocks  # noqa: E402  (the executor side needs pyspark)
+from modelcheck.spark import blocks, visited  # noqa: E402  (the executor side needs pyspark)
 
 
 class SparkChecker:
@@ -86,62 +85,46 @@ class LevelSearch:
             self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.sometimes: dict[str, int | None] = {name: None for name in model.sometimes}
         self.generated = 0
-        self.persisted = []
+        self.visited_dir = visited.prepare(run.checkpoint_dir, fresh=self.resumed is None)
         self.report = run.sc.accumulator({}, blocks.SummaryParam())
         # a successor on its way to its partition: fingerprint, parent, action, packed state
         self.candidate_bytes = 8 + 8 + 4 + 8 * Packing(model.schema).words
 
-    # --- building a level's RDD -----------------------------------------------
+    # --- building a level's RDDs ----------------------------------------------
     def _shuffle(self, rdd):
         shuffled = rdd.partitionBy(self.partitions, blocks.partition_index)
         # A shuffle's output reads exactly like a mapPartitions output (batches
-        # of pickled records); saying so keeps union() from adding a Python
-        # pass that re-pickles every block only to relabel its format.
+        # of pickled records); saying so keeps the next step from adding a
+        # Python pass that re-pickles every block only to relabel its format.
         shuffled._jrdd_deserializer = self.sc.serializer
         return shuffled
 
-    def _select_new(self, visited, successors, level: int, probe: bool):
-        both = visited.union(successors)
-        if both.getNumPartitions() != self.partitions or both.partitioner is None:
-            raise RuntimeError("the visited set and the successors are not co-partitioned "
-                               f"({both.getNumPartitions()} partitions instead of {self.partitions})")
-        return self._step(both, level, probe)
-
-    def _step(self, inputs, level: int, probe: bool):
-        """Each partition's visited block and incoming successors -> the next level."""
+    def _config(self, level: int, probe: bool = False) -> blocks.StepConfig:
         pending = tuple(name for name, depth in self.sometimes.items() if depth is None)
-        step = partial(blocks.select_new, self.key, tuple(self.options.invariants), pending, probe, level,
-                       self.report)
-        return inputs.mapPartitionsWithIndex(step, preservesPartitioning=True)
+        return blocks.StepConfig(self.key, self.partitions, level, self.visited_dir, tuple(self.options.invariants),
+                                 pending, self.options.check_deadlock, self.canonical is not None, probe)
 
     def _first_level(self):
-        """Empty visited blocks and the initial states, in one shuffle."""
-        n = self.partitions
-        empty = [(i, (blocks.VISITED, blocks.empty_visited())) for i in range(n)]
-        initial = blocks.initial_blocks(self.model, n, self.canonical)
-        inputs = self._shuffle(self.sc.parallelize(empty + initial, n))
-        return self._step(inputs, 1, probe=False)
+        """The initial states, routed to their partitions as level 1's successors."""
+        initial = blocks.initial_blocks(self.model, self.partitions, self.canonical)
+        return self._level(self._shuffle(self.sc.parallelize(initial, self.partitions)), 1)
 
-    def _next_level(self, current, level: int, probe: bool = False):
-        expand = partial(blocks.expand_partition, self.key, self.partitions,
-                         self.options.check_deadlock and not probe, self.canonical is not None)
-        return self._select_new(current, self._shuffle(current.mapPartitionsWithIndex(expand)), level, probe)
+    def _level(self, arriving, level: int):
+        """Run level ``level``: each partition's step on the successor blocks
+        ``arriving`` for it. Returns its own successors, shuffled to their
+        partitions: the next level's input, computed and kept by Spark."""
+        step = partial(blocks.step, self._config(level), self.report)
+        successors = self._shuffle(arriving.mapPartitionsWithIndex(step))
+        run_map_stage(self.sc, successors)
+        return successors
 
-    def _materialize(self, level_rdd, level: int, keep: bool = True) -> list[blocks.LevelSummary]:
-        """Run the level's job and return its summaries, one per partition."""
-        if keep:
-            level_rdd.persist(level_storage())
-            if level % self.checkpoint_levels == 0:
-                level_rdd.checkpoint()
-        # Counting on the JVM side computes (and caches) the partitions with
-        # no further Python pass over them; the summaries arrive through the
-        # accumulator.
-        level_rdd._jrdd.count()
-        if keep:
-            self.persisted.append(level_rdd)
-            # the level before is now only lineage (for recomputation after a loss)
-            while len(self.persisted) > 1:
-                self.persisted.pop(0).unpersist()
+    def _probe(self, arriving, level: int) -> list[blocks.LevelSummary]:
+        """How many states lie one level beyond --max-depth (nothing is kept)."""
+        step = partial(blocks.step, self._config(level, probe=True), self.report)
+        arriving.mapPartitionsWithIndex(step)._jrdd.count()
+        return self._summaries(level)
+
+    def _summaries(self, level: int) -> list[blocks.LevelSummary]:
         reported = self.report.value
         missing = [i for i in range(self.partitions) if (level, i) not in reported]
         if missing:
@@ -150,27 +133,21 @@ class LevelSearch:
 
     # --- the search ------------------------------------------------------------
     def run(self) -> CheckResult:
-        started = time.perf_counter()
-        try:
-            return self._search(started)
-        finally:
-            for rdd in self.persisted:
-                rdd.unpersist()
+        return self._search(time.perf_counter())
 
     def _search(self, started: float) -> CheckResult:
         options, progress = self.options, self.options.progress
         level_started = time.perf_counter()
         if self.resumed:
-            current, depth = self._reload(self.resumed), self.resumed.depth
+            arriving, depth = self._reload(self.resumed), self.resumed.depth
             progress.note(f"resumed at level {depth} ({self.resumed.total:,} states) from {self.resumed.rdd}")
             level_started = time.perf_counter()
             depth += 1
-            current = self._next_level(current, depth)
-            summaries = self._materialize(current, depth)
+            current = self._level(arriving, depth)
         else:
             depth = 1
             current = self._first_level()
-            summaries = self._materialize(current, 1)
+        summaries = self._summaries(depth)
         check_code_origin(summaries, self.run_.code_zip)
         total = 0
         while True:
@@ -178,57 +155,51 @@ class LevelSearch:
             total = sum(s.visited for s in summaries)
             self.generated += sum(s.generated for s in summaries)
             received = sum(s.received for s in summaries)
-            cached = cached_bytes(self.sc, current)
+            kept = visited.stored_bytes(self.visited_dir)
             progress.note(f"level {depth:>3} · {new:>11,} new · {total:>13,} total · "
                           f"{time.perf_counter() - level_started:6.2f} s · shuffled {received:,} successors "
-                          f"({_mb(received * self.candidate_bytes)}) · cached {_mb(cached)}")
+                          f"({_mb(received * self.candidate_bytes)}) · visited files {_mb(kept)}")
             dead = [s.deadlock for s in summaries if s.deadlock is not None]
             if dead:  # found while expanding the level before this one: a shorter trace
                 return self._finish(started, "violation", depth - 1, total - new,
-                                    self._violation(current, min(dead), DEADLOCK, depth - 1))
+                                    self._violation(min(dead), DEADLOCK, depth - 1))
             bad = [s.violation for s in summaries if s.violation is not None]
             if bad:
                 rank, fp = min(bad)
                 return self._finish(started, "violation", depth, total,
-                                    self._violation(current, fp, options.invariants[rank], depth))
+                                    self._violation(fp, options.invariants[rank], depth))
             for s in summaries:
                 for name in s.sometimes:
                     if self.sometimes[name] is None:
                         self.sometimes[name] = depth
             if new == 0:
                 return self._finish(started, "ok", depth - 1, total)
-            reason = stop_reason(options.limits, total, cached)
+            reason = stop_reason(options.limits, total, kept)
             if reason:
                 if self.manifest_dir:  # a run stopped on purpose can be continued later
-                    self._record_checkpoint(self._checkpoint_now(current), depth, total)
+                    self._checkpoint(current, depth, total)
                 return self._finish(started, "bounded-ok", depth, total, stopped=reason)
-            self._record_checkpoint(current, depth, total)
+            if depth % self.checkpoint_levels == 0:
+                self._checkpoint(current, depth, total)
             if options.max_depth is not None and depth >= options.max_depth:
-                beyond = self._materialize(self._next_level(current, depth + 1, probe=True), depth + 1, keep=False)
-                more = sum(s.new for s in beyond)
+                more = sum(s.new for s in self._probe(current, depth + 1))
                 return self._finish(started, "bounded-ok" if more else "ok", depth, total)
             level_started = time.perf_counter()
             depth += 1
-            current = self._next_level(current, depth)
-            summaries = self._materialize(current, depth)
+            current = self._level(current, depth)
+            summaries = self._summaries(depth)
 
     # --- checkpoints and resuming ----------------------------------------------
-    def _checkpoint_now(self, level_rdd):
-        """A checkpointed copy of an already computed level. (Spark checkpoints
-        an RDD only after its first job, so the level itself can no longer
-        be: its copy is read from where Spark keeps the level.)"""
-        if level_rdd.isCheckpointed():
-            return level_rdd
-        copy = level_rdd.mapPartitions(_same, preservesPartitioning=True)
-        copy.checkpoint()
-        copy._jrdd.count()
-        return copy
-
-    def _record_checkpoint(self, level_rdd, depth: int, total: int) -> None:
-        """Once a level's checkpoint is written: name it in the manifest, then
-        delete the checkpoint before it (no RDD's lineage reaches back past
-        the newest checkpoint, and the manifest no longer names the old one)."""
-        path = level_rdd.getCheckpointFile()
+    def _checkpoint(self, successors, depth: int, total: int) -> None:
+        """Write level ``depth``'s successors (the next level's whole input;
+        the visited set is in its files already) where Spark keeps
+        checkpoints. That cuts the lineage Spark would recompute after
+        losing an executor, and, in a directory the user named, is where
+        ``--resume`` continues: the manifest names it once it is written,
+        and only then is the checkpoint before it deleted."""
+        successors.checkpoint()
+        successors._jrdd.count()  # the shuffle is done: this only reads its blocks, and writes them
+        path = successors.getCheckpointFile()
         if path is None or path == self.last_checkpoint:
             return
         if self.manifest_dir:
@@ -238,25 +209,19 @@ class LevelSearch:
         if self.last_checkpoint:
             resume.delete_files(self.sc, self.last_checkpoint)
         self.last_checkpoint = path
+        # the shuffles before the checkpoint are no longer anyone's lineage:
+        # a JVM collection lets Spark's cleaner delete their files now
+        self.sc._jvm.System.gc()
 
     def _reload(self, saved: resume.LevelCheckpoint):
-        """The checkpointed level as an RDD partitioned like the levels to come."""
+        """The checkpointed successors, partition i holding those bound for i."""
         self.generated = saved.generated
         self.sometimes.update(saved.sometimes)
         loaded = self.sc._checkpointFile(saved.rdd, self.sc.serializer)
         if loaded.getNumPartitions() != self.partitions:
             raise RuntimeError(f"the checkpoint {saved.rdd} holds {loaded.getNumPartitions()} partitions, "
                                f"not {self.partitions}")
-        # Spark does not record a checkpoint's partitioner: one shuffle (each
-        # record to the partition it already is in) declares it again.
-        current = self._shuffle(loaded)
-        self._materialize_plain(current)
-        return current
-
-    def _materialize_plain(self, rdd) -> None:
-        rdd.persist(level_storage())
-        rdd._jrdd.count()
-        self.persisted.append(rdd)
+        return loaded
 
     def _finish(self, started: float, result: str, depth: int, total: int,
                 violation: Violation | None = None, stopped: str | None = None) -> CheckResult:
@@ -265,16 +230,16 @@ class LevelSearch:
                            self.generated, dict(self.sometimes), [where], stopped=stopped)
 
     # --- traces ----------------------------------------------------------------
-    def _violation(self, level_rdd, fp: int, invariant: str, depth: int) -> Violation:
-        """Walk the parent fingerprints back to an initial state, one lookup
-        in the owning partition per step, then replay the actions (under
-        symmetry, as a genuine behaviour through the same orbits)."""
+    def _violation(self, fp: int, invariant: str, depth: int) -> Violation:
+        """Walk the parent fingerprints back to an initial state, reading the
+        visited runs of the partition each state belongs to, then replay the
+        actions (under symmetry, as a genuine behaviour through the same orbits)."""
         target, path = fp, []
         while True:
-            found = self.sc.runJob(level_rdd, partial(blocks.parent_of, fp), [fp % self.partitions])
-            if len(found) != 1:
+            found = visited.lookup(self.visited_dir, fp % self.partitions, fp, depth)
+            if found is None:
                 raise RuntimeError(f"trace rebuilding: state {fp:016x} is not in the visited set")
-            parent, action = found[0]
+            parent, action = found
             path.append(action)
             if action < 0:
                 break
@@ -288,18 +253,13 @@ class LevelSearch:
         return Violation(invariant, states, actions)
 
 
-def level_storage():
-    """Where executors keep a level: on their local disk, which the operating
-    system caches in whatever memory is free. Not MEMORY_AND_DISK: reading
-    back a block it had spilled, Spark reads the whole block (a partition of
-    the level) into the executor's heap at once, and with 1g executors
-    that ran out of heap on kip320 with 4 replicas."""
-    from pyspark import StorageLevel
-    return StorageLevel.DISK_ONLY
-
-
-def _same(records):
-    return records
+def run_map_stage(sc, shuffled) -> None:
+    """Compute a shuffle's map side only: the step that writes the blocks.
+    Reading them is the next level's work, so a count here would read every
+    block once more for nothing."""
+    values = shuffled._jrdd.rdd()  # the shuffle's values, over the ShuffledRDD
+    dependency = values.dependencies().head().rdd().dependencies().head()
+    sc._jsc.sc().submitMapStage(dependency).get()
 
 
 def check_code_origin(summaries: list[blocks.LevelSummary], code_zip: str) -> None:
@@ -310,23 +270,15 @@ def check_code_origin(summaries: list[blocks.LevelSummary], code_zip: str) -> No
             raise RuntimeError(f"an executor imported modelcheck from {s.code_origin}, not from the shipped {code_zip}")
 
 
-def cached_bytes(sc, rdd) -> int:
-    """What Spark holds for ``rdd`` in memory and on disk (0 if not cached)."""
-    for info in sc._jsc.sc().getRDDStorageInfo():
-        if info.id() == rdd.id():
-            return int(info.memSize()) + int(info.diskSize())
-    return 0
-
-
 def _mb(n: int) -> str:
     return f"{n / 1e6:,.1f} MB"
 
 
-def stop_reason(limits, states: int, cached: int) -> str | None:
+def stop_reason(limits, states: int, kept: int) -> str | None:
     """Checked between levels (a level is never cut in half): --max-states,
-    Ctrl-C, and --max-memory, against the driver's own memory or what Spark
-    caches for the search, whichever is larger."""
+    Ctrl-C, and --max-memory, against the driver's own memory or the size
+    of the visited set's files (what the executors keep), whichever is larger."""
     reason = limits.reached(states)
-    if reason is None and limits.max_memory is not None and cached >= limits.max_memory:
+    if reason is None and limits.max_memory is not None and kept >= limits.max_memory:
         reason = MAX_MEMORY
     return reason

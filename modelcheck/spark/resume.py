@@ -28,7 +28,7 @@ from modelcheck.spark.settings import is_url
 
 MANIFEST = "modelcheck-spark.json"
 FORMAT = "modelcheck-spark-checkpoint"
-VERSION = 1
+VERSION = 2  # 2: the level's successors, with the visited set in files beside them
 
 
 @dataclass

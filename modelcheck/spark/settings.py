@@ -122,7 +122,8 @@ def is_url(path: str) -> bool:
 
 def check_checkpoint_dir(path: str) -> None:
     if is_url(path):
-        return
+        raise InputError(f"--checkpoint-dir {path}: the Spark engine keeps its visited set in files there, which "
+                         f"every executor opens by path; give a directory mounted on the driver and every executor")
     if os.path.exists(path) and not os.path.isdir(path):
         raise InputError(f"--checkpoint-dir {path} exists and is not a directory")
     parent = os.path.dirname(os.path.abspath(path))

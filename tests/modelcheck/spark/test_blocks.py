@@ -1,6 +1,8 @@
 """The executor-side steps, run in-process (no Spark): the same functions
 Spark runs, with the shuffle simulated by grouping blocks by partition."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -8,11 +10,11 @@ from support import model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.packing import Packing, fingerprints
-from modelcheck.spark import blocks
+from modelcheck.spark import blocks, visited
 
 
 class Report:
-    """Stands in for the accumulator: collects what select_new reports."""
+    """Stands in for the accumulator: collects what the steps report."""
 
     def __init__(self):
         self.value = {}
@@ -21,30 +23,39 @@ class Report:
         self.value.update(entry)
 
 
-def search(m, partitions, invariants=()):
-    """A whole search with the executor functions, partition by partition.
-    Returns (distinct states, levels, each partition's final records)."""
-    key, report = m.key(), Report()
-    levels = {p: [(p, (blocks.VISITED, blocks.empty_visited()))] for p in range(partitions)}
-    incoming = blocks.initial_blocks(m, partitions)
+def config(m, partitions, level, directory, invariants=(), sometimes=(), probe=False):
+    return blocks.StepConfig(m.key(), partitions, level, str(directory), tuple(invariants), tuple(sometimes), False,
+                             False, probe)
+
+
+def search(m, partitions, directory, invariants=()):
+    """A whole search with the executor steps, partition by partition, the
+    shuffle simulated by grouping blocks by target. Returns (distinct
+    states, depth)."""
+    report = Report()
+    arriving = blocks.initial_blocks(m, partitions)
     level = 1
     while True:
+        out = []
         for p in range(partitions):
-            records = [r for r in levels[p] if r[1][0] == blocks.VISITED] + [r for r in incoming if r[0] == p]
-            levels[p] = list(blocks.select_new(key, tuple(invariants), tuple(m.sometimes), False, level, report, p,
-                                               records))
+            step = config(m, partitions, level, directory, invariants, m.sometimes)
+            out += list(blocks.step(step, report, p, [r for r in arriving if r[0] == p]))
         summaries = [report.value[(level, p)] for p in range(partitions)]
         if sum(s.new for s in summaries) == 0:
-            return sum(s.visited for s in summaries), level - 1, levels
-        incoming = [r for p in range(partitions) for r in blocks.expand_partition(key, partitions, False, p, levels[p])]
+            return sum(s.visited for s in summaries), level - 1
+        arriving = out
         level += 1
 
 
+def runs_of(directory, partition, levels):
+    return [visited.read_run(str(directory), partition, k) for k in range(1, levels + 1)]
+
+
 @pytest.mark.parametrize("partitions", [1, 3])
-def test_search_with_executor_steps_matches_bfs(partitions):
+def test_search_with_executor_steps_matches_bfs(partitions, tmp_path):
     m = model("kip320", Replicas=2)
     bfs = BfsChecker().check(m, CheckOptions(("TypeOk",)))
-    distinct, depth, _ = search(m, partitions, ("TypeOk",))
+    distinct, depth = search(m, partitions, tmp_path, ("TypeOk",))
     assert (distinct, depth) == (bfs.distinct_states, bfs.depth) == (5973, 18)
 
 
@@ -62,17 +73,15 @@ def test_fingerprints_and_packing_are_the_fast_engines():
     assert Packing(m.schema).unpack_state(words[:, 0]) == state
 
 
-def test_every_state_lands_in_the_partition_its_fingerprint_names():
+def test_every_state_lands_in_the_partition_its_fingerprint_names(tmp_path):
     m = model("kip320", Replicas=2)
-    distinct, _, partitions = search(m, 3)
+    distinct, depth = search(m, 3, tmp_path)
     seen = 0
-    for p, records in partitions.items():
-        for split, (tag, block) in records:
-            assert split == p
-            if tag == blocks.VISITED:
-                assert all(int(f) % 3 == p for f in block.fps)
-                assert list(block.fps) == sorted(block.fps)
-                seen += len(block.fps)
+    for p in range(3):
+        for run in runs_of(tmp_path, p, depth + 1):  # the last level's runs are empty
+            assert all(int(f) % 3 == p for f in run.fps)
+            assert list(run.fps) == sorted(run.fps)
+            seen += len(run.fps)
     assert seen == distinct
 
 
@@ -102,64 +111,70 @@ def test_repeated_candidates_keep_the_smallest_action_and_parent_in_any_order():
         assert words.tolist() == [[50, 90]]
 
 
-def test_contains_and_insert_sorted():
-    visited = blocks.Visited(np.array([2, 5, 9], np.uint64), np.array([0, 0, 0], np.uint64),
-                             np.array([0, 0, 0], np.int32))
-    assert list(blocks.contains(visited.fps, np.array([1, 5, 9, 10], np.uint64))) == [False, True, True, False]
+def test_contains():
+    fps = np.array([2, 5, 9], np.uint64)
+    assert list(blocks.contains(fps, np.array([1, 5, 9, 10], np.uint64))) == [False, True, True, False]
     assert list(blocks.contains(np.zeros(0, np.uint64), np.array([1], np.uint64))) == [False]
-    merged = blocks.insert_sorted(visited, np.array([1, 6, 12], np.uint64), np.array([4, 4, 4], np.uint64),
-                                  np.array([1, 2, 3], np.int32))
-    assert list(merged.fps) == [1, 2, 5, 6, 9, 12] and list(merged.actions) == [1, 0, 0, 2, 0, 3]
 
 
-def test_violations_are_reported_smallest_invariant_first():
+def test_violations_are_reported_smallest_invariant_first(tmp_path):
     m = model("kip320", Replicas=2)
-    key, report = m.key(), Report()
+    report = Report()
     # LeaderInIsr fails at Init (no leader yet); TypeOk holds
-    list(blocks.select_new(key, ("TypeOk", "LeaderInIsr"), (), False, 1, report, 0,
-                           [(0, (blocks.VISITED, blocks.empty_visited()))] + blocks.initial_blocks(m, 1)))
-    summary = report.value[(1, 0)]
-    assert summary.violation == (1, fast_fingerprint(m, m.init_states[0]))
+    out = list(blocks.step(config(m, 1, 1, tmp_path, ("TypeOk", "LeaderInIsr")), report, 0, blocks.initial_blocks(m, 1)))
+    assert report.value[(1, 0)].violation == (1, fast_fingerprint(m, m.init_states[0]))
+    assert out == []  # the search ends at this level: nothing is expanded
 
 
-def test_a_partition_without_its_visited_block_is_an_error():
+def test_a_probe_counts_without_writing_or_expanding(tmp_path):
     m = model("kip320", Replicas=2)
-    with pytest.raises(RuntimeError, match="co-partitioned"):
-        list(blocks.select_new(m.key(), (), (), False, 1, Report(), 0, blocks.initial_blocks(m, 1)))
+    report = Report()
+    out = list(blocks.step(config(m, 1, 1, tmp_path, probe=True), report, 0, blocks.initial_blocks(m, 1)))
+    assert out == [] and report.value[(1, 0)].new == 1
+    assert not os.path.exists(visited.run_path(str(tmp_path), 0, 1))
 
 
-def test_parent_pointers_lead_back_to_the_initial_state():
+def test_parent_pointers_lead_back_to_the_initial_state(tmp_path):
     m = model("kip320", Replicas=2)
-    distinct, depth, partitions = search(m, 1)
-    records = partitions[0]
-    visited = blocks.joined_visited([b for _, (t, b) in records if t == blocks.VISITED])
-    assert len(visited.fps) == distinct
-    fp, steps = int(visited.fps[-1]), 0
+    distinct, depth = search(m, 1, tmp_path)
+    last = runs_of(tmp_path, 0, depth)[-1]
+    fp, steps = int(last.fps[-1]), 0
     while True:
-        (parent, action), = blocks.parent_of(fp, records)
+        parent, action = visited.lookup(str(tmp_path), 0, fp, depth)
         steps += 1
         if action < 0:
             assert action == -1
             break
         fp = parent
-    assert 1 <= steps <= depth
+    assert steps == depth  # a state first seen at level k is k - 1 steps from an initial state
 
 
-def test_small_expansion_chunks_and_visited_records_change_nothing(monkeypatch):
+def test_small_expansion_chunks_change_nothing(monkeypatch, tmp_path):
     """Frontiers expanded in many chunks (merged by the smallest action and
-    parent) and visited sets split over many records give the same search."""
+    parent) give the same search, parents and actions included."""
     m = model("kip320", Replicas=2)
-    whole = search(m, 2)
+    assert search(m, 2, tmp_path / "whole") == (5973, 18)
     monkeypatch.setattr(blocks, "CHUNK", 64)
-    monkeypatch.setattr(blocks, "VISITED_CHUNK", 500)
-    distinct, depth, partitions = search(m, 2)
-    assert (distinct, depth) == whole[:2] == (5973, 18)
-    chunks = [b for _, (t, b) in partitions[0] if t == blocks.VISITED]
-    assert len(chunks) > 1 and all(0 < len(c.fps) <= 500 for c in chunks)
+    assert search(m, 2, tmp_path / "chunked") == (5973, 18)
     for p in (0, 1):
-        visited = [blocks.joined_visited([b for _, (t, b) in parts[p] if t == blocks.VISITED]) for parts in
-                   (whole[2], partitions)]
-        assert all(np.array_equal(a, b) for a, b in zip(*visited))  # the same parents and actions too
+        for a, b in zip(runs_of(tmp_path / "whole", p, 18), runs_of(tmp_path / "chunked", p, 18)):
+            assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def test_a_step_run_again_sees_the_same_visited_set_and_writes_the_same_run(tmp_path):
+    """What Spark does after losing an executor, or a resumed search redoing
+    a level: a worker that kept a later level, or none, gets the same answer."""
+    m = model("kip320", Replicas=2)
+    search(m, 1, tmp_path)
+    directory = str(tmp_path)
+    expected = np.sort(np.concatenate([r.fps for r in runs_of(tmp_path, 0, 9)]))
+    assert np.array_equal(visited.seen_before(directory, 0, 10), expected)  # the worker kept level 19
+    visited._kept.entries.clear()
+    assert np.array_equal(visited.seen_before(directory, 0, 10), expected)  # nothing kept: all runs read
+    visited._kept.put(directory, 0, 4, np.sort(np.concatenate([r.fps for r in runs_of(tmp_path, 0, 4)])))
+    assert np.array_equal(visited.seen_before(directory, 0, 10), expected)  # kept level 4: runs 5..9 read
+    with pytest.raises(RuntimeError, match="has no run for level 20"):
+        visited.seen_before(directory, 0, 31)
 
 
 def test_first_of_each_agrees_with_a_full_ordering():

@@ -50,7 +50,8 @@ def test_checkpoint_dir_must_be_a_directory(tmp_path):
     with pytest.raises(InputError, match="does not exist"):
         SparkSettings(checkpoint_dir=str(tmp_path / "no" / "such"))
     SparkSettings(checkpoint_dir=str(tmp_path / "new"))  # created when the run starts
-    SparkSettings(checkpoint_dir="hdfs://namenode:8020/modelcheck")  # for Spark to resolve
+    with pytest.raises(InputError, match="keeps its visited set in files there"):
+        SparkSettings(checkpoint_dir="hdfs://namenode:8020/modelcheck")  # executors open the runs by path
 
 
 def test_options_become_settings():
