@@ -9,7 +9,7 @@ the Spark figure includes starting the JVM. Reported:
   workers start), and the per-level overhead, as the intercept of a least-
   squares line through the other levels' seconds against the successors
   each shuffled;
-* a partition-count sweep: seconds, shuffle payload and cached bytes per
+* a partition-count sweep: seconds, shuffle payload and visited-file bytes per
   visited state for each ``--partitions``.
 
     python bench/bench_spark.py [--runs 3] [--master local[2]] [--sweep 1,2,4,8]
@@ -29,7 +29,7 @@ import time
 from common import ROOT, machine, modelcheck_command
 
 LEVEL = re.compile(r"^level\s+(\d+) ·\s+([\d,]+) new ·\s+([\d,]+) total ·\s+([\d.]+) s · shuffled ([\d,]+) "
-                   r"successors \(([\d.,]+) MB\) · cached ([\d.,]+) MB")
+                   r"successors \(([\d.,]+) MB\) · visited files ([\d.,]+) MB")
 STARTED = re.compile(r"started in ([\d.]+) s")
 
 
@@ -54,7 +54,7 @@ def levels(stderr: str) -> list[dict]:
         if m:
             out.append({"level": int(m.group(1)), "new": number(m.group(2)), "total": number(m.group(3)),
                         "seconds": number(m.group(4)), "shuffled": number(m.group(5)),
-                        "shuffled_mb": number(m.group(6)), "cached_mb": number(m.group(7))})
+                        "shuffled_mb": number(m.group(6)), "visited_mb": number(m.group(7))})
     return out
 
 
@@ -113,14 +113,14 @@ def main() -> None:
             sweep.append({"partitions": n, "seconds": round(seconds, 2),
                           "peak_shuffle_mb": max(r["shuffled_mb"] for r in rs),
                           "total_shuffle_mb": round(sum(r["shuffled_mb"] for r in rs), 1),
-                          "cached_mb": last["cached_mb"],
-                          "cached_bytes_per_state": round(last["cached_mb"] * 1e6 / last["total"], 1),
+                          "visited_mb": last["visited_mb"],
+                          "visited_bytes_per_state": round(last["visited_mb"] * 1e6 / last["total"], 1),
                           "per_level_s": round(fixed_cost(rs[1:])[0], 3)})
         if sweep:
-            print("partitions  seconds  per-level s  peak shuffle MB  total shuffle MB  cached MB  bytes/state")
+            print("partitions  seconds  per-level s  peak shuffle MB  total shuffle MB  visited MB  bytes/state")
             for r in sweep:
                 print(f"{r['partitions']:>10}  {r['seconds']:>7}  {r['per_level_s']:>11}  {r['peak_shuffle_mb']:>15}"
-                      f"  {r['total_shuffle_mb']:>16}  {r['cached_mb']:>9}  {r['cached_bytes_per_state']:>11}")
+                      f"  {r['total_shuffle_mb']:>16}  {r['visited_mb']:>9}  {r['visited_bytes_per_state']:>11}")
         print(json.dumps({"spec": args.spec, "distinct_states": distinct, "depth": depth, "master": args.master,
                           "bfs_seconds": round(bfs_s, 2), "spark_seconds": round(spark_s, 2),
                           "ratio": round(spark_s / bfs_s, 2), "spark_startup_s": startup,

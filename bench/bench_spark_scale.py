@@ -160,7 +160,7 @@ def compare(args, scratch: str) -> None:
             line += (f"\n{'':<18} started in {number(STARTED.search(err).group(1)):.2f} s, level 1 "
                      f"{rows[0]['seconds']:.2f} s; a level costs {fixed:.3f} s + {per_successor * 1e6:.2f} s per "
                      f"million successors shuffled + {per_visited * 1e6:.2f} s per million states visited so far; "
-                     f"{len(rows)} levels; cached {last['cached_mb'] * 1e6 / last['total']:.1f} bytes per state; "
+                     f"{len(rows)} levels; visited files {last['visited_mb'] * 1e6 / last['total']:.1f} bytes per state; "
                      f"shuffled {sum(r['shuffled'] for r in rows):,.0f} successors, "
                      f"{sum(r['shuffled_mb'] for r in rows):,.1f} MB")
         print(line)

@@ -261,7 +261,11 @@ def step(config: StepConfig, report, split: int, records: Iterable) -> Iterator[
     import modelcheck
 
     expand = expander(config.model_key, config.check_deadlock, config.symmetric)
-    parts = [value for _, (_, value) in records]
+    parts = []
+    for target, (_, value) in records:
+        if target != split:
+            raise RuntimeError(f"partition {split} received successors bound for partition {target}")
+        parts.append(value)
     fps, parents, actions, words = merge_candidates(parts, expand.packing.words)
     before = visited.seen_before(config.visited_dir, split, config.level)
     new = ~contains(before, fps)

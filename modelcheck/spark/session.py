@@ -94,7 +94,12 @@ def spark_conf_pairs(settings: SparkSettings, master: str | None, app_name: str,
         # 10.1 s with C1 only (bench/cpu_split.py, local[2]). The JVM's work
         # here is moving bytes, for which C1 code is good enough. The user's
         # own options come after ours, so they can turn C2 back on.
+        # The same holds for a cluster's executor JVMs: on kip320 with
+        # MaxLeaderEpoch=3 on a 2-worker cluster of this machine, 49.6 s
+        # with C2, 36.1 s with C1 only.
+        # (A user's own executor options replace these whole.)
         options = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
+        pairs.append(("spark.executor.extraJavaOptions", " ".join(options)))
         if log_config is not None:
             options.insert(0, f"-Dlog4j2.configurationFile=file:{log_config}")
         if "spark.driver.extraJavaOptions" in given:

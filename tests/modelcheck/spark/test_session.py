@@ -28,5 +28,10 @@ def test_conf_users_win_and_local_runs_bind_loopback():
     own = SparkSettings(conf=(("spark.driver.extraJavaOptions", "-Xmx8g"),))
     options = dict(spark_conf_pairs(own, "local[2]", "app", "/tmp/l.properties", False))["spark.driver.extraJavaOptions"]
     assert options.startswith("-Dlog4j2.configurationFile=file:/tmp/l.properties") and options.endswith(" -Xmx8g")
+    own = SparkSettings(conf=(("spark.executor.extraJavaOptions", "-XX:+UseG1GC"),))
+    executors = dict(spark_conf_pairs(own, "local[2]", "app", None, False))["spark.executor.extraJavaOptions"]
+    assert executors == "-XX:+UseG1GC"  # replaces ours whole (two collectors would stop the JVM)
+    assert dict(spark_conf_pairs(SparkSettings(), "local[2]", "app", None, False))[
+        "spark.executor.extraJavaOptions"] == "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
     submitted = dict(spark_conf_pairs(SparkSettings(), None, "app", "/tmp/x", under_submit=True))
     assert "spark.master" not in submitted and "spark.driver.extraJavaOptions" not in submitted
