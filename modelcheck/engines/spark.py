@@ -85,7 +85,7 @@ class LevelSearch:
             self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.sometimes: dict[str, int | None] = {name: None for name in model.sometimes}
         self.generated = 0
-        self.visited_dir = visited.prepare(run.checkpoint_dir, fresh=self.resumed is None)
+        self.visited_dir = visited.prepare(run.checkpoint_dir, self.resumed.visited if self.resumed else None)
         self.report = run.sc.accumulator({}, blocks.SummaryParam())
         # a successor on its way to its partition: fingerprint, parent, action, packed state
         self.candidate_bytes = 8 + 8 + 4 + 8 * Packing(model.schema).words
@@ -208,7 +208,7 @@ class LevelSearch:
         if self.manifest_dir:
             resume.save(self.manifest_dir, self.identity,
                         resume.LevelCheckpoint(path, self.partitions, depth, total, self.generated,
-                                               dict(self.sometimes)))
+                                               dict(self.sometimes), self.visited_dir))
         if self.last_checkpoint:
             resume.delete_files(self.sc, self.last_checkpoint)
         self.last_checkpoint = path

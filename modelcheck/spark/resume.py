@@ -41,6 +41,7 @@ class LevelCheckpoint:
     total: int
     generated: int
     sometimes: dict[str, int | None] = field(default_factory=dict)
+    visited: str = ""  # the directory of the visited set's runs (modelcheck.spark.visited)
 
 
 def manifest_path(directory: str) -> str:
@@ -103,6 +104,8 @@ def load(directory: str, identity: RunIdentity, partitions: int | None) -> Level
                          f"drop --partitions or give --partitions {level.partitions}")
     if not os.path.isdir(level.rdd.removeprefix("file:")):
         raise InputError(f"--resume {directory}: the checkpointed level's files ({level.rdd}) are missing")
+    if not os.path.isdir(level.visited):
+        raise InputError(f"--resume {directory}: the visited set's files ({level.visited or 'not named'}) are missing")
     return level
 
 

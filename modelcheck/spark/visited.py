@@ -28,23 +28,33 @@ from __future__ import annotations
 
 import os
 import shutil
+import uuid
 from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
+
+from modelcheck.errors import InputError
 
 DIRECTORY = "modelcheck-visited"  # inside the checkpoint directory
 CACHE_BYTES = 1 << 30
 _EMPTY = np.zeros(0, dtype=np.uint64)
 
 
-def prepare(checkpoint_dir: str, fresh: bool) -> str:
-    """The search's visited directory: emptied for a fresh search, kept for
-    a resumed one (its runs are the checkpointed levels' visited set)."""
-    path = os.path.join(checkpoint_dir, DIRECTORY)
-    if fresh and os.path.isdir(path):
-        shutil.rmtree(path)
-    os.makedirs(path, exist_ok=True)
+def prepare(checkpoint_dir: str, resumed: str | None = None) -> str:
+    """The search's visited directory. A fresh search gets a new one, named
+    uniquely (what a Python worker keeps is keyed by the directory, and a
+    worker may outlive a search) after removing those of searches before;
+    a resumed search continues in its own (``resumed``)."""
+    if resumed:
+        if not os.path.isdir(resumed):
+            raise InputError(f"--resume: the visited set's files ({resumed}) are missing")
+        return resumed
+    parent = os.path.join(checkpoint_dir, DIRECTORY)
+    if os.path.isdir(parent):
+        shutil.rmtree(parent)
+    path = os.path.join(parent, uuid.uuid4().hex)
+    os.makedirs(path)
     return path
 
 

@@ -149,6 +149,18 @@ def test_checkpoints_every_level_into_a_kept_directory(context, tmp_path):
     assert any("rdd-" in path for path in written), written
 
 
+def test_a_fresh_search_in_a_used_directory_starts_from_nothing(context, tmp_path):
+    """The Python workers outlive a search and keep visited fingerprints;
+    a new search in the same directory must not meet the old ones."""
+    options = {"checkpoint_dir": str(tmp_path), "checkpoint_levels": 100}
+    for name, consts, count in (("kip320", {"Replicas": 2}, 5973), ("kip320", {"Replicas": 2}, 5973),
+                                ("kip101", {"Replicas": 2, "MaxLeaderEpoch": 1}, None)):
+        m = model(name, **consts)
+        bfs, spark = both(context, m, engine_options=options)
+        assert spark.distinct_states == bfs.distinct_states == (count or bfs.distinct_states)
+    assert len(os.listdir(tmp_path / "modelcheck-visited")) == 1  # the searches before were removed
+
+
 def test_the_default_checkpoint_directory_is_temporary(context):
     with spark_run(SparkSettings(), "modelcheck tests", context) as run:
         assert os.path.isdir(run.checkpoint_dir) and run.partitions == 2
