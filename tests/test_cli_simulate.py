@@ -14,6 +14,7 @@ from support import invoke, invoke_json, one_error_line
     (["run", "kip320", "--const", "Replicas=2", "--engine", "bfs", "--coverage"], "not collected by the bfs engine"),
     (["run", "kip320", "--engine", "fast", "--coverage=most"], "--coverage takes actions or full"),
     (["simulate", "kip320", "--inv", "Nope"], "no invariant 'Nope'"),
+    (["simulate", "kip320", "--symmetry"], "--symmetry: simulate follows single behaviours and keeps no visited set"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     code, _, err = invoke(*args)
@@ -60,3 +61,10 @@ def test_run_coverage_text_table():
 def test_coverage_refuses_a_resumed_search(tmp_path):
     code, _, err = invoke("run", "kip320", "--engine", "fast", "--coverage", "--resume", str(tmp_path / "none"))
     assert code == 2 and "--resume" in one_error_line(err)
+
+
+def test_a_cfg_symmetry_line_is_not_used_and_says_so(in_tmp):
+    (in_tmp / "mc.cfg").write_text("CONSTANTS Replicas = {r1, r2}\nSYMMETRY Perms\n")
+    code, out, err = invoke_json("simulate", "kip320", "--config", "mc.cfg", "--num", "5", "--depth", "5")
+    assert code == 0 and out["symmetry"] is False
+    assert "the .cfg's SYMMETRY is not used: simulate follows single behaviours" in err

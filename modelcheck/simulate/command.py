@@ -18,6 +18,10 @@ from modelcheck.errors import InputError
 from modelcheck.spark.commands import engine_options_from, spark_options
 
 
+NO_SYMMETRY = ("simulate follows single behaviours and keeps no visited set, which is all symmetry reduction "
+               "shrinks; use it with run")
+
+
 def coverage_option(fn):
     return click.option("--coverage", is_flag=False, flag_value="actions", default=None, metavar="[full]",
                         help="Report coverage: per action (enabled, generated, distinct), dead guard branches, "
@@ -54,9 +58,10 @@ def check_plan(depth: int, num: int | None, seconds: float | None) -> None:
 @coverage_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@click.option("--symmetry", is_flag=True, hidden=True)  # refused with the reason, not as an unknown option
 @spark_options
 def simulate(spec, consts, config, invariants, depth, num, seconds, seed, engine, shrink, check_deadlock, trace_out,
-             overwrite, coverage, as_json, quiet, **spark):
+             overwrite, coverage, as_json, quiet, symmetry, **spark):
     """Check SPEC's invariants on random behaviours, for models too big to
     exhaust. Each behaviour starts in an initial state and takes up to
     --depth steps, each chosen uniformly among the successors of the enabled
@@ -72,12 +77,17 @@ def simulate(spec, consts, config, invariants, depth, num, seconds, seed, engine
     from modelcheck.simulate.walks import WalkPlan
 
     check_plan(depth, num, seconds)
+    if symmetry:
+        raise InputError(f"--symmetry: {NO_SYMMETRY}")
     if engine == "spark" and coverage is not None:
         raise InputError("--coverage is not collected by --engine spark's swarm; simulate in process instead")
     request = RunRequest(spec=spec, engine=engine, consts=tuple(consts), config=config,
                          invariants=tuple(invariants), check_deadlock=check_deadlock, trace_out=trace_out,
                          overwrite=overwrite, engine_options=engine_options_from(engine, spark), coverage=coverage)
     prepared = prepare(request)
+    if prepared.symmetry:  # from a .cfg SYMMETRY line, which a .cfg shared with `run` may well have
+        prepared.symmetry = False
+        prepared.warnings.append(f"the .cfg's SYMMETRY is not used: {NO_SYMMETRY}")
     warn(prepared.warnings)
     plan = WalkPlan(depth=depth, behaviours=None if seconds is not None else (num or 1000), seconds=seconds,
                     check_deadlock=prepared.check_deadlock)

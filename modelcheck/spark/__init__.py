@@ -10,8 +10,13 @@ The pieces, each behind a narrow interface:
   cannot be reached or gives no executor;
 * ``jvm``: Spark's log configuration and the driver JVM's output;
 * ``shipping``: the zip of this project's code the executors import;
-* ``blocks``: what runs on the executors: expanding a partition of the
-  frontier and the anti-join against the visited set, on numpy blocks;
+* ``blocks``: what runs on the executors: a partition's step of a level
+  (the anti-join against its visited set, the invariants, the expansion),
+  on numpy blocks;
+* ``visited``: each partition's visited set, as sorted runs in files every
+  executor reaches, and what a Python worker keeps of it between levels;
+* ``resume``: the manifest that lets ``--resume`` continue a search whose
+  driver died;
 * ``cluster``: a standalone master and workers on this machine, for users
   who want a real cluster without installing one.
 
