@@ -160,7 +160,9 @@ LOG_LINE = re.compile(r"spark: (?P<level>[A-Z]+) (?P<logger>[\w$.]+): (?P<messag
 LOST_EXECUTOR = re.compile(r"Lost executor (?P<id>\S+) on ")
 # What follows a lost executor: its tasks failing and being resubmitted.
 AFTER_A_LOSS = ("Lost task", "FetchFailed", "MetadataFetchFailedException", "Missing an output location",
-                "Resubmitted", "Resubmitting", "Executor lost", "Removing executor", "non-existent executor")
+                "Resubmitted", "Resubmitting", "Executor lost", "Removing executor", "non-existent executor",
+                # a task that finished on the executor as it was lost
+                "Ignoring update with state", "Ignored task status update")
 
 
 class SparkLogSummary:

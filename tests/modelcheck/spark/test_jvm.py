@@ -72,6 +72,8 @@ org.apache.spark.shuffle.MetadataFetchFailedException: Missing an output locatio
 \tat java.base/java.lang.Thread.run(Thread.java:840)
 )
 spark: WARN DAGScheduler: Resubmitted ShuffleMapTask(12, 1), so marking it as still running.
+spark: ERROR TaskSchedulerImpl: Ignoring update with state FINISHED for TID 208 because its task set is gone (this is likely the result of receiving duplicate task finished status updates) or its executor has been marked as failed.
+spark: WARN StandaloneSchedulerBackend$StandaloneDriverEndpoint: Ignored task status update (208 state FINISHED) from unknown executor with ID 0
 spark: WARN SomethingElse: a warning that matters""".splitlines()
 
 
