@@ -117,9 +117,10 @@ def test_ctrl_c_stops_a_local_run_at_the_end_of_the_level(tmp_path, monkeypatch)
 def test_a_second_ctrl_c_aborts_a_spark_run_at_once_and_quietly(tmp_path, monkeypatch):
     from support import interrupt
     monkeypatch.chdir(tmp_path)
-    r = interrupt("run", "kip320", "--engine", "spark", "--master", "local[2]", "--json", cwd=str(tmp_path),
-                  marker=r"level +9 ·", signals=2, gap=0.2)  # level 10 takes about a second
+    # level 15 of this model takes more than a second, so both signals land inside it
+    r = interrupt("run", "kip320", "--const", "MaxLeaderEpoch=3", "--engine", "spark", "--master", "local[2]",
+                  "--json", cwd=str(tmp_path), marker=r"level +14 ·", signals=2, gap=0.2)
     assert r.code == 130 and r.stdout == ""
     assert r.terminal.rstrip().endswith("modelcheck: interrupted"), r.terminal
-    after = r.terminal.split("level   9 ·", 1)[1].splitlines()[1:]
+    after = r.terminal.split("level  14 ·", 1)[1].splitlines()[1:]
     assert [line for line in after if line.strip()] == ["modelcheck: interrupted"], r.terminal

@@ -1,12 +1,15 @@
 """Resuming a Spark search whose driver died, from its last checkpoint.
 
-Every ``--checkpoint-levels`` levels the level's RDD (the visited set and the
-frontier, partition by partition) is checkpointed by Spark into the
-checkpoint directory. With a directory the user named, the driver then
-writes ``DIR/modelcheck-spark.json``: which RDD files hold the level, the
-depth, the counts so far, and the spec, constants and checks the run is for
-(the fast engine's ``RunIdentity``). ``--resume DIR`` reads it back, reloads
-the RDD files and carries on from the level after.
+Every ``--checkpoint-levels`` levels the level's successors (the next
+level's whole input, partition by partition) are checkpointed by Spark into
+the checkpoint directory; the visited set's runs are there already
+(``modelcheck.spark.visited``). With a directory the user named, the driver
+then writes ``DIR/modelcheck-spark.json``: which RDD files hold the level,
+the visited directory, the depth, the counts so far, and the spec,
+constants and checks the run is for (the fast engine's ``RunIdentity``).
+``--resume DIR`` reads it back, reloads the RDD files and carries on from
+the level after; the runs of later levels a dead driver left behind are
+never read (a step reads the runs below its own level) and are replaced.
 
 The manifest is written to a temporary name and renamed into place, and only
 after Spark has written the RDD files it names; the files of the checkpoint
@@ -66,16 +69,13 @@ def check_spark_options(options: dict) -> None:
         if not os.path.exists(manifest_path(resume)):
             raise InputError(f"--resume {resume}: no Spark search checkpointed there ({MANIFEST} is missing)")
         options["checkpoint_dir"] = resume
-    elif directory and not is_url(directory) and os.path.exists(manifest_path(directory)):
+    elif directory and os.path.exists(manifest_path(directory)):
         raise InputError(f"--checkpoint-dir {directory} already holds a search's checkpoint; continue it with "
                          f"--resume {directory} or choose another directory")
 
 
 def save(directory: str, identity: RunIdentity, level: LevelCheckpoint) -> None:
-    """Write the manifest (local or mounted directories; a URL directory keeps
-    Spark's RDD checkpoints for recovery but cannot be resumed from)."""
-    if is_url(directory):
-        return
+    """Write the manifest, atomically."""
     body = {"format": FORMAT, "version": VERSION, "modelcheck": __version__, "saved_at": time.time(),
             "identity": asdict(identity), "level": asdict(level)}
     tmp = os.path.join(directory, f".{MANIFEST}.{os.getpid()}.tmp")

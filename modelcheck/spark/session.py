@@ -29,7 +29,7 @@ from modelcheck.errors import InputError
 from modelcheck.spark.java import require_java
 from modelcheck.spark.aborts import keeping_sigint, quiet_aborts
 from modelcheck.spark.jvm import launch_gateway, log4j_config
-from modelcheck.spark.settings import (DEFAULT_MASTER, SparkSettings, is_loopback_master, is_url,
+from modelcheck.spark.settings import (DEFAULT_MASTER, SparkSettings, is_loopback_master,
                                        standalone_addresses)
 from modelcheck.spark.shipping import build_code_zip, lasting_code_dir
 
@@ -186,10 +186,9 @@ def _run(settings: SparkSettings, app_name: str, context, scratch: str, started:
         # must outlive it too: it goes to a lasting, content-named place.
         code_zip = build_code_zip(scratch if context is None else lasting_code_dir())
         sc.addPyFile(code_zip)  # the same path twice is ignored
-        checkpoint_dir = settings.checkpoint_dir or os.path.join(scratch, "checkpoints")
-        if not is_url(checkpoint_dir):
-            os.makedirs(checkpoint_dir, exist_ok=True)
-            checkpoint_dir = os.path.abspath(checkpoint_dir)
+        # a mounted path (settings refuse URLs): executors open the visited runs in it
+        checkpoint_dir = os.path.abspath(settings.checkpoint_dir or os.path.join(scratch, "checkpoints"))
+        os.makedirs(checkpoint_dir, exist_ok=True)
         sc.setCheckpointDir(checkpoint_dir)
         partitions = settings.partitions or max(1, int(sc.defaultParallelism))
         yield SparkRun(sc, master, partitions, checkpoint_dir, os.path.basename(code_zip),
