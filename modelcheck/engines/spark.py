@@ -234,19 +234,20 @@ class LevelSearch:
 
     # --- traces ----------------------------------------------------------------
     def _violation(self, fp: int, invariant: str, depth: int) -> Violation:
-        """Walk the parent fingerprints back to an initial state, reading the
-        visited runs of the partition each state belongs to, then replay the
-        actions (under symmetry, as a genuine behaviour through the same orbits)."""
-        target, path = fp, []
+        """Walk the parent fingerprints back to an initial state, one run per
+        step (the run of the state's level, in the partition it belongs to),
+        then replay the actions (under symmetry, as a genuine behaviour
+        through the same orbits)."""
+        target, path, level = fp, [], depth
         while True:
-            found = visited.lookup(self.visited_dir, fp % self.partitions, fp, depth)
+            found = visited.lookup(self.visited_dir, fp % self.partitions, fp, level)
             if found is None:
-                raise RuntimeError(f"trace rebuilding: state {fp:016x} is not in the visited set")
+                raise RuntimeError(f"trace rebuilding: state {fp:016x} is not in the visited set at level {level}")
             parent, action = found
             path.append(action)
             if action < 0:
                 break
-            fp = parent
+            fp, level = parent, level - 1
         path.reverse()
         states, actions = self.rebuild(self.model, path)
         last_state = self.canonical.states(states[-1:]) if self.canonical is not None else states[-1:]

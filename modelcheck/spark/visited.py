@@ -131,15 +131,15 @@ def add_level(directory: str, partition: int, level: int, before: np.ndarray, ru
     _kept.put(directory, partition, level, np.insert(before, np.searchsorted(before, run.fps), run.fps))
 
 
-def lookup(directory: str, partition: int, fp: int, levels: int) -> tuple[int, int] | None:
-    """(parent fingerprint, action entry) of a visited state, searching the
-    partition's runs of levels 1..``levels``."""
-    key = np.uint64(fp)
-    for level in range(1, levels + 1):
-        run = read_run(directory, partition, level)
-        at = int(np.searchsorted(run.fps, key))
-        if at < len(run.fps) and run.fps[at] == key:
-            return int(run.parents[at]), int(run.actions[at])
+def lookup(directory: str, partition: int, fp: int, level: int) -> tuple[int, int] | None:
+    """(parent fingerprint, action entry) of a state first visited at
+    ``level``, from the partition's run of that level. (Along a trace the
+    level is known: the state k steps from an initial state was first
+    visited at level k + 1.)"""
+    run = read_run(directory, partition, level)
+    at = int(np.searchsorted(run.fps, np.uint64(fp)))
+    if at < len(run.fps) and int(run.fps[at]) == fp:
+        return int(run.parents[at]), int(run.actions[at])
     return None
 
 

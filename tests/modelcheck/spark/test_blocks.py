@@ -138,15 +138,14 @@ def test_parent_pointers_lead_back_to_the_initial_state(tmp_path):
     m = model("kip320", Replicas=2)
     distinct, depth = search(m, 1, tmp_path)
     last = runs_of(tmp_path, 0, depth)[-1]
-    fp, steps = int(last.fps[-1]), 0
+    fp, level = int(last.fps[-1]), depth
     while True:
-        parent, action = visited.lookup(str(tmp_path), 0, fp, depth)
-        steps += 1
+        parent, action = visited.lookup(str(tmp_path), 0, fp, level)
         if action < 0:
-            assert action == -1
+            assert action == -1 and level == 1  # a state first seen at level k is k - 1 steps from Init
             break
-        fp = parent
-    assert steps == depth  # a state first seen at level k is k - 1 steps from an initial state
+        fp, level = parent, level - 1
+    assert visited.lookup(str(tmp_path), 0, int(last.fps[-1]), depth - 1) is None  # not in another level's run
 
 
 def test_small_expansion_chunks_change_nothing(monkeypatch, tmp_path):
