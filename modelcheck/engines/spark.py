@@ -31,12 +31,12 @@ from modelcheck.engines.checkpoint import RunIdentity
 from modelcheck.limits import MAX_MEMORY
 from modelcheck.packing import Packing, fingerprints
 from modelcheck.spark import resume
-from modelcheck.spark.session import SparkRun, import_pyspark, spark_run
+from modelcheck.spark.session import SparkRun, import_pyspark, run_master, spark_launch
 from modelcheck.spark.settings import SparkSettings
 
 import_pyspark()  # without pyspark, choosing this engine is bad input: say so plainly
 
-from modelcheck.spark import blocks, visited  # noqa: E402  (the executor side needs pyspark)
+from modelcheck.spark import blocks, lead, visited  # noqa: E402  (the executor side needs pyspark)
 
 
 class SparkChecker:
@@ -52,30 +52,34 @@ class SparkChecker:
     def check(self, model, options: CheckOptions) -> CheckResult:
         settings = SparkSettings.from_engine_options(options.engine_options)
         started = time.perf_counter()
-        with spark_run(settings, f"modelcheck {model.spec.name}", self._context) as run:
-            options.progress.note(f"spark: {run.master} · {run.partitions} partitions · checkpoint every "
-                                  f"{settings.checkpoint_levels} levels · started in {run.startup_seconds:.1f} s")
-            result = LevelSearch(model, options, run, settings).run()
+        search = LevelSearch(model, options, settings)
+        warm_up = search.warm_up if settings.lead_in > 0 and not settings.resume else None
+        with spark_launch(settings, f"modelcheck {model.spec.name}", self._context, then=warm_up) as launch:
+            result = search.run(launch)
         result.seconds = time.perf_counter() - started
         return result
 
 
 class LevelSearch:
-    """One search: the level loop, driven from the Spark driver."""
+    """One search: the level loop, driven from the Spark driver.
 
-    def __init__(self, model, options: CheckOptions, run: SparkRun, settings: SparkSettings):
+    A level's input (``current``) is either an RDD (the shuffled successors
+    of a level run on Spark) or a ``lead.Frontier`` held by the driver
+    during the lead-in (``modelcheck.spark.lead``)."""
+
+    def __init__(self, model, options: CheckOptions, settings: SparkSettings):
         self.model = model
         self.options = options
-        self.run_ = run
-        self.sc = run.sc
-        self.partitions = run.partitions
+        self.settings = settings
+        self.launch = None
+        self.run_: SparkRun | None = None  # the open context, once a level needs it
         self.checkpoint_levels = settings.checkpoint_levels
         # the manifest goes only into a directory the user named (the default one is removed at the end)
         self.manifest_dir = settings.checkpoint_dir
         self.identity = RunIdentity.of(model, options)
         self.resumed = resume.load(settings.resume, self.identity, settings.partitions) if settings.resume else None
-        if self.resumed:
-            self.partitions = self.resumed.partitions
+        self.partitions = (self.resumed.partitions if self.resumed
+                           else lead.lead_partitions(settings.partitions, run_master(settings)))
         self.last_checkpoint = self.resumed.rdd if self.resumed else None
         self.key = model.key()
         self.canonical, self.rebuild = None, rebuild_trace
@@ -85,10 +89,35 @@ class LevelSearch:
             self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.sometimes: dict[str, int | None] = {name: None for name in model.sometimes}
         self.generated = 0
-        self.visited_dir = visited.prepare(run.checkpoint_dir, self.resumed.visited if self.resumed else None)
-        self.report = run.sc.accumulator({}, blocks.SummaryParam())
+        self.visited_dir = None
+        self.report = None  # the summary accumulator, once on Spark
+        self.driver_report = lead.Report()
+        self.lead_in = None
+        self.origin_checked = False
+        self.words = Packing(model.schema).words
         # a successor on its way to its partition: fingerprint, parent, action, packed state
-        self.candidate_bytes = 8 + 8 + 4 + 8 * Packing(model.schema).words
+        self.candidate_bytes = 8 + 8 + 4 + 8 * self.words
+
+    # --- Spark, once it is needed ------------------------------------------------
+    def warm_up(self, run: SparkRun) -> None:
+        """Runs in the launch's thread once the context is up (and so must not
+        touch the search's state): ready the executors for this model."""
+        config = blocks.StepConfig(self.key, run.partitions, 0, "", tuple(self.options.invariants),
+                                   tuple(self.sometimes), self.options.check_deadlock, self.canonical is not None)
+        lead.warm_up(run.sc, config)
+
+    def _spark(self) -> SparkRun:
+        """The open context (waiting for it if need be), noted once."""
+        if self.run_ is None:
+            self.run_ = self.launch.result()
+            self.sc = self.run_.sc
+            self.report = self.sc.accumulator({}, blocks.SummaryParam())
+            if self.lead_in is None and not self.resumed:
+                self.partitions = self.run_.partitions
+            self.options.progress.note(
+                f"spark: {self.run_.master} · {self.run_.partitions} partitions · checkpoint every "
+                f"{self.checkpoint_levels} levels · started in {self.run_.startup_seconds:.1f} s")
+        return self.run_
 
     # --- building a level's RDDs ----------------------------------------------
     def _shuffle(self, rdd):
@@ -105,12 +134,42 @@ class LevelSearch:
                                  pending, self.options.check_deadlock, self.canonical is not None, probe)
 
     def _first_level(self):
-        """The initial states, routed to their partitions as level 1's successors.
-        ``initial_blocks`` gives one block per partition, in partition order,
-        and parallelizing P records into P slices puts block i in slice i:
-        they arrive where a shuffle would have sent them, without one."""
+        """Level 1 on the initial states, routed to their partitions, in the
+        driver (the lead-in) or on Spark. ``initial_blocks`` gives one block
+        per partition, in partition order, and parallelizing P records into P
+        slices puts block i in slice i: they arrive where a shuffle would
+        have sent them, without one."""
+        if self.lead_in is not None:
+            return self._next_level(lead.initial_frontier(self.model, self.partitions, self.canonical), 1)
+        self._spark()
         initial = blocks.initial_blocks(self.model, self.partitions, self.canonical)
         return self._level(self.sc.parallelize(initial, self.partitions), 1)
+
+    def _next_level(self, current, level: int):
+        """Run level ``level`` where it belongs (see ``lead.LeadIn``)."""
+        if isinstance(current, lead.Frontier):
+            if self.lead_in.keeps(current):
+                self._note_launch()
+                started = time.perf_counter()
+                out = lead.run_level(self._config(level), self.driver_report, current, self.words)
+                self.lead_in.levels, self.lead_in.seconds = level, self.lead_in.seconds + time.perf_counter() - started
+                return out
+            current = self._hand_over(current, level)
+        return self._level(current, level)
+
+    def _note_launch(self) -> None:
+        if self.run_ is None and self.launch.opened():
+            self._spark()
+
+    def _hand_over(self, frontier, level: int):
+        """The driver's frontier as an RDD for level ``level`` on Spark."""
+        run = self._spark()
+        if self.lead_in.levels:
+            self.options.progress.note(f"lead-in: levels 1 to {self.lead_in.levels} ran in the driver while Spark "
+                                       f"started ({self.lead_in.seconds:.1f} s); the executors take over")
+        arriving = lead.hand_over(self.sc, frontier, self.visited_dir, level, level - 1, run.partitions, self.words)
+        self.partitions = run.partitions
+        return arriving
 
     def _level(self, arriving, level: int):
         """Run level ``level``: each partition's step on the successor blocks
@@ -123,25 +182,43 @@ class LevelSearch:
 
     def _probe(self, arriving, level: int) -> list[blocks.LevelSummary]:
         """How many states lie one level beyond --max-depth (nothing is kept)."""
+        if isinstance(arriving, lead.Frontier):
+            lead.run_level(self._config(level, probe=True), self.driver_report, arriving, self.words)
+            return self._summaries(level)
         step = partial(blocks.step, self._config(level, probe=True), self.report)
         arriving.mapPartitionsWithIndex(step)._jrdd.count()
         return self._summaries(level)
 
     def _summaries(self, level: int) -> list[blocks.LevelSummary]:
-        reported = self.report.value
+        reported = self.driver_report.value
+        on_spark = (level, 0) not in reported
+        if on_spark:
+            reported = self.report.value
         missing = [i for i in range(self.partitions) if (level, i) not in reported]
         if missing:
             raise RuntimeError(f"level {level}: no summary from partitions {missing}")
-        return [reported[(level, i)] for i in range(self.partitions)]
+        summaries = [reported[(level, i)] for i in range(self.partitions)]
+        if on_spark and not self.origin_checked:  # the first level the executors ran
+            check_code_origin(summaries, self.run_.code_zip)
+            self.origin_checked = True
+        return summaries
 
     # --- the search ------------------------------------------------------------
-    def run(self) -> CheckResult:
+    def run(self, launch) -> CheckResult:
+        """The search, in the context ``launch`` (a ``session.Launch``) is
+        starting. Without a resumed run and with ``--lead-in`` above 0 the
+        first levels run in the driver meanwhile."""
+        self.launch = launch
+        self.visited_dir = visited.prepare(launch.checkpoint_dir, self.resumed.visited if self.resumed else None)
+        if not self.resumed and self.settings.lead_in > 0:
+            self.lead_in = lead.LeadIn(self.settings.lead_in, launch)
         return self._search(time.perf_counter())
 
     def _search(self, started: float) -> CheckResult:
         options, progress = self.options, self.options.progress
         level_started = time.perf_counter()
         if self.resumed:
+            self._spark()
             arriving, depth = self._reload(self.resumed), self.resumed.depth
             progress.note(f"resumed at level {depth} ({self.resumed.total:,} states) from {self.resumed.rdd}")
             level_started = time.perf_counter()
@@ -151,7 +228,6 @@ class LevelSearch:
             depth = 1
             current = self._first_level()
         summaries = self._summaries(depth)
-        check_code_origin(summaries, self.run_.code_zip)
         total = 0
         while True:
             new = sum(s.new for s in summaries)
@@ -180,16 +256,18 @@ class LevelSearch:
             reason = stop_reason(options.limits, total, kept)
             if reason:
                 if self.manifest_dir:  # a run stopped on purpose can be continued later
+                    if isinstance(current, lead.Frontier):
+                        current = self._hand_over(current, depth + 1)
                     self._checkpoint(current, depth, total)
                 return self._finish(started, "bounded-ok", depth, total, stopped=reason)
-            if depth % self.checkpoint_levels == 0:
+            if depth % self.checkpoint_levels == 0 and not isinstance(current, lead.Frontier):
                 self._checkpoint(current, depth, total)
             if options.max_depth is not None and depth >= options.max_depth:
                 more = sum(s.new for s in self._probe(current, depth + 1))
                 return self._finish(started, "bounded-ok" if more else "ok", depth, total)
             level_started = time.perf_counter()
             depth += 1
-            current = self._level(current, depth)
+            current = self._next_level(current, depth)
             summaries = self._summaries(depth)
 
     # --- checkpoints and resuming ----------------------------------------------
@@ -228,9 +306,16 @@ class LevelSearch:
 
     def _finish(self, started: float, result: str, depth: int, total: int,
                 violation: Violation | None = None, stopped: str | None = None) -> CheckResult:
-        where = f"ran on Spark {self.run_.master} with {self.partitions} partitions"
+        # a search done in the driver still waits for Spark: it ran where the
+        # user asked, and a cluster that gives no executor says so
+        run = self._spark()
+        notes = [f"ran on Spark {run.master} with {self.partitions if self.report.value else run.partitions} "
+                 f"partitions"]
+        if self.lead_in is not None and self.lead_in.levels:
+            notes.append(f"levels 1 to {self.lead_in.levels} ran in the driver while Spark started "
+                         f"(the lead-in, {self.lead_in.seconds:.1f} s)")
         return CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
-                           self.generated, dict(self.sometimes), [where], stopped=stopped)
+                           self.generated, dict(self.sometimes), notes, stopped=stopped)
 
     # --- traces ----------------------------------------------------------------
     def _violation(self, fp: int, invariant: str, depth: int) -> Violation:

@@ -132,6 +132,15 @@ def predicates(model_key: tuple, names: tuple[str, ...]):
     return compile_numpy(load_model(model_key), list(names)).predicates
 
 
+def warm(config: StepConfig, split: int, _records) -> Iterator[tuple[int, tuple[str, Successors]]]:
+    """A warm-up task (``modelcheck.spark.lead``): build what the steps of
+    ``config``'s model will use, and route empty blocks, as a step would."""
+    expand = expander(config.model_key, config.check_deadlock, config.symmetric)
+    predicates(config.model_key, config.invariants + config.sometimes)
+    empty = np.zeros((expand.packing.words, 0), dtype=np.uint64)
+    yield from route(_EMPTY_FPS, _EMPTY_FPS, _EMPTY_ACTIONS, empty, config.partitions, 0, split)
+
+
 def contains(sorted_fps: np.ndarray, fps: np.ndarray) -> np.ndarray:
     """A mask over ``fps``: which appear in the sorted array."""
     if len(sorted_fps) == 0 or len(fps) == 0:

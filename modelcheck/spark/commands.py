@@ -18,6 +18,7 @@ SPARK_OPTIONS = {
     "checkpoint_levels": "checkpoint_levels",
     "spark_conf": "conf",
     "executor_wait": "executor_wait",
+    "lead_in": "lead_in",
     "verbose": "verbose",
 }
 
@@ -39,6 +40,9 @@ def spark_options(fn):
                      help="--engine spark: a Spark setting, e.g. spark.executor.memory=4g. Repeatable."),
         click.option("--executor-wait", type=float, metavar="SECONDS",
                      help="--engine spark: how long to wait for a cluster's first executor (default 60)."),
+        click.option("--lead-in", type=int, metavar="N",
+                     help="--engine spark: while Spark starts, the driver runs the first levels itself, up to "
+                          "levels of N successors (default 2,000,000; 0: the executors run every level)."),
         click.option("--verbose", is_flag=True, help="--engine spark: show Spark's own log."),
     ]
     for option in reversed(options):

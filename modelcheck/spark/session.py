@@ -21,6 +21,7 @@ import shutil
 import socket
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from typing import Iterator
@@ -160,58 +161,146 @@ def spark_run(settings: SparkSettings, app_name: str, context=None) -> Iterator[
     """A SparkContext ready for a search. With ``context`` (an existing
     SparkContext) that one is used and left running; otherwise one is
     started here and stopped on the way out, whatever happens."""
+    with spark_launch(settings, app_name, context) as launch:
+        yield launch.result()
+
+
+@contextlib.contextmanager
+def spark_launch(settings: SparkSettings, app_name: str, context=None, then=None) -> Iterator["Launch"]:
+    """Like ``spark_run``, but the context starts in a background thread (and
+    the cluster's first executor is waited for there), so that the caller
+    can work meanwhile; ``Launch.result()`` waits for it. ``then(run)``, if
+    given, runs in that thread once the context is open (the Spark engine
+    warms its executors up with it)."""
     import_pyspark()
     started = time.perf_counter()
     scratch = tempfile.mkdtemp(prefix="modelcheck-spark-")
     with quiet_aborts(settings.verbose) as abort:
+        launch = None
         try:
-            yield from _run(settings, app_name, context, scratch, started, abort)
+            if context is None:  # the quick checks fail here, before anything runs in the background
+                preflight(settings)
+            launch = Launch(settings, app_name, context, scratch, started, then)
+            yield launch
         except BaseException:
             if abort.requested:  # whatever broke after a second Ctrl-C, it is that abort
                 raise KeyboardInterrupt from None
             raise
+        finally:
+            try:
+                if launch is not None:
+                    launch.close(abort)
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _run(settings: SparkSettings, app_name: str, context, scratch: str, started: float,
-         abort) -> Iterator[SparkRun]:
-    sc = None
-    try:
-        if context is None:
-            sc = start_context(settings, app_name, scratch)
-        else:
-            sc = context
-        master = sc.master
+class Launch:
+    """A SparkContext on its way up, in a background thread.
+
+    The checkpoint directory is known at once; ``opened()`` says whether the
+    context is up with its first executor, ``result()`` waits until it is
+    (raising what stopped it), and ``settled()`` whether ``then`` has
+    finished too."""
+
+    def __init__(self, settings: SparkSettings, app_name: str, context, scratch: str, started: float, then=None):
+        self.settings, self.app_name, self.context, self.scratch = settings, app_name, context, scratch
+        self.started, self.then = started, then
+        # a mounted path (settings refuse URLs): executors open the visited runs in it
+        self.checkpoint_dir = os.path.abspath(settings.checkpoint_dir or os.path.join(scratch, "checkpoints"))
+        os.makedirs(self.checkpoint_dir, exist_ok=True)
+        self._sc = None  # the context this launch started (and so stops)
+        self._run: SparkRun | None = None
+        self._error: BaseException | None = None
+        self._opened, self._settled = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._start, name="modelcheck-spark-start", daemon=True)
+        self._thread.start()
+
+    def _start(self) -> None:
+        try:
+            self._run = self._open()
+        except BaseException as e:  # handed to whoever waits for the result
+            self._error = e
+        finally:
+            self._opened.set()
+        try:
+            if self._run is not None and self.then is not None:
+                self._run.sc.setJobGroup("modelcheck-warm-up", "warming the executors up", False)
+                self.then(self._run)
+        except BaseException:  # noqa: S110  (a failed warm-up only means the first level warms up itself)
+            pass
+        finally:
+            self._settled.set()
+
+    def _open(self) -> SparkRun:
+        if self.context is None:
+            self._sc = start_context(self.settings, self.app_name, self.scratch, checked=True)
+        sc = self._sc or self.context
         # Spark fetches an added file lazily and keeps it registered for the
         # context's life, so a zip added to a context that outlives this run
         # must outlive it too: it goes to a lasting, content-named place.
-        code_zip = build_code_zip(scratch if context is None else lasting_code_dir())
+        code_zip = build_code_zip(self.scratch if self.context is None else lasting_code_dir())
         sc.addPyFile(code_zip)  # the same path twice is ignored
-        # a mounted path (settings refuse URLs): executors open the visited runs in it
-        checkpoint_dir = os.path.abspath(settings.checkpoint_dir or os.path.join(scratch, "checkpoints"))
-        os.makedirs(checkpoint_dir, exist_ok=True)
-        sc.setCheckpointDir(checkpoint_dir)
-        partitions = settings.partitions or max(1, int(sc.defaultParallelism))
-        yield SparkRun(sc, master, partitions, checkpoint_dir, os.path.basename(code_zip),
-                       time.perf_counter() - started)
-    finally:
-        if sc is not None and context is None:
+        sc.setCheckpointDir(self.checkpoint_dir)
+        partitions = self.settings.partitions or max(1, int(sc.defaultParallelism))
+        return SparkRun(sc, sc.master, partitions, self.checkpoint_dir, os.path.basename(code_zip),
+                        time.perf_counter() - self.started)
+
+    def opened(self) -> bool:
+        return self._opened.is_set()
+
+    def settled(self) -> bool:
+        return self._settled.is_set()
+
+    def result(self) -> SparkRun:
+        self._opened.wait()
+        if self._error is not None:
+            raise self._error
+        return self._run
+
+    def close(self, abort) -> None:
+        """Stop what this launch started, once it is up (starting is bounded
+        in time: the executor wait is); stopping a context ends its warm-up.
+        After an abort nothing is waited for: the process is ending, and the
+        driver JVM ends with it (it stops when its stdin closes)."""
+        if abort.requested and not self._opened.is_set():
+            return
+        self._opened.wait()
+        sc = self._sc
+        if self.context is not None:
+            # the shared context runs on: let its warm-up end (it is short on a
+            # context that is up) before handing it back
+            self._settled.wait(30)
+        if sc is not None:
             try:
                 sc.stop()
             except Exception:
                 if not abort.requested:  # after an abort py4j's connection may be broken
                     raise
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
-def start_context(settings: SparkSettings, app_name: str, scratch: str):
-    """Start a SparkContext, or fail with one line saying why."""
-    from pyspark import SparkConf, SparkContext
-
-    require_java()
+def run_master(settings: SparkSettings) -> str | None:
+    """The master to start with: None under spark-submit, which has set one."""
     under_submit = "PYSPARK_GATEWAY_PORT" in os.environ
-    master = settings.master or (None if under_submit else DEFAULT_MASTER)
+    return settings.master or (None if under_submit else DEFAULT_MASTER)
+
+
+def preflight(settings: SparkSettings) -> None:
+    """The checks that fail in well under a second: Java, and a master that answers."""
+    require_java()
+    master = run_master(settings)
     if master is not None:
         check_master_reachable(master, settings.connect_timeout)
+
+
+def start_context(settings: SparkSettings, app_name: str, scratch: str, checked: bool = False):
+    """Start a SparkContext and wait for its first executor, or fail with
+    one line saying why (``checked``: ``preflight`` has passed already)."""
+    from pyspark import SparkConf, SparkContext
+
+    if not checked:
+        preflight(settings)
+    under_submit = "PYSPARK_GATEWAY_PORT" in os.environ
+    master = run_master(settings)
     loopback = master is not None and is_loopback_master(master)
     log_config = os.path.join(scratch, "log4j2.properties")
     with open(log_config, "w") as f:

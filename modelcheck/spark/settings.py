@@ -19,6 +19,7 @@ DEFAULT_MASTER = "local[*]"
 DEFAULT_CHECKPOINT_LEVELS = 5
 DEFAULT_EXECUTOR_WAIT = 60.0
 DEFAULT_CONNECT_TIMEOUT = 5.0
+DEFAULT_LEAD_IN = 2_000_000  # successor candidates of a level the driver may run (modelcheck.spark.lead)
 MAX_PARTITIONS = 10_000
 
 _LOCAL = re.compile(r"^local(\[(\*|[1-9][0-9]*)(,[1-9][0-9]*)?\])?$")
@@ -46,6 +47,7 @@ class SparkSettings:
     verbose: bool = False
     executor_wait: float = DEFAULT_EXECUTOR_WAIT
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    lead_in: int = DEFAULT_LEAD_IN
     conf: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
     def __post_init__(self):
@@ -57,6 +59,8 @@ class SparkSettings:
             raise InputError(f"--checkpoint-levels must be at least 1, got {self.checkpoint_levels}")
         if self.executor_wait <= 0:
             raise InputError(f"--executor-wait must be positive, got {self.executor_wait}")
+        if self.lead_in < 0:
+            raise InputError(f"--lead-in must be 0 (off) or more, got {self.lead_in}")
         if self.connect_timeout <= 0:
             raise InputError(f"the connection timeout must be positive, got {self.connect_timeout}")
         if self.resume is not None and self.checkpoint_dir is None:

@@ -131,6 +131,32 @@ def add_level(directory: str, partition: int, level: int, before: np.ndarray, ru
     _kept.put(directory, partition, level, np.insert(before, np.searchsorted(before, run.fps), run.fps))
 
 
+def repartition(directory: str, levels: int, old: int, new: int) -> None:
+    """Rewrite the runs of levels 1..``levels`` written for ``old``
+    partitions as runs for ``new`` partitions (each state where
+    ``fingerprint % new`` puts it); the driver's lead-in
+    (``modelcheck.spark.lead``) partitions before it knows the run's count."""
+    for level in range(1, levels + 1):
+        runs = [read_run(directory, p, level) for p in range(old)]
+        fps = np.concatenate([r.fps for r in runs])
+        order = np.argsort(fps)
+        fps, parents = fps[order], np.concatenate([r.parents for r in runs])[order]
+        actions = np.concatenate([r.actions for r in runs])[order]
+        targets = fps % np.uint64(new)
+        for p in range(new):
+            mine = targets == p
+            write_run(directory, p, level, Run(fps[mine], parents[mine], actions[mine]))
+    for p in range(new, old):
+        shutil.rmtree(os.path.dirname(run_path(directory, p, 1)), ignore_errors=True)
+    forget(directory)
+
+
+def forget(directory: str) -> None:
+    """Drop what this process kept of the directory's partitions."""
+    for key in [k for k in _kept.entries if k[0] == directory]:
+        del _kept.entries[key]
+
+
 def lookup(directory: str, partition: int, fp: int, level: int) -> tuple[int, int] | None:
     """(parent fingerprint, action entry) of a state first visited at
     ``level``, from the partition's run of that level. (Along a trace the
@@ -147,5 +173,6 @@ def stored_bytes(directory: str) -> int:
     """The size of every run written so far."""
     total = 0
     for root, _, files in os.walk(directory):
-        total += sum(os.path.getsize(os.path.join(root, f)) for f in files if f.endswith(".npz"))
+        total += sum(os.path.getsize(os.path.join(root, f)) for f in files
+                     if f.startswith("level-") and f.endswith(".npz"))
     return total

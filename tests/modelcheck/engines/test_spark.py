@@ -15,7 +15,7 @@ from modelcheck.engines.bfs import BfsChecker
 from modelcheck.engines.spark import SparkChecker, check_code_origin
 from modelcheck.spark.blocks import LevelSummary
 from modelcheck.spark.session import spark_run, start_context
-from modelcheck.spark.settings import SparkSettings
+from modelcheck.spark.settings import DEFAULT_LEAD_IN, SparkSettings
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +30,12 @@ def context():
 
 
 def both(context, m, invariants=None, engine_options=None, **options):
+    """bfs, and Spark with every level on the executors (no lead-in) unless
+    ``engine_options`` say otherwise."""
     invariants = tuple(invariants or m.spec.default_invariants)
     bfs = BfsChecker().check(m, CheckOptions(invariants, **options))
-    spark = SparkChecker(context).check(m, CheckOptions(invariants, engine_options=engine_options or {}, **options))
+    engine_options = {"lead_in": 0, **(engine_options or {})}
+    spark = SparkChecker(context).check(m, CheckOptions(invariants, engine_options=engine_options, **options))
     return bfs, spark
 
 
@@ -186,3 +189,38 @@ def test_a_foreign_origin_stops_the_run():
     check_code_origin([summary("/tmp/x/modelcheck-code-ab.zip/modelcheck/__init__.py")], "modelcheck-code-ab.zip")
     with pytest.raises(RuntimeError, match="imported modelcheck from /work/modelcheck"):
         check_code_origin([summary("/work/modelcheck/__init__.py")], "modelcheck-code-ab.zip")
+
+
+# --- the lead-in: the first levels run in the driver (modelcheck.spark.lead) ------
+# Models this small have no level of SMALL candidates: with the default
+# limit the driver runs them whole; with a limit of 50 or 100 it hands the
+# search over to the executors after a few levels.
+
+@pytest.mark.parametrize("name, consts, invariants", EXHAUSTIVE[:4], ids=[c[0] for c in EXHAUSTIVE[:4]])
+@pytest.mark.parametrize("limit", [100, DEFAULT_LEAD_IN])
+def test_a_lead_in_changes_no_count(context, name, consts, invariants, limit):
+    bfs, spark = both(context, model(name, **consts), invariants, engine_options={"lead_in": limit, "partitions": 3})
+    assert (spark.result, spark.distinct_states, spark.depth, spark.states_generated, spark.sometimes) == \
+           (bfs.result, bfs.distinct_states, bfs.depth, bfs.states_generated, bfs.sometimes)
+    led = [n for n in spark.notes if n.startswith("levels 1 to ")]
+    assert led, spark.notes
+    driver_levels = int(led[0].split()[3])
+    assert driver_levels < spark.depth if limit == 100 else driver_levels == spark.depth + 1
+
+
+@pytest.mark.parametrize("name, consts, invariants", VIOLATIONS, ids=[c[0] for c in VIOLATIONS])
+def test_a_lead_in_finds_the_same_shortest_trace(context, name, consts, invariants):
+    m = model(name, **consts)
+    _, executors = both(context, m, invariants)
+    for limit in (50, DEFAULT_LEAD_IN):
+        _, led = both(context, m, invariants, engine_options={"lead_in": limit})
+        assert (led.violation.states, led.violation.actions) == (executors.violation.states, executors.violation.actions)
+
+
+def test_a_lead_in_bounds_depth_and_finds_deadlocks(context):
+    on = {"lead_in": DEFAULT_LEAD_IN}
+    bfs, spark = both(context, model("kip320", Replicas=2), max_depth=5, engine_options=on)
+    assert (spark.result, spark.distinct_states, spark.depth) == (bfs.result, bfs.distinct_states, bfs.depth)
+    m = model("kip320", Replicas=1, LogSize=1, MaxRecords=1, MaxLeaderEpoch=0)
+    bfs, spark = both(context, m, check_deadlock=True, engine_options=on)
+    assert spark.violation.invariant == "Deadlock" and spark.violation.length == bfs.violation.length == 2

@@ -101,7 +101,8 @@ def test_a_killed_driver_is_resumed_from_the_last_checkpoint(tmp_path):
     consts = ["--const", "Replicas=3", "--const", "LogSize=1", "--const", "MaxRecords=1"]
     directory = str(tmp_path / "ckpt")
     command = [sys.executable, "-c", "from cli import main; main()", "run", "kip320", *consts, "--engine", "spark",
-               "--master", "local[2]", "--checkpoint-dir", directory, "--checkpoint-levels", "3", "--json"]
+               "--master", "local[2]", "--lead-in", "0", "--checkpoint-dir", directory, "--checkpoint-levels", "3",
+               "--json"]
     env = dict(os.environ, PYTHONPATH=ROOT)
     first = subprocess.Popen(command, cwd=str(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, start_new_session=True)
@@ -111,7 +112,7 @@ def test_a_killed_driver_is_resumed_from_the_last_checkpoint(tmp_path):
             assert first.poll() is None and time.monotonic() < deadline, seen
             if select.select([first.stderr], [], [], 1.0)[0]:
                 seen += first.stderr.readline()
-        os.killpg(first.pid, signal.SIGKILL)  # the driver and its JVM, at once
+        os.killpg(first.pid, signal.SIGKILL)  # the driver and its JVM, at once (no lead-in: levels run on Spark)
     finally:
         if first.poll() is None:
             os.killpg(first.pid, signal.SIGKILL)

@@ -43,7 +43,7 @@ def test_killing_a_worker_mid_run_changes_nothing(tmp_path):
         env = dict(os.environ, PYTHONPATH=ROOT)
         consts = [arg for k, v in CONSTS.items() for arg in ("--const", f"{k}={v}")]
         run = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", "run", "kip320", *consts,
-                                "--engine", "spark", "--master", state.master_url, "--checkpoint-levels", "3",
+                                "--engine", "spark", "--master", state.master_url, "--lead-in", "0", "--checkpoint-levels", "3",
                                 "--json"], cwd=str(tmp_path), env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
         before = read_stderr_until(run, KILL_AT, limit=300)
