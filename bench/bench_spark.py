@@ -54,7 +54,8 @@ def levels(stderr: str) -> list[dict]:
         if m:
             out.append({"level": int(m.group(1)), "new": number(m.group(2)), "total": number(m.group(3)),
                         "seconds": number(m.group(4)), "shuffled": number(m.group(5)),
-                        "shuffled_mb": number(m.group(6)), "visited_mb": number(m.group(7))})
+                        "shuffled_mb": number(m.group(6)), "visited_mb": number(m.group(7)),
+                        "driver": line.endswith("· in the driver")})
     return out
 
 
@@ -90,7 +91,7 @@ def main() -> None:
         bfs_s = statistics.median(s for s, _, _ in bfs_runs)
         spark_sorted = sorted(spark_runs, key=lambda r: r[0])
         spark_s, spark_out, spark_err = spark_sorted[len(spark_sorted) // 2]
-        rows = levels(spark_err)
+        rows = [r for r in levels(spark_err) if not r["driver"]]  # the levels Spark ran
         startup = number(STARTED.search(spark_err).group(1))
         intercept, slope = fixed_cost(rows[1:])
         result, distinct, depth = answers.pop()

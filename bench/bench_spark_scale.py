@@ -3,8 +3,10 @@ executor's memory, in one run of this script.
 
 ``compare``: kip320 with MaxLeaderEpoch=3 (9,985,570 states) with the fast
 engine, with Spark on ``local[2]`` and with Spark on a ``modelcheck cluster
-start --workers 2 --cores 1`` cluster, each as the whole command users type
-(JVM start included), alternating, ``--runs`` times; medians and ratios.
+start --workers 2 --cores 1`` cluster (with its default lead-in, and with
+``--lead-in 0``: every level on the executors), each as the whole command
+users type (JVM start included), alternating, ``--runs`` times; medians and
+ratios.
 
 ``big``: kip320 with 4 replicas (71,885,361 states) on the 2-worker cluster
 with ``spark.executor.memory=1g``: wall time, and each executor's peak
@@ -134,14 +136,15 @@ def compare(args, scratch: str) -> None:
     cluster = Cluster(scratch)
     try:
         kinds = {"fast": fast_cmd, "spark local[2]": spark(MEDIUM, "local[2]"),
-                 "spark cluster 2x1": spark(MEDIUM, cluster.url)}
+                 "spark cluster 2x1": spark(MEDIUM, cluster.url),
+                 "cluster, no lead-in": spark(MEDIUM, cluster.url, "--lead-in", "0")}
         runs = {k: [] for k in kinds}
         for i in range(args.runs):  # back to back, so each sees about the same machine
             for kind, cmd in kinds.items():
                 before = load()
                 seconds, out, err = timed(cmd, scratch)
                 runs[kind].append((seconds, out, err))
-                print(f"run {i + 1} {kind:<18} {seconds:7.2f} s  ({before} before, {load()} after)", flush=True)
+                print(f"run {i + 1} {kind:<20} {seconds:7.2f} s  ({before} before, {load()} after)", flush=True)
     finally:
         cluster.stop(scratch)
     answers = {(o["result"], o["distinct_states"], o["depth"]) for rs in runs.values() for _, o, _ in rs}
@@ -150,19 +153,23 @@ def compare(args, scratch: str) -> None:
     print(f"machine: {machine()}; spec: {' '.join(MEDIUM)} {answers.pop()}")
     medians = {k: statistics.median(s for s, _, _ in rs) for k, rs in runs.items()}
     for kind, rs in runs.items():
-        line = f"{kind:<18} median {medians[kind]:7.2f} s  runs {[round(s, 2) for s, _, _ in rs]}"
+        line = f"{kind:<20} median {medians[kind]:7.2f} s  runs {[round(s, 2) for s, _, _ in rs]}"
         if kind != "fast":
             line += f"  ratio to fast {medians[kind] / medians['fast']:.2f}"
             s, _, err = sorted(rs, key=lambda r: r[0])[len(rs) // 2]
             rows = levels(err)
-            fixed, per_successor, per_visited = level_costs(rows[1:])
+            driven = [r for r in rows if r["driver"]]
+            spark_rows = [r for r in rows if not r["driver"]]
+            fixed, per_successor, per_visited = level_costs(spark_rows[1:])
             last = rows[-1]
-            line += (f"\n{'':<18} started in {number(STARTED.search(err).group(1)):.2f} s, level 1 "
-                     f"{rows[0]['seconds']:.2f} s; a level costs {fixed:.3f} s + {per_successor * 1e6:.2f} s per "
-                     f"million successors shuffled + {per_visited * 1e6:.2f} s per million states visited so far; "
-                     f"{len(rows)} levels; visited files {last['visited_mb'] * 1e6 / last['total']:.1f} bytes per state; "
-                     f"shuffled {sum(r['shuffled'] for r in rows):,.0f} successors, "
-                     f"{sum(r['shuffled_mb'] for r in rows):,.1f} MB")
+            line += (f"\n{'':<20} started in {number(STARTED.search(err).group(1)):.2f} s; "
+                     f"{len(driven)} levels in the driver ({sum(r['seconds'] for r in driven):.2f} s), "
+                     f"{len(spark_rows)} on Spark, the first of them {spark_rows[0]['seconds']:.2f} s; a Spark level "
+                     f"costs {fixed:.3f} s + {per_successor * 1e6:.2f} s per million successors shuffled + "
+                     f"{per_visited * 1e6:.2f} s per million states visited so far; "
+                     f"visited files {last['visited_mb'] * 1e6 / last['total']:.1f} bytes per state; "
+                     f"shuffled {sum(r['shuffled'] for r in spark_rows):,.0f} successors, "
+                     f"{sum(r['shuffled_mb'] for r in spark_rows):,.1f} MB")
         print(line)
 
 

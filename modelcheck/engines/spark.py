@@ -237,7 +237,8 @@ class LevelSearch:
             kept = visited.stored_bytes(self.visited_dir)
             progress.note(f"level {depth:>3} · {new:>11,} new · {total:>13,} total · "
                           f"{time.perf_counter() - level_started:6.2f} s · shuffled {received:,} successors "
-                          f"({_mb(received * self.candidate_bytes)}) · visited files {_mb(kept)}")
+                          f"({_mb(received * self.candidate_bytes)}) · visited files {_mb(kept)}"
+                          + (" · in the driver" if isinstance(current, lead.Frontier) else ""))
             dead = [s.deadlock for s in summaries if s.deadlock is not None]
             if dead:  # found while expanding the level before this one: a shorter trace
                 return self._finish(started, "violation", depth - 1, total - new,
