@@ -161,10 +161,10 @@ class LevelSearch:
         if self.run_ is None and self.launch.opened():
             self._spark()
 
-    def _hand_over(self, frontier, level: int):
+    def _hand_over(self, frontier, level: int, stopping: bool = False):
         """The driver's frontier as an RDD for level ``level`` on Spark."""
         run = self._spark()
-        if self.lead_in.levels:
+        if self.lead_in.levels and not stopping:
             self.options.progress.note(f"lead-in: levels 1 to {self.lead_in.levels} ran in the driver while Spark "
                                        f"started ({self.lead_in.seconds:.1f} s); the executors take over")
         arriving = lead.hand_over(self.sc, frontier, self.visited_dir, level, level - 1, run.partitions, self.words)
@@ -257,8 +257,8 @@ class LevelSearch:
             reason = stop_reason(options.limits, total, kept)
             if reason:
                 if self.manifest_dir:  # a run stopped on purpose can be continued later
-                    if isinstance(current, lead.Frontier):
-                        current = self._hand_over(current, depth + 1)
+                    if isinstance(current, lead.Frontier):  # Spark keeps what the checkpoint holds
+                        current = self._hand_over(current, depth + 1, stopping=True)
                     self._checkpoint(current, depth, total)
                 return self._finish(started, "bounded-ok", depth, total, stopped=reason)
             if depth % self.checkpoint_levels == 0 and not isinstance(current, lead.Frontier):
