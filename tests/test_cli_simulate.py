@@ -15,6 +15,7 @@ from support import invoke, invoke_json, one_error_line
     (["run", "kip320", "--engine", "fast", "--coverage=most"], "--coverage takes actions or full"),
     (["simulate", "kip320", "--inv", "Nope"], "no invariant 'Nope'"),
     (["simulate", "kip320", "--symmetry"], "--symmetry: simulate follows single behaviours and keeps no visited set"),
+    (["simulate", "kip320", "--engine", "spark", "--lead-in", "0"], "--lead-in applies to `run --engine spark`"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     code, _, err = invoke(*args)

@@ -80,6 +80,8 @@ def test_missing_java_is_one_line(tmp_path):
     (["run", "kip320", "--engine", "spark", "--master", "yarn"], "spark-submit"),
     (["run", "kip320", "--engine", "spark", "--spark-conf", "nokey"], "KEY=VALUE"),
     (["run", "kip320", "--engine", "spark", "--executor-wait", "0"], "--executor-wait must be positive"),
+    (["run", "kip320", "--engine", "spark", "--lead-in", "-1"], "--lead-in must be 0 (off) or more"),
+    (["run", "kip320", "--engine", "fast", "--lead-in", "0"], "--lead-in applies only to --engine spark"),
     (["cluster", "start", "--memory", "lots"], "--memory lots"),
     (["cluster", "start", "--workers", "0"], "--workers must be between 1"),
 ])

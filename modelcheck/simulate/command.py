@@ -79,6 +79,8 @@ def simulate(spec, consts, config, invariants, depth, num, seconds, seed, engine
     check_plan(depth, num, seconds)
     if symmetry:
         raise InputError(f"--symmetry: {NO_SYMMETRY}")
+    if spark.get("lead_in") is not None:
+        raise InputError("--lead-in applies to `run --engine spark`: a swarm of random walks has no levels to lead")
     if engine == "spark" and coverage is not None:
         raise InputError("--coverage is not collected by --engine spark's swarm; simulate in process instead")
     request = RunRequest(spec=spec, engine=engine, consts=tuple(consts), config=config,
