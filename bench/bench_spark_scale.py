@@ -15,7 +15,7 @@ memory (its JVM and its Python workers, sampled every second with psutil).
 reported, and checks the count is still exact.
 
     nice python bench/bench_spark_scale.py compare [--runs 3]
-    nice python bench/bench_spark_scale.py big [--kill-at 20] [--partitions 8]
+    nice python bench/bench_spark_scale.py big [--kill-at 20] [--partitions 8] [--lead-in 0]
 
 The machine's load average is printed before and after each run.
 """
@@ -190,6 +190,8 @@ def big(args, scratch: str) -> None:
         sampler = ExecutorMemory(cluster.worker_pids())
         sampler.start()
         extra = ["--spark-conf", "spark.executor.memory=1g", "--partitions", str(args.partitions)]
+        if args.lead_in is not None:
+            extra += ["--lead-in", str(args.lead_in)]
         kill = (f"level {args.kill_at:>3} ·", victim) if args.kill_at else None
         print(f"before: {load()}", flush=True)
         seconds, out, err = timed(spark(BIG, cluster.url, *extra), scratch, kill)
@@ -201,6 +203,13 @@ def big(args, scratch: str) -> None:
     print(f"machine: {machine()}; spec: {' '.join(BIG)}; {' '.join(extra)}"
           + (f"; worker {victim} killed at level {args.kill_at}" if kill else ""))
     print(f"result {out['result']}, {out['distinct_states']:,} states, depth {out['depth']}, {seconds:.1f} s")
+    rows = levels(err)
+    spark_rows = [r for r in rows if not r["driver"]]
+    fixed, per_successor, per_visited = level_costs(spark_rows[1:])
+    shuffled = sum(r["shuffled"] for r in rows)
+    print(f"{len(rows) - len(spark_rows)} levels in the driver; a Spark level costs {fixed:.3f} s + "
+          f"{per_successor * 1e6:.3f} s per million successors shuffled + {per_visited * 1e6:.3f} s per million "
+          f"states visited so far; {shuffled / out['distinct_states']:.2f} successors shuffled per state")
     for pid, peak in sorted(sampler.peaks.items()):
         print(f"executor {pid} (worker {peak['worker']}): peak JVM {peak['jvm_mb']:.0f} MiB, "
               f"Python workers {peak['python_mb']:.0f} MiB, together {peak['total_mb']:.0f} MiB")
@@ -212,6 +221,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--kill-at", type=int, default=None, metavar="LEVEL")
+    parser.add_argument("--lead-in", type=int, default=None, metavar="N",
+                        help="big: pass --lead-in N (0 gives every level to the executors, for the per-level fit)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         (compare if args.what == "compare" else big)(args, scratch)
