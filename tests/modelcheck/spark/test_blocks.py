@@ -10,17 +10,10 @@ from support import model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.packing import Packing, fingerprints
-from modelcheck.spark import blocks, visited
+from modelcheck.spark import blocks, lead, visited
 
 
-class Report:
-    """Stands in for the accumulator: collects what the steps report."""
-
-    def __init__(self):
-        self.value = {}
-
-    def add(self, entry):
-        self.value.update(entry)
+Report = lead.Report  # the driver's stand-in for the accumulator collects what the steps report
 
 
 def config(m, partitions, level, directory, invariants=(), sometimes=(), probe=False):
