@@ -162,10 +162,7 @@ def first_of_each(fps: np.ndarray, parents: np.ndarray, actions: np.ndarray) -> 
     minimum-reductions over the runs (the smallest parent, then the
     smallest action among the candidates of that parent): linear, where
     sorting the repeats by parent and action is not."""
-    order = np.argsort(fps, kind="stable")
-    fps = fps[order]
-    first = np.ones(fps.size, dtype=bool)
-    first[1:] = fps[1:] != fps[:-1]
+    order, fps, first = _sorted_runs(fps)
     if first.all():
         return fps, order
     starts = np.flatnonzero(first)
@@ -182,11 +179,18 @@ def first_of_each(fps: np.ndarray, parents: np.ndarray, actions: np.ndarray) -> 
 
 def first_in_order(fps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted distinct fingerprints and, for each, the position of its first occurrence."""
+    order, fps, first = _sorted_runs(fps)
+    return fps[first], order[first]
+
+
+def _sorted_runs(fps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The stable sorting order, the sorted fingerprints, and a mask of the
+    first of each run of equal ones."""
     order = np.argsort(fps, kind="stable")
     fps = fps[order]
     first = np.ones(fps.size, dtype=bool)
     first[1:] = fps[1:] != fps[:-1]
-    return fps[first], order[first]
+    return order, fps, first
 
 
 # --- expanding and routing -------------------------------------------------------
@@ -219,8 +223,7 @@ def expand_frontier(expand: Expander, fps: np.ndarray, words: np.ndarray) -> tup
     keeps, per fingerprint, its smallest (row, action). ``fps`` must be
     sorted, so rows are in fingerprint order: a fingerprint's first
     occurrence in chunk order is then its smallest (parent fingerprint,
-    action), and merging the chunks needs no sort by parent and action
-    (which cost a third of a large level's step)."""
+    action), and merging the chunks needs no sort by parent and action."""
     parts, generated, stuck = [], 0, []
     for start in range(0, fps.size, CHUNK):
         e = expand.expand(words[:, start:start + CHUNK], start)
