@@ -33,7 +33,7 @@ from modelcheck.codec import (BoolSlot, Const, Fn, IntSlot, KeyedSet, NilOr, Rec
                               StateCodec)
 from modelcheck.errors import InputError
 from modelcheck.packing import Packing, fingerprints
-from modelcheck.symmetry import symmetric_constant
+from modelcheck.renaming import symmetric_constant
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,6 @@ class ConstantDecl:
     maximum: int | None = None
     doc: str = ""
 
-    def describe_default(self) -> str:
-        return format_value(self.kind, self.default)
-
 
 class Constants:
     """The constants of one spec instance, read as attributes (``c.LogSize``)."""

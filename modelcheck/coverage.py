@@ -49,11 +49,16 @@ def parse_level(text: str | None) -> str | None:
     return text
 
 
-def require_collecting(engine: Any, level: str | None, engine_name: str) -> None:
-    """Coverage asked of an engine that cannot report it is bad input."""
-    if level is not None and not getattr(engine, "collects_coverage", False):
-        raise InputError(f"--coverage is not collected by the {engine_name} engine (use --engine fast, "
-                         f"or modelcheck simulate)")
+def check_request(engine: str, level: str | None, resuming: bool = False) -> None:
+    """Coverage asked of an engine that cannot collect it (see the engine
+    registry), or of a resumed search, is bad input."""
+    if level is None:
+        return
+    from modelcheck.engines import require
+    from modelcheck.engines.contract import COVERAGE
+    require(engine, COVERAGE)
+    if resuming:
+        raise InputError("--coverage counts a search from its start; it cannot continue one with --resume")
 
 
 @dataclass(frozen=True)

@@ -17,17 +17,3 @@ class SpecDefinitionError(Exception):
 
 class TraceFormatError(InputError):
     """A trace file that cannot be read as a trace of the given spec."""
-
-
-def make_writable_dir(directory: str, option: str) -> None:
-    """Create ``directory`` if need be, or refuse it in one line (``option``
-    names where it came from, e.g. ``--state-dir``)."""
-    import os
-    if os.path.exists(directory) and not os.path.isdir(directory):
-        raise InputError(f"{option} {directory} is a file, not a directory")
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"{option} {directory}: cannot create it ({e.strerror or e})") from None
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise InputError(f"{option} {directory}: not writable")

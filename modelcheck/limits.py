@@ -33,6 +33,16 @@ class SearchInterrupted(Exception):
     engines); caught where the partial result is put together."""
 
 
+class SearchStopped(Exception):
+    """Raised by work that follows a search and is cut short by a limit or
+    Ctrl-C (marking the state graph, the cycle search): ``reason`` is one of
+    the reasons above. Caught where the partial result is put together."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 class StopRequest:
     """Set from a signal handler, read by the engine."""
 
@@ -44,13 +54,16 @@ class StopRequest:
 
 
 def resident_bytes() -> int:
-    """This process's resident set size."""
+    """This process's resident set size. Where /proc is missing (not Linux),
+    the peak resident size instead: never less than the current one, so a
+    limit still holds, at worst a little early."""
     try:
         with open("/proc/self/statm") as f:
             return int(f.read().split()[1]) * _PAGE
-    except OSError:  # not Linux: fall back to psutil
-        import psutil
-        return psutil.Process().memory_info().rss
+    except OSError:
+        import resource
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024  # macOS counts bytes, others KiB
 
 
 @dataclass

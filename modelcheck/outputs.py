@@ -5,7 +5,7 @@ Counterexamples go to ``modelcheck-out/SPEC/`` under the current directory
 directory itself, and never over an existing file unless ``--overwrite``.
 
 Whatever can be checked about the destination is checked before the search
-starts. What cannot (a file that appears at the chosen path during a run of
+starts (``modelcheck/destinations.py``). What cannot (a file that appears at the chosen path during a run of
 hours, a directory removed meanwhile) must not cost the verdict: the trace
 goes to a fresh name beside the intended one, or failing that into a new
 temporary directory, and the user is told where.
@@ -17,33 +17,9 @@ import os
 import tempfile
 from dataclasses import dataclass
 
+from modelcheck.destinations import output_dir
 from modelcheck.errors import InputError
-from modelcheck.trace import Trace, check_trace_destination, render_text, write_trace
-
-OUTPUT_ROOT = "modelcheck-out"
-
-
-def output_dir(spec: str) -> str:
-    """The default directory of a spec's run outputs, relative to the current directory."""
-    return os.path.join(OUTPUT_ROOT, spec)
-
-
-def check_output_destination(path: str | None, overwrite: bool, spec: str) -> None:
-    """Refuse, before any search, a destination a trace could not be written to.
-    Creates nothing: the output directory is made only when a trace is written."""
-    if path is not None:
-        check_trace_destination(path, overwrite)
-        return
-    directory = output_dir(spec)
-    existing = directory
-    while existing and not os.path.exists(existing):
-        existing = os.path.dirname(existing)
-    existing = existing or "."
-    if not os.path.isdir(existing):
-        raise InputError(f"cannot write traces into {directory}: {existing} is a file, not a directory "
-                         f"(give --trace-out, or move it)")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise InputError(f"cannot write traces into {directory}: {existing} is not writable (give --trace-out)")
+from modelcheck.trace import Trace, render_text, write_trace
 
 
 @dataclass

@@ -21,19 +21,20 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from modelcheck import __version__
+from modelcheck import __version__, exitcodes
+from modelcheck.destinations import check_output_destination
 from modelcheck.engines.bmc import BmcSettings, solver_interrupts
-from modelcheck.engines.induction import (INTERRUPTED, NOT_INDUCTIVE, PROVED, VIOLATION, ProofOutcome, StepReport,
-                                          prove)
 from modelcheck.errors import InputError
+from modelcheck.induction import INTERRUPTED, NOT_INDUCTIVE, PROVED, VIOLATION, ProofOutcome, StepReport, prove
 from modelcheck.limits import StopRequest
+from modelcheck.outputs import save_trace, story
 from modelcheck.progress import Progress
-from modelcheck.run import resolve_spec_and_constants, warn
+from modelcheck.request import choose_invariants, resolve, warn
 from modelcheck.spec import Model, SpecDefinition
-from modelcheck.outputs import check_output_destination, save_trace, story
 from modelcheck.trace import trace_from_states
 
-EXIT_CODES = {PROVED: 0, VIOLATION: 12, NOT_INDUCTIVE: 20, INTERRUPTED: 130}
+EXIT_CODES = {PROVED: exitcodes.OK, VIOLATION: exitcodes.INVARIANT_VIOLATED, NOT_INDUCTIVE: exitcodes.NOT_INDUCTIVE,
+              INTERRUPTED: exitcodes.INTERRUPTED}
 HYPOTHESIS = "Hypothesis"
 
 
@@ -62,18 +63,11 @@ def prepare_proof(request: ProveRequest) -> PreparedProof:
     """Everything that can be wrong with the input, checked before solving."""
     if request.k < 1:
         raise InputError(f"--k must be at least 1, got {request.k}")
-    spec, constants, cfg = resolve_spec_and_constants(request.spec, request.consts, request.config)
-    invariants = tuple(request.invariants) or tuple(cfg.invariants if cfg and cfg.invariants else ())
-    invariants = invariants or spec.default_invariants
-    if request.lemmas:
-        if not spec.lemmas:
-            raise InputError(f"{spec.name} offers no lemmas (--lemmas); name invariants with --inv instead")
-        invariants = tuple(invariants) + spec.lemmas
-    spec.check_invariant_names(invariants)
-    invariants = tuple(dict.fromkeys(invariants))
+    resolved = resolve(request.spec, request.consts, request.config)
+    spec = resolved.spec
+    invariants = choose_invariants(spec, request.invariants, resolved.cfg, lemmas=request.lemmas)
     check_output_destination(request.trace_out, request.overwrite, spec.name)
-    warnings = list(cfg.warnings) if cfg else []
-    return PreparedProof(request, spec, spec.instantiate(constants), invariants, warnings)
+    return PreparedProof(request, spec, spec.instantiate(resolved.constants), invariants, resolved.warnings)
 
 
 @dataclass

@@ -22,14 +22,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from modelcheck import exitcodes
 from modelcheck.backends.interpreter import evaluate
 from modelcheck.explain import explain, failing_conjuncts_text, first_violation
 from modelcheck.trace_read import BoundTrace, ClaimedStep
 from modelcheck.values import flatten, show
 
-EXIT_OK, EXIT_VIOLATION = 0, 12
-EXIT_NOT_A_BEHAVIOUR = 3  # the first state is not initial, or a step is not a legal transition
-EXIT_NOT_INDUCTIVE = 20  # a confirmed counterexample to induction, as `modelcheck prove` exits
+EXIT_OK, EXIT_VIOLATION = exitcodes.OK, exitcodes.INVARIANT_VIOLATED
+EXIT_NOT_A_BEHAVIOUR = exitcodes.NOT_A_BEHAVIOUR  # the first state is not initial, or a step is not legal
+EXIT_NOT_INDUCTIVE = exitcodes.NOT_INDUCTIVE  # a confirmed counterexample to induction, as `prove` exits
 
 
 @dataclass
@@ -329,30 +330,21 @@ def report_json(report: ReplayReport) -> dict[str, Any]:
 def load(spec_name: str, path: str, consts: Sequence[str] = ()) -> BoundTrace:
     """The trace at ``path`` bound to ``spec_name`` (constants: ``--const``
     assignments, then the file's own, then the spec's defaults)."""
-    from modelcheck.constants import parse_assignment
+    from modelcheck.request import given_constants, spec_named
     from modelcheck.trace_read import bind, read_trace_file
-    from specs import get_spec
-    spec = get_spec(spec_name)
-    given = dict(parse_assignment(text) for text in consts)
-    return bind(read_trace_file(path), spec, given)
+    return bind(read_trace_file(path), spec_named(spec_name), given_constants(consts))
 
 
 def chosen_invariants(trace: BoundTrace, requested: Sequence[str]) -> tuple[str, ...]:
     """``--inv`` if given; otherwise the spec's defaults plus the invariant
     the trace file says it breaks."""
-    spec = trace.model.spec
+    from modelcheck.request import choose_invariants
     if not requested and trace.document.hypothesis:
         # what a counterexample to induction breaks is its own hypothesis
         return tuple(trace.document.hypothesis)
-    names = list(requested) or list(spec.default_invariants)
-    recorded = trace.document.invariant
-    if not requested and recorded and recorded in spec.invariant_names() and recorded not in names:
-        names.append(recorded)
-    spec.check_invariant_names(names)
-    return tuple(dict.fromkeys(names))
+    return choose_invariants(trace.model.spec, requested, recorded=trace.document.invariant)
 
 
 def warn_all(trace: BoundTrace) -> None:
-    import sys
-    for w in trace.warnings:
-        print(f"modelcheck: warning: {w}", file=sys.stderr)
+    from modelcheck.request import warn
+    warn(trace.warnings)

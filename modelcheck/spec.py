@@ -128,6 +128,9 @@ class SpecDefinition:
     properties: tuple[Any, ...] = ()
     specifications: tuple[Any, ...] = ()
     origin: str = UPSTREAM  # where the TLA+ module comes from (its text is not in this repository)
+    # Definitions of the module that a viewer shows by name beside the
+    # variables (AsyncIsr's HighWatermark): (name, fn(s) -> expression).
+    operators: tuple[tuple[str, Callable[[StateView], Any]], ...] = ()
 
     def source(self) -> str:
         """The TLA+ module this spec ports and where that module comes from."""
@@ -139,18 +142,16 @@ class SpecDefinition:
         end = doc.find(". ")
         return doc if end < 0 else doc[:end + 1]
 
-    def constant_decl(self, name: str) -> ConstantDecl:
-        for d in self.constants:
-            if d.name == name:
-                return d
-        raise KeyError(name)
-
     def resolve_constants(self, given: dict[str, str] | None = None,
                           parsed: dict[str, Any] | None = None) -> Constants:
         constants = resolve(self.constants, given or {}, self.name, parsed)
         if self.check_constants:
             self.check_constants(constants)
         return constants
+
+    def operator(self, name: str) -> Callable[[StateView], Any]:
+        """The definition named ``name`` among ``operators``."""
+        return dict(self.operators)[name]
 
     def invariant_names(self) -> list[str]:
         return [p.name for p in self.invariants]
@@ -326,8 +327,8 @@ class Model:
         return [i.label() for i in self.instances]
 
     def key(self) -> tuple:
-        """A small picklable name for this model: ``load_model(key)`` rebuilds
-        it in another process (worker processes, Spark executors)."""
+        """A small picklable name for this model: ``specs.load_model(key)``
+        rebuilds it in another process (worker processes, Spark executors)."""
         return (self.spec.name, tuple(self.constants.items()))
 
     def describe_constants(self) -> str:
@@ -348,18 +349,3 @@ class _Shifted:
     def __init__(self, schema: Schema):
         self.by_name = schema.by_name
         self.base = {name: base + schema.width for name, base in schema.base.items()}
-
-
-_LOADED: dict[tuple, Model] = {}
-
-
-def load_model(key: tuple) -> Model:
-    """The model named by ``Model.key()``, built once per process."""
-    model = _LOADED.get(key)
-    if model is None:
-        from specs import get_spec
-        name, items = key
-        spec = get_spec(name)
-        model = spec.instantiate(spec.resolve_constants(parsed=dict(items)))
-        _LOADED[key] = model
-    return model

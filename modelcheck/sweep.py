@@ -25,7 +25,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from modelcheck.errors import InputError, make_writable_dir
+from modelcheck import exitcodes
+from modelcheck.destinations import make_writable_dir
+from modelcheck.errors import InputError
 from modelcheck.limits import INTERRUPTED, StopRequest, interrupt_requests
 from modelcheck.progress import Progress
 from modelcheck.run import RunOutcome, RunRequest, execute, prepare
@@ -167,7 +169,7 @@ class SweepOutcome:
 
     @property
     def exit_code(self) -> int:
-        return 130 if self.interrupted else 0
+        return exitcodes.INTERRUPTED if self.interrupted else exitcodes.OK
 
     def trace_files(self) -> list[str]:
         outcomes = [o for r in self.rows for o in (r.outcomes.values() if isinstance(r, EachInvariantRow)

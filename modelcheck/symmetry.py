@@ -1,106 +1,28 @@
-"""Renaming interchangeable model values, as TLC's SYMMETRY does.
+"""Symmetry as a capability: the checks of a request for it, and its note.
 
-A spec may declare constants whose model values are interchangeable
-(``SpecDefinition.symmetry``, e.g. ``("Replicas",)``): swapping r1 and r2
-everywhere maps Init to Init, each action instance to its renamed
-counterpart and every invariant onto itself. Engines may use that to prune
-(see ``modelcheck/backends/z3_reductions.py``). The declaration is a claim
-about the spec; ``rename_state`` and ``rename_instances`` let the tests check
-it on every reachable state of small models. The explicit engines keep one
-state per orbit when asked (``--symmetry``, or a .cfg SYMMETRY line); the
-checks of that request live here, the search itself in modelcheck/canonical.py.
+The renamings themselves are ``modelcheck.renaming`` (re-exported here);
+the search on orbit representatives is ``modelcheck.canonical``. Which
+engines keep one state per orbit is declared in the engine registry.
 """
 
 from __future__ import annotations
 
-import itertools
-from typing import Any
-
 from modelcheck.constants import REPLICA
-from modelcheck.errors import InputError, SpecDefinitionError
-from modelcheck.values import Function, Record, to_itf
+from modelcheck.errors import InputError
+from modelcheck.renaming import rename_instances, rename_state, renamings, symmetric_constant
 
-# All renamings up to this many values (23 for 4 replicas); only the swaps of
-# two values beyond, so the number of renamings stays quadratic.
-ALL_PERMUTATIONS_UP_TO = 4
-
-
-def symmetric_constant(model) -> str | None:
-    """The constant whose values the spec declares interchangeable, if any."""
-    declared = tuple(getattr(model.spec, "symmetry", ()))
-    if not declared:
-        return None
-    if len(declared) > 1:
-        raise SpecDefinitionError(f"{model.spec.name}: symmetry over more than one constant is not supported")
-    return declared[0]
-
-
-def renamings(model) -> list[tuple[int, ...]]:
-    """Non-identity permutations of the symmetric constant's values, as
-    tuples ``p`` with value ``i`` renamed to ``p[i]``."""
-    constant = symmetric_constant(model)
-    if constant is None:
-        return []
-    identity = tuple(range(len(getattr(model.constants, constant))))
-    if len(identity) <= ALL_PERMUTATIONS_UP_TO:
-        return [p for p in itertools.permutations(identity) if p != identity]
-    swaps = []
-    for i, j in itertools.combinations(identity, 2):
-        p = list(identity)
-        p[i], p[j] = j, i
-        swaps.append(tuple(p))
-    return swaps
-
-
-def rename_instances(model, renaming: tuple[int, ...]) -> list[int]:
-    """``perm[i]``: the action instance that instance ``i`` becomes when its
-    parameters ranging over the symmetric constant are renamed."""
-    constant = symmetric_constant(model)
-    domains = {a.name: dict(a.params) for a in model.spec.next}
-    index = {(inst.action, inst.params): i for i, inst in enumerate(model.instances)}
-    perm = []
-    for inst in model.instances:
-        params = tuple((p, renaming[v] if domains[inst.action][p].name == constant else v) for p, v in inst.params)
-        image = index.get((inst.action, params))
-        if image is None:
-            raise SpecDefinitionError(f"{model.spec.name} declares {constant} symmetric, but {inst.label()} "
-                                      f"has no renamed counterpart among the action instances")
-        perm.append(image)
-    return perm
-
-
-def _rename_value(v: Any, names: dict[str, str]) -> Any:
-    if isinstance(v, str):
-        return names.get(v, v)
-    if isinstance(v, frozenset):
-        return frozenset(_rename_value(x, names) for x in v)
-    if isinstance(v, Record):
-        return Record((k, _rename_value(x, names)) for k, x in v.items())
-    if isinstance(v, Function):
-        return Function((_rename_value(k, names), _rename_value(x, names)) for k, x in v.items())
-    return v
-
-
-def rename_state(model, state: tuple, renaming: tuple[int, ...]) -> tuple:
-    """The state with the symmetric constant's model values renamed, through
-    the spec's own TLA+ reading of its state."""
-    values = getattr(model.constants, symmetric_constant(model))
-    names = {values[i]: values[j] for i, j in enumerate(renaming)}
-    renamed = {var: to_itf(_rename_value(v, names)) for var, v in model.codec.encode(state).items()}
-    return model.codec.decode(renamed)
-
-
-# --- asking for symmetry ------------------------------------------------------
-
-EXPLICIT_ENGINES = ("bfs", "fast", "spark")
+__all__ = ["check_symmetry_request", "symmetry_requested", "symmetry_from_config", "symmetry_note", "rename_instances", "rename_state",
+           "renamings", "symmetric_constant"]
 
 
 def check_symmetry_request(model, engine: str = "bfs") -> None:
-    """Refuse --symmetry, before any search, where it would be unsound or meaningless."""
+    """Refuse --symmetry, before any search, where it would be unsound or
+    meaningless: on an engine that does not keep orbits (the registry says
+    which do), or on a spec whose replicas are not interchangeable."""
+    from modelcheck.engines import require
+    from modelcheck.engines.contract import SYMMETRY
+    require(engine, SYMMETRY)
     spec = model.spec
-    if engine not in EXPLICIT_ENGINES:
-        raise InputError(f"--symmetry works with the engines {', '.join(EXPLICIT_ENGINES)}, not {engine}"
-                         + (" (z3 prunes by symmetry on its own)" if engine == "z3" else ""))
     constant = symmetric_constant(model)
     if constant is None:
         raise InputError(f"--symmetry: {spec.name} declares none of its constants symmetric, "
@@ -111,6 +33,15 @@ def check_symmetry_request(model, engine: str = "bfs") -> None:
                          f"specifically, so they are not interchangeable")
     from modelcheck.canonical import replica_roles
     replica_roles(model)  # a state the renaming cannot reach is refused here
+
+
+def symmetry_requested(requested: bool, cfg, model, engine: str, warnings: list[str]) -> bool:
+    """Whether to keep one state per orbit: ``--symmetry``, or a .cfg SYMMETRY
+    line (with a note on how it is read); refused where it cannot be had."""
+    wanted = requested or symmetry_from_config(cfg, model, warnings)
+    if wanted:
+        check_symmetry_request(model, engine)
+    return wanted
 
 
 def symmetry_from_config(cfg, model, notes: list[str]) -> bool:

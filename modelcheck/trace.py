@@ -108,31 +108,6 @@ def _constant_itf(value: Any) -> Any:
     return to_itf(value)
 
 
-def check_trace_destination(path: str | None, overwrite: bool = False) -> None:
-    """Fail early, before a long run, if a trace could not be written there."""
-    if path is None:
-        return
-    if os.path.isdir(path):
-        _check_writable_dir(path, f"--trace-out {path}")
-        return
-    if os.path.exists(path) and not overwrite:
-        raise InputError(f"--trace-out {path} already exists (pass --overwrite to replace it)")
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise InputError(f"cannot write --trace-out {path}: directory {parent} does not exist")
-    _check_writable_dir(parent, f"--trace-out {path}")
-
-
-def _check_writable_dir(directory: str, what: str) -> None:
-    probe = os.path.join(directory, f".modelcheck-write-test-{os.getpid()}")
-    try:
-        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as e:
-        raise InputError(f"cannot write {what}: {e.strerror or e}") from None
-
-
 def write_trace(trace: Trace, path: str | None = None, overwrite: bool = False,
                 default_dir: str = "modelcheck-out", stem: str | None = None) -> str:
     """Write the trace as ITF and return the path used.
@@ -236,7 +211,14 @@ def render_text(trace: Trace) -> str:
 
 def loop_line(trace: Trace) -> str:
     """How a lasso closes: "back to state 9" or "stutters forever from state 4"."""
-    from modelcheck.liveness.report import loop_phrase
     phrase = loop_phrase(len(trace.states), trace.loop, bool(trace.meta.get("stutters")),
                          trace.meta.get("loop_action"))
     return f"-> {phrase}"
+
+
+def loop_phrase(length: int, loop: int, stutters: bool, closing: str | None = None) -> str:
+    """How the lasso ends, with states numbered from 1."""
+    if stutters:
+        return f"stutters forever from state {length}"
+    via = f" via {closing}" if closing else ""
+    return f"back to state {loop + 1}{via}"

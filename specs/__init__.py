@@ -7,7 +7,7 @@ One module per upstream TLA+ module, named after it. Helper modules
 from __future__ import annotations
 
 from modelcheck.errors import InputError
-from modelcheck.spec import SpecDefinition
+from modelcheck.spec import Model, SpecDefinition
 
 
 def all_specs() -> dict[str, SpecDefinition]:
@@ -23,3 +23,18 @@ def get_spec(name: str) -> SpecDefinition:
     if name not in specs:
         raise InputError(f"unknown spec {name!r} (known specs: {', '.join(specs)})")
     return specs[name]
+
+
+_LOADED: dict[tuple, Model] = {}
+
+
+def load_model(key: tuple) -> Model:
+    """The model named by ``Model.key()``, built once per process (Spark
+    executors and worker processes rebuild the driver's model this way)."""
+    model = _LOADED.get(key)
+    if model is None:
+        name, items = key
+        spec = get_spec(name)
+        model = spec.instantiate(spec.resolve_constants(parsed=dict(items)))
+        _LOADED[key] = model
+    return model

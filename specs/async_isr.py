@@ -295,4 +295,5 @@ SPEC = SpecDefinition(
     invariants=(TypeOk, ValidHighWatermark), default_invariants=("ValidHighWatermark",),
     variables=variables, sometimes=(IsrShrunk, LeaderAdoptedUpdate, HighWatermarkAdvanced),
     notes="MaxOffset and MaxVersion bound the otherwise unbounded offsets and versions; "
-          "see the module docstring of specs/async_isr.py")
+          "see the module docstring of specs/async_isr.py",
+    operators=(("HighWatermark", high_watermark),))

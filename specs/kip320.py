@@ -17,15 +17,9 @@ from specs.kafka_replication import (NONE, REPLICA, REQUEST, BecomeLeader, Contr
                                      ControllerShrinkIsr, LeaderWrite, adopt_request, all_isr_members,
                                      quorum_update_leader_and_isr, replica_count, replica_presumes_leadership)
 from specs.kip279 import first_non_matching_offset_from_tail
+from specs.kip320_fencing import is_following_leader_epoch
 from specs.kip320_lemmas import LEMMAS
 from specs.kip320_live import PROPERTIES, specifications
-
-
-def is_following_leader_epoch(s, leader, follower):
-    """IsFollowingLeaderEpoch: the leader presumes leadership and the follower
-    follows it on the leader's own epoch."""
-    return and_(replica_presumes_leadership(s, leader), s.leader[follower] == leader,
-                s.leader_epoch[follower] == s.leader_epoch[leader])
 
 
 def has_high_watermark_reached_current_epoch(s, leader):

@@ -19,6 +19,7 @@ from modelcheck.expr import all_of, and_, any_of, bit_or, implies, member, not_
 from modelcheck.spec import invariant
 from specs.finite_replicated_log import NIL, get_record_at_offset, offsets
 from specs.kafka_replication import NONE, is_true_leader, replica_count, replica_presumes_leadership, replicas
+from specs.kip320_fencing import is_following_leader_epoch
 
 
 def _epochs(s) -> range:
@@ -67,8 +68,6 @@ def RecordEpochsUpToReplicaEpoch(s):
 @invariant
 def FollowerIsPrefixOfLeader(s):
     """A follower on its leader's epoch holds a prefix of the leader's log."""
-    from specs.kip320 import is_following_leader_epoch  # kip320 imports this module
-
     def prefix(follower, leader):
         return and_(s.log_end[follower] <= s.log_end[leader],
                     all_of(implies(_held(s, follower, o),

@@ -28,7 +28,7 @@ from __future__ import annotations
 import z3
 
 from modelcheck.expr import slots_read
-from modelcheck.symmetry import rename_instances, renamings
+from modelcheck.renaming import rename_instances, renamings
 
 
 def slots_touched(inst) -> tuple[set[int], set[int]]:

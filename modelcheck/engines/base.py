@@ -4,7 +4,10 @@ An engine is an object with a ``name`` and ``check(model, options) ->
 CheckResult``. It must report the distinct-state count, depth and shortest
 violation length that the breadth-first engine reports on the same model; a
 field it cannot compute is None (z3's bounded model checking has no
-distinct-state count, for example).
+distinct-state count, for example). What it declares it can do is in the
+registry (``modelcheck/engines/__init__.py``); each capability reaches it
+here, as a hook in ``CheckOptions`` (a coverage collector, a state-graph
+request), and it must honour the ``Limits`` and stop request it is given.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ DEADLOCK = "Deadlock"
 
 @dataclass(frozen=True)
 class CheckOptions:
-    """What to check and how far. ``engine_options`` carries settings only one
-    engine understands (a Spark master URL, a worker count...)."""
+    """What to check and how far. ``engine_options`` carries the settings
+    only one engine understands (a Spark master URL, a worker count...): its
+    typed settings (see the registry), or a mapping of the same fields."""
 
     invariants: tuple[str, ...]
     max_depth: int | None = None
@@ -32,6 +36,8 @@ class CheckOptions:
     coverage: Any = None  # a modelcheck.coverage.Coverage to report to, for engines that collect it
     # keep one state per orbit of the spec's symmetric constants (modelcheck/canonical.py)
     symmetry: bool = False
+    # a modelcheck.liveness.record.GraphRequest, for engines that record the state graph
+    graph: Any = None
 
 
 @dataclass
@@ -61,3 +67,21 @@ class CheckResult:
     sometimes: dict[str, int | None] = field(default_factory=dict)  # name -> depth first seen
     notes: list[str] = field(default_factory=list)
     stopped: str | None = None  # why an incomplete search stopped: a limits.* reason
+    graph: Any = None  # the recorder the engine fed, when CheckOptions.graph asked for one
+
+
+class NoGraph:
+    """The state-graph hooks of an engine asked for no graph: they do nothing
+    (TLC's no-op liveness checker), so the search loop calls them unconditionally."""
+
+    def initial(self, *args) -> None:
+        pass
+
+    def expanded(self, *args) -> None:
+        pass
+
+    def level(self, *args) -> None:
+        pass
+
+
+NO_GRAPH = NoGraph()

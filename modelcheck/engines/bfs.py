@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from array import array
 
-from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
+from modelcheck.engines.base import DEADLOCK, NO_GRAPH, CheckOptions, CheckResult, Violation
 from modelcheck.fingerprint import fingerprinter
 
 
@@ -31,13 +31,13 @@ class VisitedStore:
     def __len__(self) -> int:
         return len(self.parent)
 
-    def add(self, fp: int, parent: int, action: int) -> int | None:
-        """The new state's number, or None if the fingerprint was seen before."""
-        number = self.number
-        if fp in number:
-            return None
+    def add(self, fp: int, parent: int, action: int) -> int:
+        """The new state's number; for a fingerprint seen before, its number
+        complemented (``~n``, negative)."""
         n = len(self.parent)
-        number[fp] = n
+        known = self.number.setdefault(fp, n)
+        if known != n:
+            return ~known
         self.parent.append(parent)
         self.action.append(action)
         return n
@@ -83,15 +83,18 @@ class BfsChecker:
         visited = VisitedStore()
         generated = 0
         rebuild, init_states = rebuild_trace, model.init_states
+        graph = options.graph.explicit(model) if options.graph is not None else NO_GRAPH
         if options.symmetry:  # every state stands for its orbit from here on
             from modelcheck.canonical import symmetric_search
             successors, rebuild, init_states = symmetric_search(model, successors)
 
         def finish(result: str, depth: int, violation: Violation | None = None,
-                   stopped: str | None = None) -> CheckResult:
+                   stopped: str | None = None, found: int | None = None) -> CheckResult:
+            """``found``: at a violation, the states found up to and including the violating one."""
             progress.clear()
-            return CheckResult(self.name, result, len(visited), depth, time.perf_counter() - started,
-                               violation, generated, sometimes_seen, stopped=stopped)
+            return CheckResult(self.name, result, len(visited) if found is None else found, depth,
+                               time.perf_counter() - started, violation, generated, sometimes_seen, stopped=stopped,
+                               graph=graph if options.graph is not None else None)
 
         def violation_at(number: int, invariant: str) -> Violation:
             states, actions = rebuild(model, visited.path_to(number))
@@ -107,11 +110,12 @@ class BfsChecker:
         for k, state in enumerate(init_states):
             generated += 1
             number = visited.add(fingerprint(state), -1, -1 - k)
-            if number is None:
+            if number < 0:
                 continue
+            graph.initial(number, state, -1 - k)
             bad = violated_by(state)
             if bad:
-                return finish("violation", 1, violation_at(number, bad))
+                return finish("violation", 1, violation_at(number, bad), found=number + 1)
             note_sometimes(state, 1)
             frontier.append((number, state))
 
@@ -133,13 +137,14 @@ class BfsChecker:
                 if not succ and options.check_deadlock:
                     return finish("violation", depth, violation_at(parent, DEADLOCK))
                 generated += len(succ)
-                for index, t in succ:
-                    number = add(fingerprint(t), parent, index)
-                    if number is None:
+                numbers = [add(fingerprint(t), parent, index) for index, t in succ]
+                graph.expanded(parent, succ, numbers)
+                for (index, t), number in zip(succ, numbers):
+                    if number < 0:
                         continue
                     bad = violated_by(t)
-                    if bad:
-                        return finish("violation", depth + 1, violation_at(number, bad))
+                    if bad:  # counted as if the successors after it were not yet found
+                        return finish("violation", depth + 1, violation_at(number, bad), found=number + 1)
                     if pending_sometimes:
                         note_sometimes(t, depth + 1)
                     next_frontier.append((number, t))

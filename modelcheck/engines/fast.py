@@ -21,11 +21,14 @@ a time. So both engines number the states alike and stop at the same
 violating state, with the same trace and the same count: the distinct states
 found up to and including it (see ``found_before``).
 
-Engine options: ``checkpoint`` (a directory to save the search into at level
-boundaries, at most every ``checkpoint_every`` seconds, and when a limit or
-Ctrl-C stops the run), ``resume`` (a directory to continue from) and, under
-symmetry, ``orbit_sizes`` (add up how many states the representatives stand
-for: a complete search's sum is the count without symmetry).
+Its settings (``modelcheck.engines.settings.FastSettings``): where to save
+checkpoints and how often, a checkpoint to resume, and under symmetry
+whether to add up the orbit sizes.
+
+Asked for the state graph (``CheckOptions.graph``, for temporal
+properties), it hands each level and each chunk's successors (before
+duplicates are dropped) to the graph recorder: a few calls per chunk, each a
+no-op otherwise.
 """
 
 from __future__ import annotations
@@ -36,9 +39,10 @@ from functools import partial
 
 import numpy as np
 
-from modelcheck.engines import checkpoint as ckpt
-from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
+from modelcheck import checkpoint as ckpt
+from modelcheck.engines.base import DEADLOCK, NO_GRAPH, CheckOptions, CheckResult, Violation
 from modelcheck.engines.bfs import rebuild_trace
+from modelcheck.engines.settings import FastSettings
 from modelcheck.packing import Packing, fingerprints
 
 CHUNK = 1 << 15
@@ -78,13 +82,15 @@ class Expansion:
 class Expander:
     """Turns chunks of a level into their successors."""
 
-    def __init__(self, model, check_deadlock: bool = False, instances=None, coverage=None, canonical=None):
+    def __init__(self, model, check_deadlock: bool = False, instances=None, coverage=None, canonical=None,
+                 graph=NO_GRAPH):
         from modelcheck.backends.numpy_codegen import compile_numpy
         self.kernel = compile_numpy(model, [], instances)
         self.packing = Packing(model.schema)
         self.check_deadlock = check_deadlock
         self.coverage = coverage  # a modelcheck.coverage.Coverage told of every state expanded, or None
         self.canonical = canonical  # a modelcheck.canonical.Canonicaliser under symmetry
+        self.graph = graph  # a state-graph recorder told of every successor generated
 
     def successors(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
         """Every successor of a chunk, repeats included: (words, parent index
@@ -125,6 +131,7 @@ class Expander:
             result.deadlocked = deadlocked
             return result
         fps = fingerprints(all_words)
+        self.graph.expanded(parents + offset, fps, actions)
         key = discovery_key(parents, actions, len(self.kernel.updates))
         first = first_of_each(fps, key)
         unique, successors = fps[first], all_words[:, first]
@@ -236,11 +243,13 @@ class _Search:
             from modelcheck.canonical import Canonicaliser, genuine_trace
             self.canonical = Canonicaliser(model, self.packing)
             self.rebuild = partial(genuine_trace, canon=self.canonical)
-        self.expander = Expander(model, options.check_deadlock, coverage=options.coverage, canonical=self.canonical)
-        self.orbit_states = 0 if self.canonical is not None and options.engine_options.get("orbit_sizes") else None
-        engine_options = options.engine_options
-        self.checkpoint_dir = engine_options.get("resume") or engine_options.get("checkpoint")
-        self.checkpoint_every = float(engine_options.get("checkpoint_every", 60.0))
+        self.graph = options.graph.batched(model) if options.graph is not None else NO_GRAPH
+        self.expander = Expander(model, options.check_deadlock, coverage=options.coverage, canonical=self.canonical,
+                                 graph=self.graph)
+        self.settings = FastSettings.of(options.engine_options)
+        self.orbit_states = 0 if self.canonical is not None and self.settings.orbit_sizes else None
+        self.checkpoint_dir = self.settings.directory
+        self.checkpoint_every = float(self.settings.checkpoint_every)
         self.identity = ckpt.RunIdentity.of(model, options)
         self.visited, self.store = VisitedFingerprints(), ParentStore()
         self.sometimes_seen: dict[str, int | None] = {n: None for n in model.sometimes}
@@ -254,7 +263,8 @@ class _Search:
         self.options.progress.clear()
         found = len(self.visited) if found is None else found
         r = CheckResult("fast", result, found, depth, time.perf_counter() - self.started,
-                        violation, self.generated, self.sometimes_seen, list(self.notes), stopped)
+                        violation, self.generated, self.sometimes_seen, list(self.notes), stopped,
+                        self.graph if self.options.graph is not None else None)
         if self.orbit_states is not None:
             r.notes.append(f"the representatives stand for {self.orbit_states:,} states (the sum of their orbit sizes)")
         return r
@@ -294,7 +304,7 @@ class _Search:
                                    f"{seconds:.1f} s) in {self.checkpoint_dir}")
 
     def restore(self) -> tuple[int, np.ndarray, int]:
-        state = ckpt.load(self.options.engine_options["resume"], self.identity)
+        state = ckpt.load(self.settings.resume, self.identity)
         self.visited = VisitedFingerprints(state.visited)
         self.store = ParentStore(state.parents, state.actions)
         self.generated = state.generated
@@ -308,7 +318,8 @@ class _Search:
         init_words = self.packing.pack_states(model.init_states)
         if self.canonical is not None:
             init_words = self.canonical.words(init_words)
-        fps, first = np.unique(fingerprints(init_words), return_index=True)
+        all_fps = fingerprints(init_words)
+        fps, first = np.unique(all_fps, return_index=True)
         order = np.sort(first)  # the spec's order of initial states
         self.generated += len(model.init_states)
         level_start = self.store.add_level(np.full(order.size, -1, np.int64), (-1 - order).astype(np.int32))
@@ -316,6 +327,7 @@ class _Search:
         if self.options.coverage is not None:
             self.options.coverage.initial(order.size)
         level_words = init_words[:, order]
+        self.graph.initial(level_words, all_fps[order], (-1 - order).astype(np.int32))
         bad = self.check_level(level_words, level_start, 1)
         if bad:
             return bad
@@ -323,7 +335,7 @@ class _Search:
 
     def run(self) -> CheckResult:
         options, progress = self.options, self.options.progress
-        if options.engine_options.get("resume"):
+        if self.settings.resume:
             depth, level_words, level_start = self.restore()
         else:
             started = self.start()
@@ -357,6 +369,7 @@ class _Search:
                 options.coverage.new_states(expansion.actions)
             expansion = in_discovery_order(expansion, len(self.expander.kernel.updates))
             level_start = self.store.add_level(expansion.parents + level_start, expansion.actions)
+            self.graph.level(level_start, expansion.words, expansion.fps)
             depth += 1
             bad = self.check_level(expansion.words, level_start, depth)
             if bad:

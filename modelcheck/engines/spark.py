@@ -1,4 +1,5 @@
-"""The distributed engine: a level-synchronous breadth-first search on Spark.
+"""The distributed engine: a level-synchronous breadth-first search on Spark
+(and, for ``modelcheck simulate``, a swarm of random walks).
 
 Each level is one Spark stage. Every partition's task (``blocks.step``)
 reads the successor blocks the shuffle brought it, keeps those its visited
@@ -27,7 +28,8 @@ from functools import partial
 
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
 from modelcheck.engines.bfs import rebuild_trace
-from modelcheck.engines.checkpoint import RunIdentity
+from modelcheck.engines.simulate import Simulator
+from modelcheck.checkpoint import RunIdentity
 from modelcheck.limits import MAX_MEMORY
 from modelcheck.packing import Packing, fingerprints
 from modelcheck.spark import resume
@@ -50,7 +52,7 @@ class SparkChecker:
         self._context = context
 
     def check(self, model, options: CheckOptions) -> CheckResult:
-        settings = SparkSettings.from_engine_options(options.engine_options)
+        settings = SparkSettings.of(options.engine_options)
         started = time.perf_counter()
         search = LevelSearch(model, options, settings)
         warm_up = search.warm_up if settings.lead_in > 0 and not settings.resume else None
@@ -58,6 +60,22 @@ class SparkChecker:
             result = search.run(launch)
         result.seconds = time.perf_counter() - started
         return result
+
+
+class SwarmSimulator(Simulator):
+    """``modelcheck simulate --engine spark``: the simulator, with its walks
+    run as a swarm, one Spark task per partition (``modelcheck.spark.swarm``).
+    ``context`` is an existing SparkContext to run in (it is left running)."""
+
+    name = "simulate-spark"
+
+    def __init__(self, settings, context=None):
+        super().__init__(settings)
+        self._context = context
+
+    def walk(self, model, options: CheckOptions):
+        from modelcheck.spark.swarm import run_swarm
+        return run_swarm(model, options, self.settings.plan, self.settings.seed, self._context)
 
 
 class LevelSearch:

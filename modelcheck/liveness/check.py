@@ -1,12 +1,15 @@
-"""Checking temporal properties: the graph, each property case's negation, a verdict.
+"""Checking temporal properties: on the state graph the engine recorded, each
+property case's negation, a verdict.
 
-``check_liveness`` builds the reachable state graph once with the chosen
-engine's builder (``modelcheck.liveness.graph``), then asks the fair-cycle
-search (``modelcheck.liveness.search``) about each case of each property
-under the chosen specification's fairness. The two explicit engines differ
-in how they build the graph and find strongly connected components
-(networkx for the reference engine, scipy's sparse graph routines for the
-fast one); what a violation is, is defined once.
+A run with temporal properties hands the engine a ``GraphRequest``
+(``modelcheck/liveness/record.py``): the engine records the reachable state
+graph during its own search, the same one that checks the invariants, under
+the same limits and stop requests. Once that search is complete, ``decide``
+asks the fair-cycle search (``modelcheck.liveness.search``) about each case
+of each property under the chosen specification's fairness. What a
+violation is, is defined once; the graph's recorder supplies the strongly
+connected components routine that suits it (networkx for the reference
+engine's, scipy's sparse graph routines for the fast engine's).
 """
 
 from __future__ import annotations
@@ -18,17 +21,34 @@ import numpy as np
 
 from modelcheck.errors import InputError
 from modelcheck.expr import TRUE, Expr
-from modelcheck.liveness.graph import StateGraph, explore_batched, explore_explicit
-from modelcheck.liveness.search import Conditions, Lasso, find_lasso, networkx_scc, scipy_scc
+from modelcheck.limits import Limits, SearchStopped
+from modelcheck.liveness.graph import StateGraph
+from modelcheck.liveness.record import GraphRequest
+from modelcheck.liveness.search import Conditions, Lasso, find_lasso
 from modelcheck.temporal import PropertyCase, Specification
 
-BUILDERS = {"bfs": (explore_explicit, networkx_scc), "fast": (explore_batched, scipy_scc)}
+
+def check_request(engine: str, max_depth: int | None, settings, symmetry: bool) -> None:
+    """Refuse, before any search, temporal properties where they cannot be
+    checked: on an engine that records no state graph (the registry says
+    which do), or on a graph that would not be the whole reachable one."""
+    from modelcheck.engines import require
+    from modelcheck.engines.contract import STATE_GRAPH
+    require(engine, STATE_GRAPH)
+    if max_depth is not None:
+        raise InputError("temporal properties need the whole state graph; drop --max-depth")
+    if getattr(settings, "checkpoint", None) or getattr(settings, "resume", None):
+        raise InputError("--checkpoint and --resume are for invariant checks; drop them with --prop")
+    if symmetry:
+        # a lasso over orbit representatives need not map back to a fair lasso
+        # of the spec; until that is established, refuse rather than guess
+        raise InputError("temporal properties with symmetry: the reduction is not established as sound for them "
+                         "here; drop --symmetry (or the .cfg's SYMMETRY line)")
 
 
-def check_engine(engine: str) -> None:
-    if engine not in BUILDERS:
-        raise InputError(f"temporal properties are checked by the bfs and fast engines, not {engine} "
-                         f"(use --engine fast)")
+def graph_request(specification: Specification, limits: Limits) -> GraphRequest:
+    """What to ask an engine for, to check properties under ``specification``."""
+    return GraphRequest([f.action for f in specification.fairness], limits)
 
 
 @dataclass
@@ -63,24 +83,6 @@ class LivenessResult:
         return out
 
 
-class _GraphProgress:
-    """Adapts the run's progress line to graph building."""
-
-    def __init__(self, progress):
-        self.progress = progress
-
-    def note_graph(self, states: int, edges: int) -> None:
-        elapsed = max(self.progress.elapsed(), 1e-9)
-        self.progress.update(f"state graph · {states:,} states · {edges:,} steps · "
-                             f"{states / elapsed:,.0f} states/s · {elapsed:.1f} s")
-
-
-def build_graph(model, engine: str, specification: Specification, progress) -> StateGraph:
-    check_engine(engine)
-    builder, _ = BUILDERS[engine]
-    return builder(model, [f.action for f in specification.fairness], _GraphProgress(progress))
-
-
 def conditions(graph: StateGraph, case: PropertyCase) -> Conditions:
     neg = case.negation
     state_exprs: dict[str, Expr] = {"trigger": neg.trigger, "stay": neg.stay}
@@ -97,17 +99,38 @@ def conditions(graph: StateGraph, case: PropertyCase) -> Conditions:
                       tuple(steps[f"step{i}"] for i in range(len(neg.infinitely_steps))))
 
 
-def check_liveness(model, engine: str, properties: list[str], specification: Specification,
-                   progress) -> LivenessResult:
+def decide(model, graph: StateGraph, properties: list[str], specification: Specification, progress,
+           limits: Limits, engine: str, seconds: float = 0.0) -> LivenessResult:
+    """Every case of every property, on a complete graph. A limit or Ctrl-C
+    between cases raises ``SearchStopped``."""
     started = time.perf_counter()
-    graph = build_graph(model, engine, specification, progress)
-    _, scc = BUILDERS[engine]
     kinds = [f.kind for f in specification.fairness]
     result = LivenessResult(engine, specification, graph.count, graph.edges, 0.0, graph=graph)
     for name in properties:
         for case in model.property_cases(name):
+            reason = limits.reached()
+            if reason:
+                raise SearchStopped(reason)
             progress.update(f"checking {case.label} under {specification.name}", force=True)
-            result.verdicts.append(CaseVerdict(case, find_lasso(graph, conditions(graph, case), kinds, scc)))
+            result.verdicts.append(CaseVerdict(case, find_lasso(graph, conditions(graph, case), kinds, graph.scc)))
     progress.clear()
-    result.seconds = time.perf_counter() - started
+    result.seconds = seconds + time.perf_counter() - started
     return result
+
+
+def check_liveness(model, engine: str, properties: list[str], specification: Specification,
+                   progress) -> LivenessResult:
+    """Explore ``model`` with the engine named ``engine``, recording its
+    state graph, and decide the properties on it (the run path does the
+    same with the run's invariants and limits)."""
+    from modelcheck.engines import get_engine, require
+    from modelcheck.engines.base import CheckOptions
+    from modelcheck.engines.contract import STATE_GRAPH
+    require(engine, STATE_GRAPH)
+    limits = Limits()
+    started = time.perf_counter()
+    result = get_engine(engine).check(model, CheckOptions((), progress=progress, limits=limits,
+                                                          graph=graph_request(specification, limits)))
+    graph = result.graph.finish(result.depth)
+    return decide(model, graph, properties, specification, progress, limits, engine,
+                  time.perf_counter() - started)

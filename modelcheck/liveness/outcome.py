@@ -1,46 +1,63 @@
-"""``modelcheck run --prop``: from a prepared run to a verdict, a lasso file and a report.
+"""``modelcheck run --prop``: the temporal properties decided on the graph the
+engine recorded, the first violation's lasso written, and the report's lines
+and JSON fields for them.
 
-``modelcheck.run`` hands over here once the invariants (if any were named)
-hold; this module checks the temporal properties, writes the first
-violation's lasso as ITF and supplies the report's lines and JSON fields.
+``modelcheck.run.execute`` hands over here once the engine's search is
+complete and no invariant (if any was named) is violated. A limit or Ctrl-C
+while the graph is being marked or searched stops the run as it would stop
+a search: the report says so, and that there is no verdict on the properties.
 """
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+from typing import Any
+
 from modelcheck.engines.base import CheckResult
-from modelcheck.liveness.check import check_liveness
+from modelcheck.limits import Limits, SearchStopped
+from modelcheck.liveness.check import decide
 from modelcheck.liveness.report import explain_violation, lasso_shape, lasso_trace
 from modelcheck.outputs import save_trace, story
+from modelcheck.request import warn
 
-EXIT_PROPERTY_VIOLATED = 13  # TLC's code for a violated temporal property
+
+@dataclass
+class Decided:
+    liveness: Any = None  # a LivenessResult; None when a limit or Ctrl-C came first
+    trace_file: str | None = None
+    trace_text: str | None = None
+    explanation: str | None = None
 
 
-def execute_liveness(prepared, progress, safety: CheckResult | None):
-    from modelcheck.run import RunOutcome
-    request = prepared.request
-    model = prepared.model
-    live = check_liveness(model, request.engine, list(prepared.properties), prepared.specification, progress)
-    graph = live.graph
+def decide_properties(prepared, result: CheckResult, limits: Limits, progress) -> Decided:
+    """Decide ``prepared``'s properties on the graph the engine recorded in
+    ``result`` (a complete search), updating ``result``'s verdict and time."""
+    request, model = prepared.request, prepared.model
+    started = time.perf_counter()
+    try:
+        graph = result.graph.finish(result.depth)
+        live = decide(model, graph, list(prepared.properties), prepared.specification, progress, limits,
+                      result.engine)
+    except SearchStopped as stopped:
+        progress.clear()
+        result.result, result.stopped = "bounded-ok", stopped.reason
+        result.seconds += time.perf_counter() - started
+        return Decided()
+    result.seconds += time.perf_counter() - started
     violated = live.violated
-    result = CheckResult(request.engine, "violation" if violated else "ok", live.states, graph.depth,
-                         live.seconds + (safety.seconds if safety else 0.0))
-    if safety is not None:
-        result.sometimes = safety.sometimes
-        result.notes = list(safety.notes)
-    trace_file = trace_text = explanation = None
-    if violated is not None:
-        lasso = violated.lasso
-        trace = lasso_trace(model, graph, lasso, violated.case, prepared.specification, request.engine)
-        stem = f"{model.spec.name}-{violated.case.property}"
-        saved = save_trace(trace, request.trace_out, request.overwrite, stem=stem)
-        if saved.problem:
-            from modelcheck.run import warn
-            warn([saved.problem])
-        trace_file, trace_text = saved.file, story(trace, saved.file)
-        explanation = explain_violation(model, violated.case, prepared.specification, lasso_shape(graph, lasso),
-                                        trace.meta.get("loop_action"))
+    result.result = "violation" if violated else "ok"
+    if violated is None:
+        return Decided(live)
+    lasso = violated.lasso
+    trace = lasso_trace(model, graph, lasso, violated.case, prepared.specification, request.engine)
+    saved = save_trace(trace, request.trace_out, request.overwrite, stem=f"{model.spec.name}-{violated.case.property}")
+    if saved.problem:
+        warn([saved.problem])
+    explanation = explain_violation(model, violated.case, prepared.specification, lasso_shape(graph, lasso),
+                                    trace.meta.get("loop_action"))
     live.graph = None  # the report needs no more of it; let it go
-    return RunOutcome(prepared, result, trace_file, trace_text, explanation, live)
+    return Decided(live, saved.file, story(trace, saved.file), explanation)
 
 
 def violation_json(live, trace_file: str | None) -> dict:
@@ -80,3 +97,10 @@ def verdict_lines(outcome) -> list[str]:
         lines.extend(f"  {n.ljust(width)}  {'holds' if ok else 'VIOLATED'}" for n, ok in verdicts.items())
         lines.append("")
     return lines
+
+
+def cut_short_lines(prepared) -> list[str]:
+    """Said when a limit or Ctrl-C stopped a run with temporal properties."""
+    names = ", ".join(prepared.properties)
+    return [f"The state graph was cut short, so there is no verdict on {names}: a temporal property "
+            f"needs the whole graph."]

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from modelcheck import exitcodes
 from modelcheck.errors import InputError
 from modelcheck.liveness.lasso import FairnessAccount, LassoShape, fairness_accounts, violates
-from modelcheck.liveness.outcome import EXIT_PROPERTY_VIOLATED
-from modelcheck.liveness.report import loop_phrase
 from modelcheck.replay import ReplayReport, check_step, replay
+from modelcheck.trace import loop_phrase
 from modelcheck.trace_read import BoundTrace
 
-EXIT_HOLDS, EXIT_NOT_A_BEHAVIOUR = 0, 3
+EXIT_HOLDS, EXIT_NOT_A_BEHAVIOUR, EXIT_PROPERTY_VIOLATED = exitcodes.OK, exitcodes.NOT_A_BEHAVIOUR, \
+    exitcodes.PROPERTY_VIOLATED
 
 
 @dataclass

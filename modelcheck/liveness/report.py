@@ -11,7 +11,7 @@ from __future__ import annotations
 from modelcheck.liveness.lasso import LassoShape, fairness_accounts
 from modelcheck.liveness.search import Lasso
 from modelcheck.temporal import FORMS, PropertyCase, Specification
-from modelcheck.trace import Trace, trace_from_states
+from modelcheck.trace import Trace, loop_phrase, trace_from_states
 
 
 def lasso_shape(graph, lasso: Lasso) -> LassoShape:
@@ -31,14 +31,6 @@ def lasso_trace(model, graph, lasso: Lasso, case: PropertyCase, specification: S
                        "specification": specification.name, "stutters": lasso.stutters,
                        "loop_action": closing})
     return trace
-
-
-def loop_phrase(length: int, loop: int, stutters: bool, closing: str | None = None) -> str:
-    """How the lasso ends, with states numbered from 1."""
-    if stutters:
-        return f"stutters forever from state {length}"
-    via = f" via {closing}" if closing else ""
-    return f"back to state {loop + 1}{via}"
 
 
 def _what_fails(model, case: PropertyCase, shape: LassoShape) -> str:

@@ -1,6 +1,9 @@
-"""``modelcheck simulate``: random walks for models too big to exhaust.
+"""Simulation as a capability: random walks for models too big to exhaust.
 
-walks.py runs batched walks in process, swarm.py runs them on Spark
-executors, shrink.py shortens a violating behaviour, engine.py puts these
-behind the engines' interface and command.py is the command line.
+walks.py runs batched walks on the fast engine's kernels, shrink.py shortens
+a violating behaviour, settings.py says what a simulation is asked to do and
+report.py tells its result. The simulators, the engines that run the walks,
+are ``modelcheck.engines.simulate`` (in process) and the Spark engine's
+swarm (``modelcheck.engines.spark``, ``modelcheck.spark.swarm``); the
+engine registry says which engines simulate.
 """

@@ -49,7 +49,7 @@ from pyspark.accumulators import AccumulatorParam
 from modelcheck.engines.fast import CHUNK, Expander
 from modelcheck.packing import Packing, fingerprints
 from modelcheck.spark import visited
-from modelcheck.spec import load_model
+from specs import load_model
 
 SUCCESSORS = "successors"
 _EMPTY_FPS = np.zeros(0, dtype=np.uint64)

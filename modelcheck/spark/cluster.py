@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass, field
 
 import psutil
 
-from modelcheck.errors import InputError, make_writable_dir
+from modelcheck.destinations import make_writable_dir
+from modelcheck.errors import InputError
 from modelcheck.spark.java import require_java
 
 STATE_FILE = "cluster.json"
@@ -99,15 +100,6 @@ class ClusterState:
             return None
         except (OSError, ValueError, TypeError, KeyError) as e:
             raise InputError(f"cannot read {path}: {e}") from None
-
-
-def default_state_dir() -> str:
-    """$MODELCHECK_CLUSTER_DIR, else the user's state directory (XDG)."""
-    given = os.environ.get("MODELCHECK_CLUSTER_DIR")
-    if given:
-        return given
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "modelcheck", "spark-cluster")
 
 
 def spark_class() -> str:

@@ -1,73 +1,35 @@
-"""The command-line face of the Spark engine: the options ``run`` takes for
-``--engine spark``, and the ``cluster`` command group.
+"""The ``modelcheck cluster`` commands, which the Spark engine brings: a
+standalone master and workers on this machine.
 
-Kept here rather than in cli.py so that the CLI gains them with two lines.
+The CLI loads this module only when ``cluster`` is used (the engine registry
+names it), so the rest of modelcheck never imports Spark or psutil.
 """
 
 from __future__ import annotations
 
+import os
+
 import click
 
-from modelcheck.errors import InputError
 
-# option name -> SparkSettings field
-SPARK_OPTIONS = {
-    "master": "master",
-    "partitions": "partitions",
-    "checkpoint_dir": "checkpoint_dir",
-    "checkpoint_levels": "checkpoint_levels",
-    "spark_conf": "conf",
-    "executor_wait": "executor_wait",
-    "lead_in": "lead_in",
-    "verbose": "verbose",
-}
-
-
-def spark_options(fn):
-    """Add the ``--engine spark`` options to a click command."""
-    options = [
-        click.option("--master", metavar="URL",
-                     help="--engine spark: local[*] (default), local[N] or spark://HOST:PORT."),
-        click.option("--partitions", type=int, metavar="N",
-                     help="--engine spark: partitions of the frontier and visited set "
-                          "(default: the cores Spark has)."),
-        click.option("--checkpoint-dir", metavar="DIR",
-                     help="--engine spark: keep checkpoints here (default: a temporary directory, removed "
-                          "afterwards). On a multi-machine cluster, a directory every executor can reach."),
-        click.option("--checkpoint-levels", type=int, metavar="N",
-                     help="--engine spark: checkpoint every N levels (default 5)."),
-        click.option("--spark-conf", multiple=True, metavar="KEY=VALUE",
-                     help="--engine spark: a Spark setting, e.g. spark.executor.memory=4g. Repeatable."),
-        click.option("--executor-wait", type=float, metavar="SECONDS",
-                     help="--engine spark: how long to wait for a cluster's first executor (default 60)."),
-        click.option("--lead-in", type=int, metavar="N",
-                     help="--engine spark: while Spark starts, the driver runs the first levels itself, up to "
-                          "levels of N successors (default 2,000,000; 0: the executors run every level)."),
-        click.option("--verbose", is_flag=True, help="--engine spark: show Spark's own log."),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
-
-
-def engine_options_from(engine: str, given: dict) -> dict:
-    """The engine options for ``RunRequest``; Spark options with another
-    engine are a mistake worth saying."""
-    chosen = {SPARK_OPTIONS[k]: v for k, v in given.items()
-              if k in SPARK_OPTIONS and v is not None and v is not False and v != ()}
-    if chosen and engine != "spark":
-        flag = next(k for k in SPARK_OPTIONS if SPARK_OPTIONS[k] in chosen).replace("_", "-")
-        raise InputError(f"--{flag} applies only to --engine spark")
-    return chosen
+def default_state_dir() -> str:
+    """Where ``cluster start`` records its processes: $MODELCHECK_CLUSTER_DIR,
+    else the user's state directory (XDG)."""
+    given = os.environ.get("MODELCHECK_CLUSTER_DIR")
+    if given:
+        return given
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "modelcheck", "spark-cluster")
 
 
 @click.group()
 def cluster():
     """Start and stop a Spark standalone cluster on this machine (127.0.0.1)."""
+    from modelcheck.engines import check_installed, entry
+    check_installed(entry("spark"))  # pyspark and psutil, else one line with the install command
 
 
 def _state_dir_option(fn):
-    from modelcheck.spark.cluster import default_state_dir
     return click.option("--state-dir", metavar="DIR", default=default_state_dir, show_default=True,
                         help="Where the cluster's PIDs and logs are recorded ($MODELCHECK_CLUSTER_DIR).")(fn)
 
@@ -131,5 +93,4 @@ def status(state_dir):
 
 
 def _dir_flag(state_dir: str) -> str:
-    from modelcheck.spark.cluster import default_state_dir
     return "" if state_dir == default_state_dir() else f" --state-dir {state_dir}"

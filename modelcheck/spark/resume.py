@@ -25,9 +25,8 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from modelcheck import __version__
-from modelcheck.engines.checkpoint import RunIdentity
+from modelcheck.checkpoint import RunIdentity
 from modelcheck.errors import InputError
-from modelcheck.spark.settings import is_url
 
 MANIFEST = "modelcheck-spark.json"
 FORMAT = "modelcheck-spark-checkpoint"
@@ -51,24 +50,15 @@ def manifest_path(directory: str) -> str:
     return os.path.join(directory, MANIFEST)
 
 
-def check_spark_options(options: dict) -> None:
+def check_resumable(settings) -> None:
     """``--resume DIR`` with ``--engine spark``: DIR is the ``--checkpoint-dir``
-    of the run to continue (giving both, they must agree). A fresh run may
-    not start in a directory that holds a search's checkpoint: that would
-    replace it without being asked."""
-    resume, directory = options.get("resume"), options.get("checkpoint_dir")
-    if options.get("checkpoint"):
-        raise InputError("--checkpoint is for --engine fast; with --engine spark, use --checkpoint-dir DIR")
-    options.pop("checkpoint_every", None)
+    of the run to continue, and holds its manifest. A fresh run may not start
+    in a directory that holds a search's checkpoint: that would replace it
+    without being asked."""
+    resume, directory = settings.resume, settings.checkpoint_dir
     if resume:
-        if directory and os.path.abspath(directory) != os.path.abspath(resume):
-            raise InputError("--resume continues the run in its own --checkpoint-dir; drop --checkpoint-dir "
-                             "or give the same directory")
-        if is_url(resume):
-            raise InputError(f"--resume {resume}: resuming needs a checkpoint directory on a mounted file system")
         if not os.path.exists(manifest_path(resume)):
             raise InputError(f"--resume {resume}: no Spark search checkpointed there ({MANIFEST} is missing)")
-        options["checkpoint_dir"] = resume
     elif directory and os.path.exists(manifest_path(directory)):
         raise InputError(f"--checkpoint-dir {directory} already holds a search's checkpoint; continue it with "
                          f"--resume {directory} or choose another directory")

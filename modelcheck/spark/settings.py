@@ -63,11 +63,33 @@ class SparkSettings:
             raise InputError(f"--lead-in must be 0 (off) or more, got {self.lead_in}")
         if self.connect_timeout <= 0:
             raise InputError(f"the connection timeout must be positive, got {self.connect_timeout}")
-        if self.resume is not None and self.checkpoint_dir is None:
+        if self.resume is not None:
+            if self.checkpoint_dir is not None and os.path.abspath(self.checkpoint_dir) != os.path.abspath(self.resume):
+                raise InputError("--resume continues the run in its own --checkpoint-dir; drop --checkpoint-dir "
+                                 "or give the same directory")
+            if is_url(self.resume):
+                raise InputError(f"--resume {self.resume}: resuming needs a checkpoint directory on a mounted "
+                                 f"file system")
             # a resumed run goes on checkpointing where it was checkpointed
             object.__setattr__(self, "checkpoint_dir", self.resume)
         if self.checkpoint_dir is not None:
             check_checkpoint_dir(self.checkpoint_dir)
+
+    @classmethod
+    def of(cls, given: Any) -> "SparkSettings":
+        """``given`` as settings: itself, or built from a mapping of its fields."""
+        return given if isinstance(given, cls) else cls.from_engine_options(given or {})
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> "SparkSettings":
+        return cls.from_engine_options(options)
+
+    def check(self) -> None:
+        """The checks that need the file system, made before Spark starts: a
+        resumed run's checkpoint is there, and a fresh run does not start in
+        a directory holding one (that would replace it without being asked)."""
+        from modelcheck.spark.resume import check_resumable
+        check_resumable(self)
 
     @classmethod
     def from_engine_options(cls, options: Mapping[str, Any]) -> "SparkSettings":

@@ -54,21 +54,18 @@ class TraceView:
 
 def load_view(path: str, spec_name: str | None = None, consts: Sequence[str] = (),
               invariants: Sequence[str] = ()) -> TraceView:
-    from modelcheck.constants import parse_assignment
-    from specs import get_spec
+    from modelcheck.request import choose_invariants, given_constants, spec_named
     doc = read_trace_file(path)
     name = spec_name or doc.spec
     if not name:
         raise InputError(f"{path} does not say which spec it is a trace of; name it with --spec")
-    given = dict(parse_assignment(text) for text in consts)
-    bound = bind(doc, get_spec(name), given)
+    bound = bind(doc, spec_named(name), given_constants(consts))
     labels, illegal = step_labels(bound)
     model = bound.model
-    chosen = list(invariants) or ([doc.invariant] if doc.invariant in model.invariants
-                                  else list(model.spec.default_invariants))
-    model.spec.check_invariant_names(chosen)
+    # the invariant the trace records, if it is one of the spec's; else the spec's defaults
+    recorded = (doc.invariant,) if doc.invariant in model.invariants else ()
     breakages = []
-    for inv in dict.fromkeys(chosen):
+    for inv in choose_invariants(model.spec, list(invariants) or recorded):
         at = first_violation(model, bound.states, inv)
         if at is not None:
             account = explain_account(model, bound.states[at], inv)
@@ -81,7 +78,8 @@ def lasso_note(bound: BoundTrace) -> LassoNote | None:
     """For a trace with a loop: where the cycle starts and, if the file names
     the property it violates, the explanation the run report gives."""
     from modelcheck.liveness.lasso import LassoShape, violates
-    from modelcheck.liveness.report import explain_violation, loop_phrase
+    from modelcheck.liveness.report import explain_violation
+    from modelcheck.trace import loop_phrase
     doc, model = bound.document, bound.model
     if doc.loop is None:
         return None

@@ -228,9 +228,9 @@ ASYNC_ISR_GROUPS = [
 
 def async_isr_rows(model, state, values) -> list[Row]:
     from modelcheck.explain import Probe
-    from specs.async_isr import high_watermark  # the spec's own operator, not a copy of it
     controller, leader = values["controllerState"], values["leaderState"]
     replicas = list(leader["offsets"])
+    high_watermark = model.spec.operator("HighWatermark")  # the spec's own operator, not a copy of it
     hw = Probe(model, state).value(high_watermark(Probe(model, state).s))
     rows = [
         Row("controller", "controller", [set_cell("isr", controller["isr"], replicas),

@@ -8,7 +8,8 @@ from support import model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.errors import InputError
-from modelcheck.trace import (check_trace_destination, describe_changes, render_text, to_itf_json,
+from modelcheck.destinations import check_trace_destination
+from modelcheck.trace import (describe_changes, render_text, to_itf_json,
                               trace_from_states, write_trace)
 
 

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from modelcheck import __version__
-from modelcheck.errors import InputError, make_writable_dir
+from modelcheck.destinations import make_writable_dir
+from modelcheck.errors import InputError
 
 FILE = "checkpoint.npz"
 FORMAT = "modelcheck-fast-checkpoint"

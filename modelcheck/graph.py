@@ -1,9 +1,12 @@
-"""The reachable state graph as a networkx DiGraph, for export and analysis.
+"""``modelcheck graph``: the reachable state graph as a networkx DiGraph, for
+export and analysis.
 
 This is for looking at small models (bounded by ``max_states`` or a depth),
-not the hot loop: the search engines keep only fingerprints. Nodes are
-numbered in breadth-first order and carry a one-line summary of the state;
-edges carry the action and its parameters.
+not the hot loop. The graph is recorded by the reference engine's own
+search (``modelcheck.liveness.record.ExplicitGraph``, the recorder temporal
+properties use), then turned into networkx: nodes are numbered in
+breadth-first order and carry a one-line summary of the state, edges carry
+the action and its parameters (the last action instance that takes a step).
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from modelcheck.destinations import check_new_file
 from modelcheck.errors import InputError
-from modelcheck.fingerprint import fingerprinter
 from modelcheck.progress import Progress, Silent
 from modelcheck.values import show
+
+FORMATS = (".dot", ".gv", ".graphml")
 
 
 class TooManyStates(InputError):
@@ -27,61 +32,30 @@ def build_state_graph(model, max_states: int, max_depth: int | None = None,
                       progress: Progress | None = None, symmetry: bool = False) -> nx.DiGraph:
     """With ``symmetry``, the quotient graph: one node per orbit of the
     symmetric constants, edges labelled with the representatives' actions."""
-    progress = progress or Silent()
-    successors, init_states = model.successors, model.init_states
-    if symmetry:
-        from modelcheck.canonical import symmetric_search
-        successors, _, init_states = symmetric_search(model, successors)
-    fingerprint = fingerprinter(model.schema)
+    from modelcheck.engines import REFERENCE_ENGINE, get_engine
+    from modelcheck.engines.base import CheckOptions
+    from modelcheck.liveness.record import GraphRequest
+
+    def too_many() -> TooManyStates:
+        return TooManyStates(
+            f"{model.spec.name} has more than {max_states:,} reachable states with "
+            f"{model.describe_constants()}; raise --max-states, lower --max-depth or choose smaller constants")
+
+    request = GraphRequest(cap=max_states, too_many=too_many)
+    result = get_engine(REFERENCE_ENGINE).check(model, CheckOptions((), max_depth, progress=progress or Silent(),
+                                                                    symmetry=symmetry, graph=request))
+    record = result.graph
     graph = nx.DiGraph(spec=model.spec.name, constants=model.describe_constants())
-    number: dict[int, int] = {}
-
-    def add_node(state: tuple, depth: int) -> int | None:
-        fp = fingerprint(state)
-        if fp in number:
-            return number[fp]
-        if len(number) >= max_states:
-            raise TooManyStates(
-                f"{model.spec.name} has more than {max_states:,} reachable states with "
-                f"{model.describe_constants()}; raise --max-states, lower --max-depth or choose smaller constants")
-        n = len(number)
-        number[fp] = n
+    for n, state in enumerate(record.states):
+        depth = record.levels[n]
         graph.add_node(n, label=summarize(model, state), depth=depth, initial=(depth == 1))
-        return n
-
-    frontier = []
-    for state in init_states:
-        frontier.append((add_node(state, 1), state))
-    depth = 1
-    while frontier and (max_depth is None or depth < max_depth):
-        next_frontier = []
-        for n, state in frontier:
-            for index, t in successors(state):
-                known = fingerprint(t) in number
-                m = add_node(t, depth + 1)
-                inst = model.instances[index]
-                graph.add_edge(n, m, action=inst.action, label=inst.label(),
-                               params=", ".join(f"{k}={show(v)}" for k, v in inst.shown_params))
-                if not known:
-                    next_frontier.append((m, t))
-            progress.search(depth, len(number), len(next_frontier))
-        frontier = next_frontier
-        depth += 1
-    progress.clear()
-    graph.graph["complete"] = not frontier
+    instances = model.instances
+    for n, m, index in zip(record.src, record.dst, record.instance):
+        inst = instances[index]
+        graph.add_edge(n, m, action=inst.action, label=inst.label(),
+                       params=", ".join(f"{k}={show(v)}" for k, v in inst.shown_params))
+    graph.graph["complete"] = max_depth is None or result.depth < max_depth
     return graph
-
-
-def graph_symmetry(model, cfg, requested: bool) -> bool:
-    """Whether to build the quotient graph: --symmetry or the .cfg's SYMMETRY."""
-    from modelcheck.symmetry import check_symmetry_request, symmetry_from_config
-    from modelcheck.run import warn
-    notes: list[str] = []
-    wanted = requested or symmetry_from_config(cfg, model, notes)
-    warn(notes)
-    if wanted:
-        check_symmetry_request(model)
-    return wanted
 
 
 def summarize(model, state: tuple) -> str:
@@ -124,18 +98,8 @@ def analyse(graph: nx.DiGraph) -> GraphReport:
                        len(components), max((len(c) for c in components), default=0), len(cyclic))
 
 
-FORMATS = (".dot", ".gv", ".graphml")
-
-
 def check_output_path(path: str, overwrite: bool) -> None:
-    ext = os.path.splitext(path)[1].lower()
-    if ext not in FORMATS:
-        raise InputError(f"--out {path}: the format comes from the extension; use one of {', '.join(FORMATS)}")
-    if os.path.exists(path) and not overwrite:
-        raise InputError(f"--out {path} already exists (pass --overwrite to replace it)")
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise InputError(f"cannot write --out {path}: directory {parent} does not exist")
+    check_new_file(path, overwrite, "--out", FORMATS)
 
 
 def write_graph(graph: nx.DiGraph, path: str) -> None:
@@ -164,3 +128,19 @@ def _dot_ready(graph: nx.DiGraph) -> nx.DiGraph:
 
 def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def report_json(model, out: str, report: GraphReport) -> dict:
+    return {"spec": model.spec.name, "constants": model.json_constants(), "file": out, **report.to_json()}
+
+
+def report_text(model, out: str, report: GraphReport, graph: nx.DiGraph) -> str:
+    lines = [f"{model.spec.name} · {model.describe_constants()}",
+             f"  states            {report.nodes:,}" + ("" if report.complete else "  (cut at --max-depth)"),
+             f"  transitions       {report.edges:,}",
+             f"  deadlock states   {len(report.deadlocks):,}  (no successor; expected in these bounded specs)",
+             f"  strongly connected components  {report.components:,} "
+             f"(largest {report.largest_component:,}, {report.cyclic_components:,} with cycles)"]
+    lines += [f"  e.g. deadlock: {graph.nodes[n]['label']}" for n in report.deadlocks[:3]]
+    lines.append(f"  written to        {out}")
+    return "\n".join(lines)

@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from modelcheck.engines import checkpoint as ckpt
+from modelcheck import checkpoint as ckpt
 from support import invoke, invoke_json, one_error_line
 
 RUN = ("run", "kip320", "--engine", "fast")

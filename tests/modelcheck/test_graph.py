@@ -2,7 +2,7 @@ import networkx as nx
 import pytest
 
 from support import model
-from modelcheck.engines.graph import TooManyStates, analyse, build_state_graph, write_graph
+from modelcheck.graph import TooManyStates, analyse, build_state_graph, write_graph
 
 
 def test_graph_has_the_same_states_as_the_search():

@@ -10,7 +10,8 @@ the distinct count) and its violation, if any; the violation of the lowest
 numbered task is the one reported, which keeps the choice reproducible.
 
 Only the SparkContext's setup is shared with the breadth-first Spark engine
-(``modelcheck.spark.session``); nothing here touches its executor code.
+(``modelcheck.spark.session``); nothing here touches its executor code. The
+simulator that runs it is ``modelcheck.engines.spark.SwarmSimulator``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def walk_task(key: tuple, invariants: tuple, plan: WalkPlan, seed: int, parts: i
               index: int, _records) -> list:
     """What one executor task does (module-level, so Spark can pickle it)."""
     from modelcheck.simulate.walks import RandomWalks, SeenStates
-    from modelcheck.spec import load_model
+    from specs import load_model
 
     if behaviours[index] == 0:
         return [(index, WalkReport(), np.zeros(0, np.uint64))]
@@ -55,7 +56,7 @@ def run_swarm(model, options, plan: WalkPlan, seed: int, context=None) -> WalkRe
     from modelcheck.spark.session import spark_run
     from modelcheck.spark.settings import SparkSettings
 
-    settings = SparkSettings.from_engine_options(options.engine_options)
+    settings = SparkSettings.of(options.engine_options)
     with spark_run(settings, f"modelcheck simulate {model.spec.name}", context) as run:
         started = time.perf_counter()  # the job's time: the context's start-up is not simulation
         parts = run.partitions

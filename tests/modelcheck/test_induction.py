@@ -6,7 +6,7 @@ import pytest
 from support import model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
-from modelcheck.engines.induction import NOT_INDUCTIVE, PROVED, VIOLATION, prove
+from modelcheck.induction import NOT_INDUCTIVE, PROVED, VIOLATION, prove
 from specs.kip320_lemmas import LEMMAS
 
 TINY = {"Replicas": 2, "LogSize": 1, "MaxRecords": 1, "MaxLeaderEpoch": 1}

@@ -6,8 +6,9 @@ import pytest
 from support import model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import rebuild_trace
-from modelcheck.simulate.engine import SimulationSettings, Simulator
-from modelcheck.simulate.swarm import shares
+from modelcheck.engines.spark import SwarmSimulator
+from modelcheck.simulate.settings import SimulationSettings
+from modelcheck.spark.swarm import shares
 from modelcheck.simulate.walks import WalkPlan
 from spark_support import local_context
 
@@ -19,7 +20,7 @@ def context():
 
 
 def swarm(context, m, invariants, seed, behaviours):
-    simulator = Simulator(SimulationSettings(WalkPlan(behaviours=behaviours, batch=512), seed, swarm=True), context)
+    simulator = SwarmSimulator(SimulationSettings(WalkPlan(behaviours=behaviours, batch=512), seed), context)
     result = simulator.check(m, CheckOptions(invariants, engine_options={"partitions": 3}))
     return result, simulator.stats
 

@@ -1,0 +1,72 @@
+"""The fast engine's own settings, filled from its options (see the registry).
+
+An engine reads its settings from ``CheckOptions.engine_options``, which
+holds the typed settings the request built, or, from code that calls an
+engine directly (the tests, the benches), a plain mapping of the same
+fields; ``of`` accepts either.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+from modelcheck.errors import InputError
+
+
+def settings_of(cls, given: Any):
+    """``given`` as the settings type ``cls``: itself, or built from a mapping."""
+    if isinstance(given, cls):
+        return given
+    return cls.from_options(dict(given or {}))
+
+
+def from_mapping(cls, values: Mapping[str, Any], engine: str):
+    """``cls(**values)``, with a field it does not have reported as bad input."""
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise InputError(f"--{unknown[0].replace('_', '-')} does not apply to --engine {engine}")
+    return cls(**{k: v for k, v in values.items() if v is not None})
+
+
+@dataclass(frozen=True)
+class FastSettings:
+    """``checkpoint``: a directory to save the search into at level
+    boundaries (at most every ``checkpoint_every`` seconds) and when a limit
+    or Ctrl-C stops it; ``resume``: a directory to continue from (and go on
+    saving into); ``orbit_sizes``: under symmetry, add up how many states
+    the representatives stand for (a complete search's sum is the count
+    without symmetry)."""
+
+    checkpoint: str | None = None
+    checkpoint_every: float = 60.0
+    resume: str | None = None
+    orbit_sizes: bool = False
+
+    def __post_init__(self):
+        if float(self.checkpoint_every) <= 0:
+            raise InputError("--checkpoint-every must be a positive number of seconds")
+        if self.checkpoint and self.resume and os.path.abspath(self.checkpoint) != os.path.abspath(self.resume):
+            raise InputError("--resume continues saving into its own directory; drop --checkpoint or give the "
+                             "same one")
+
+    @classmethod
+    def from_options(cls, values: Mapping[str, Any]) -> "FastSettings":
+        return from_mapping(cls, values, "fast")
+
+    @classmethod
+    def of(cls, given: Any) -> "FastSettings":
+        return settings_of(cls, given)
+
+    @property
+    def directory(self) -> str | None:
+        """Where the search is saved: the resumed directory, or --checkpoint."""
+        return self.resume or self.checkpoint
+
+    def check(self) -> None:
+        """Refuse, before any search, a checkpoint directory that cannot be used."""
+        if self.directory:
+            from modelcheck.checkpoint import check_destination
+            check_destination(self.directory, resuming=bool(self.resume))

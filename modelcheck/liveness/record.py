@@ -1,0 +1,268 @@
+"""Recording the state graph during an engine's own search.
+
+A run that checks temporal properties passes a ``GraphRequest`` in
+``CheckOptions.graph``. An engine that declares the state-graph capability
+asks it for the recorder that suits its representation and feeds it as it
+explores, under the run's limits and stop requests like any search:
+
+* the reference engine (tuples, state by state): ``ExplicitGraph``, told of
+  each initial state and of each state it expands with the numbers of its
+  successors (TLC's ``addNextState``);
+* the fast engine (bit-packed words, level by level): ``BatchedGraph``, told
+  of each level's new states and of each chunk's successors.
+
+Once the search is complete, ``finish`` turns the record into a
+``StateGraph``: the distinct state-changing steps and, for each fairness
+condition, where its action is enabled and which steps are its steps (an
+edge found through one action may be a step of another, and a fair action
+need not belong to Next at all). That work polls the stop request too.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Callable
+
+import numpy as np
+
+from modelcheck.expr import Expr
+from modelcheck.limits import Limits, SearchStopped
+from modelcheck.liveness.graph import StateGraph, distinct_steps, mark_steps
+from modelcheck.liveness.order import chunked_order
+from modelcheck.liveness.search import networkx_scc, scipy_scc
+
+
+class GraphRequest:
+    """What a run asks of the engine: the state graph, with a record of
+    each action of ``fair_actions`` (the fairness of the chosen
+    specification). ``cap``: refuse a graph of more states, with the
+    exception ``too_many()`` (``modelcheck graph``'s --max-states)."""
+
+    def __init__(self, fair_actions=(), limits: Limits | None = None, cap: int | None = None,
+                 too_many: Callable[[], Exception] | None = None):
+        self.fair_actions = tuple(fair_actions)
+        self.limits = limits or Limits()
+        self.cap, self.too_many = cap, too_many
+
+    def explicit(self, model) -> "ExplicitGraph":
+        return ExplicitGraph(model, self)
+
+    def batched(self, model) -> "BatchedGraph":
+        return BatchedGraph(model, self)
+
+
+def _poll(limits: Limits, done: int) -> None:
+    if done & 0x3FF == 0:
+        reason = limits.reached()
+        if reason:
+            raise SearchStopped(reason)
+
+
+class ExplicitGraph:
+    """The graph of a state-by-state search: states as tuples, numbered as
+    the engine numbers them (breadth-first, in discovery order)."""
+
+    def __init__(self, model, request: GraphRequest):
+        self.model, self.request = model, request
+        self.states: list[tuple] = []
+        self.tree_parent, self.tree_instance, self.levels = array("q"), array("q"), array("q")
+        self.src, self.dst, self.instance = array("q"), array("q"), array("i")
+
+    def _new(self, state: tuple, parent: int, entry: int, level: int) -> None:
+        if self.request.cap is not None and len(self.states) >= self.request.cap:
+            raise self.request.too_many()
+        self.states.append(state)
+        self.tree_parent.append(parent)
+        self.tree_instance.append(entry)
+        self.levels.append(level)
+
+    def initial(self, number: int, state: tuple, entry: int) -> None:
+        """Initial state ``number`` (the spec's ``-1 - entry``-th)."""
+        self._new(state, -1, entry, 1)
+
+    def expanded(self, parent: int, successors: list[tuple[int, tuple]], numbers: list[int]) -> None:
+        """The successors of ``parent``, each with its number (``~n`` when it was found before)."""
+        level = self.levels[parent] + 1
+        for (index, state), number in zip(successors, numbers):
+            if number >= 0:
+                self._new(state, parent, index, level)
+            else:
+                number = ~number
+            self.src.append(parent)
+            self.dst.append(number)
+            self.instance.append(index)
+
+    @property
+    def count(self) -> int:
+        return len(self.states)
+
+    def finish(self, depth: int) -> StateGraph:
+        from modelcheck.backends.python_codegen import compile_conditions, compile_successors
+        from modelcheck.fingerprint import fingerprinter
+
+        model, states, count = self.model, self.states, len(self.states)
+        s_arr, d_arr, i_arr = distinct_steps(np.frombuffer(self.src, np.int64), np.frombuffer(self.dst, np.int64),
+                                             np.frombuffer(self.instance, np.int32), count)
+        fingerprint = fingerprinter(model.schema)
+        number = {fingerprint(st): n for n, st in enumerate(states)}
+        fair_taken, fair_enabled = np.zeros(s_arr.size, np.uint32), np.zeros(count, np.uint32)
+        width, limits = model.schema.width, self.request.limits
+        for bit, act in enumerate(self.request.fair_actions):
+            step = compile_successors(model.instances_of(act), width, act.name)
+            t_src, t_dst = [], []
+            for node, state in enumerate(states):
+                _poll(limits, node)
+                for _, t in step(state):
+                    if t == state:
+                        continue
+                    fair_enabled[node] |= np.uint32(1 << bit)
+                    target = number.get(fingerprint(t))
+                    if target is not None:
+                        t_src.append(node)
+                        t_dst.append(target)
+            taken = mark_steps(s_arr, d_arr, count, np.array(t_src, np.int64), np.array(t_dst, np.int64))
+            fair_taken[taken] |= np.uint32(1 << bit)
+
+        def on_nodes(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:
+            fns = compile_conditions(exprs, width)
+            return {name: np.fromiter((fn(st) for st in states), bool, count) for name, fn in fns.items()}
+
+        def on_edges(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:
+            fns = compile_conditions(exprs, 2 * width)
+            return {name: np.fromiter((fn(states[a] + states[b]) for a, b in zip(s_arr.tolist(), d_arr.tolist())),
+                                      bool, s_arr.size) for name, fn in fns.items()}
+
+        initial = np.flatnonzero(np.frombuffer(self.tree_parent, np.int64) < 0)
+        return StateGraph(count, initial, np.array(self.tree_parent, np.int64),
+                          np.array(self.tree_instance, np.int32), s_arr, d_arr, i_arr, fair_taken, fair_enabled,
+                          on_nodes, on_edges, lambda n: states[n], depth, networkx_scc)
+
+
+class BatchedGraph:
+    """The graph of a level-by-level search over bit-packed states.
+
+    The fast engine numbers each level in the reference engine's order; the
+    graph keeps the numbering its level-by-level builder has always given
+    (``modelcheck.liveness.order``), so its lassos stay what they were."""
+
+    def __init__(self, model, request: GraphRequest):
+        from modelcheck.packing import Packing
+        self.model, self.request = model, request
+        self.packing = Packing(model.schema)
+        self.words: list[np.ndarray] = []
+        self.fps: list[np.ndarray] = []
+        self.starts: list[int] = []
+        self.entries = np.zeros(0, np.int32)
+        self.src: list[np.ndarray] = []
+        self.dst_fps: list[np.ndarray] = []
+        self.instance: list[np.ndarray] = []
+
+    def initial(self, words: np.ndarray, fps: np.ndarray, entries: np.ndarray) -> None:
+        self.level(0, words, fps)
+        self.entries = entries
+
+    def level(self, start: int, words: np.ndarray, fps: np.ndarray) -> None:
+        """A level's new states, numbered from ``start``."""
+        self.words.append(words)
+        self.fps.append(fps)
+        self.starts.append(start)
+
+    def expanded(self, parents: np.ndarray, fps: np.ndarray, instances: np.ndarray) -> None:
+        """Every successor of a chunk of the last level (``parents``: positions in that level)."""
+        self.src.append(parents + self.starts[-1])
+        self.dst_fps.append(fps)
+        self.instance.append(instances)
+
+    def finish(self, depth: int) -> StateGraph:
+        words = np.concatenate(self.words, axis=1)
+        node_fps = np.concatenate(self.fps)
+        count = node_fps.size
+        by_fp = np.argsort(node_fps, kind="stable")
+        seen_fps = node_fps[by_fp]
+
+        def node_of(fps: np.ndarray) -> np.ndarray:
+            """Node numbers (the engine's) of fingerprints, -1 where the state is not in the graph."""
+            pos = np.searchsorted(seen_fps, fps)
+            pos[pos == seen_fps.size] = 0
+            return np.where(seen_fps[pos] == fps, by_fp[pos], -1)
+
+        empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32))
+        src, dst, inst = (np.concatenate(self.src), node_of(np.concatenate(self.dst_fps)),
+                          np.concatenate(self.instance)) if self.src else empty
+        self.src, self.dst_fps, self.instance = [], [], []
+        s_arr, d_arr, i_arr = distinct_steps(src, dst, inst, count)
+        del src, dst, inst
+        new_of, tree_parent, tree_instance = chunked_order(self.starts, node_fps, s_arr, d_arr, i_arr,
+                                                           len(self.model.instances), self.entries)
+        s_arr, d_arr, i_arr = distinct_steps(new_of[s_arr], new_of[d_arr], i_arr, count)
+        inverse = np.empty(count, np.int64)
+        inverse[new_of] = np.arange(count)
+        words = words[:, inverse]
+        fair_taken, fair_enabled = self._fairness(words, s_arr, d_arr, lambda fps: _renumbered(node_of(fps), new_of))
+        return self._graph(words, s_arr, d_arr, i_arr, tree_parent, tree_instance, fair_taken, fair_enabled, depth)
+
+    def _fairness(self, words: np.ndarray, s_arr: np.ndarray, d_arr: np.ndarray, node_of):
+        from modelcheck.engines.fast import CHUNK, Expander
+        from modelcheck.packing import fingerprints
+        count = words.shape[1]
+        fair_taken, fair_enabled = np.zeros(s_arr.size, np.uint32), np.zeros(count, np.uint32)
+        node_fps = fingerprints(words)
+        limits = self.request.limits
+        for bit, act in enumerate(self.request.fair_actions):
+            step = Expander(self.model, instances=self.model.instances_of(act))
+            t_src, t_dst = [], []
+            for lo in range(0, count, CHUNK):
+                reason = limits.reached()
+                if reason:
+                    raise SearchStopped(reason)
+                found, parents, _, _ = step.successors(words[:, lo:lo + CHUNK])
+                if found.shape[1] == 0:
+                    continue
+                parents = parents + lo
+                fps = fingerprints(found)
+                moving = fps != node_fps[parents]
+                parents, fps = parents[moving], fps[moving]
+                fair_enabled[parents] |= np.uint32(1 << bit)
+                targets = node_of(fps)
+                inside = targets >= 0
+                t_src.append(parents[inside])
+                t_dst.append(targets[inside])
+            if t_src:
+                taken = mark_steps(s_arr, d_arr, count, np.concatenate(t_src), np.concatenate(t_dst))
+                fair_taken[taken] |= np.uint32(1 << bit)
+        return fair_taken, fair_enabled
+
+    def _graph(self, words, s_arr, d_arr, i_arr, tree_parent, tree_instance, fair_taken, fair_enabled,
+               depth: int) -> StateGraph:
+        from modelcheck.backends.numpy_codegen import compile_conditions
+        from modelcheck.engines.fast import CHUNK
+        packing, count = self.packing, words.shape[1]
+
+        def on_nodes(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:
+            conditions = compile_conditions(exprs)
+            out = {name: np.zeros(count, bool) for name in exprs}
+            for lo in range(0, count, CHUNK):
+                results = conditions(packing.unpack(words[:, lo:lo + CHUNK]))
+                for name in exprs:
+                    out[name][lo:lo + CHUNK] = results[name]
+            return out
+
+        def on_edges(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:
+            conditions = compile_conditions(exprs)
+            out = {name: np.zeros(s_arr.size, bool) for name in exprs}
+            for lo in range(0, s_arr.size, CHUNK):
+                columns = np.concatenate([packing.unpack(words[:, s_arr[lo:lo + CHUNK]]),
+                                          packing.unpack(words[:, d_arr[lo:lo + CHUNK]])])
+                results = conditions(columns)
+                for name in exprs:
+                    out[name][lo:lo + CHUNK] = results[name]
+            return out
+
+        initial = np.arange(self.entries.size, dtype=np.int64)
+        return StateGraph(count, initial, tree_parent, tree_instance, s_arr, d_arr, i_arr, fair_taken, fair_enabled,
+                          on_nodes, on_edges, lambda n: packing.unpack_state(words[:, n]), depth, scipy_scc)
+
+
+def _renumbered(nodes: np.ndarray, new_of: np.ndarray) -> np.ndarray:
+    """Engine node numbers as the graph's, keeping -1 (not in the graph)."""
+    return np.where(nodes >= 0, new_of[np.maximum(nodes, 0)], -1)
