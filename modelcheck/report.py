@@ -2,7 +2,7 @@
 the verdict, counterexample and figures printed when it ends (``--json``
 prints ``RunOutcome.to_json()`` instead). ``sweep`` and ``simulate`` tell
 their runs in their own forms (``modelcheck/sweep.py``,
-``modelcheck/simulate/report.py``).
+``modelcheck/simulation.py``).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def result_text(outcome: RunOutcome) -> str:
 
 
 def verdict_lines(outcome: RunOutcome) -> list[str]:
-    p, r = outcome.prepared, outcome.result
+    r = outcome.result
     if outcome.liveness is not None and r.violation is None:
         from modelcheck.liveness.outcome import verdict_lines as liveness_verdict_lines
         return liveness_verdict_lines(outcome)

@@ -10,7 +10,7 @@ from support import invoke, invoke_json, one_error_line
     (["simulate", "kip320", "--num", "5", "--time", "3"], "--num and --time"),
     (["simulate", "kip320", "--seed", "abc"], "'abc' is not a valid integer"),
     (["simulate", "kip320", "--num", "0"], "--num must be at least 1"),
-    (["simulate", "kip320", "--engine", "spark", "--coverage"], "not collected by --engine spark"),
+    (["simulate", "kip320", "--engine", "spark", "--coverage"], "not collected by the spark engine"),
     (["run", "kip320", "--const", "Replicas=2", "--engine", "bfs", "--coverage"], "not collected by the bfs engine"),
     (["run", "kip320", "--engine", "fast", "--coverage=most"], "--coverage takes actions or full"),
     (["simulate", "kip320", "--inv", "Nope"], "no invariant 'Nope'"),

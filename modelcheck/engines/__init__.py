@@ -157,14 +157,18 @@ def get_simulator(name: str, settings, *args):
     return _load(found.simulator)(settings, *args)
 
 
-def engine_commands() -> dict[str, str]:
-    """Commands engines bring (``modelcheck cluster``), by name: "module:attribute"."""
-    return {name: where for e in ENGINES.values() for name, where in e.commands}
+def engine_commands() -> dict[str, EngineEntry]:
+    """Commands engines bring (``modelcheck cluster``), by name: the engine that brings each."""
+    return {name: e for e in ENGINES.values() for name, _ in e.commands}
 
 
-def load_command(name: str):
-    """An engine's command, imported now (only when it is used or listed)."""
-    return _load(engine_commands()[name])
+def load_command(name: str, installed: bool = False):
+    """An engine's command, imported now (only when it is used or listed);
+    with ``installed``, its engine's optional package must be there."""
+    owner = engine_commands()[name]
+    if installed:
+        check_installed(owner)
+    return _load(dict(owner.commands)[name])
 
 
 def engine_options(command: str = RUN) -> list[tuple[Option, list[str]]]:

@@ -15,10 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from modelcheck.expansion import DEADLOCK
 from modelcheck.limits import Limits
 from modelcheck.progress import Progress, Silent
 
-DEADLOCK = "Deadlock"
+__all__ = ["DEADLOCK", "NO_GRAPH", "CheckOptions", "CheckResult", "NoGraph", "Violation"]
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ EXACT = Capability(
 SYMMETRY = Capability(
     "symmetry", "one state per orbit of the spec's symmetric constants (--symmetry)",
     "--symmetry works with the engines {engines}, not {engine}")
+# its settings type has saving_into(directory) and resuming_from(directory)
 CHECKPOINT = Capability(
     "checkpoint", "saves the search and resumes it (--resume)",
     "--resume continues a search saved by the engines {engines}, not by {engine}")

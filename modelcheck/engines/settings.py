@@ -60,6 +60,16 @@ class FastSettings:
     def of(cls, given: Any) -> "FastSettings":
         return settings_of(cls, given)
 
+    @classmethod
+    def saving_into(cls, directory: str) -> "FastSettings":
+        """The checkpoint capability's settings: save the search into ``directory``."""
+        return cls(checkpoint=directory)
+
+    @classmethod
+    def resuming_from(cls, directory: str) -> "FastSettings":
+        """The checkpoint capability's settings: continue the search saved in ``directory``."""
+        return cls(resume=directory)
+
     @property
     def directory(self) -> str | None:
         """Where the search is saved: the resumed directory, or --checkpoint."""

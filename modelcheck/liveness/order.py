@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from modelcheck.engines.fast import CHUNK
+from modelcheck.expansion import CHUNK
 
 
 def chunked_order(starts: list[int], node_fps: np.ndarray, src: np.ndarray, dst: np.ndarray, instance: np.ndarray,

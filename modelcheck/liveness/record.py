@@ -202,7 +202,7 @@ class BatchedGraph:
         return self._graph(words, s_arr, d_arr, i_arr, tree_parent, tree_instance, fair_taken, fair_enabled, depth)
 
     def _fairness(self, words: np.ndarray, s_arr: np.ndarray, d_arr: np.ndarray, node_of):
-        from modelcheck.engines.fast import CHUNK, Expander
+        from modelcheck.expansion import CHUNK, Expander
         from modelcheck.packing import fingerprints
         count = words.shape[1]
         fair_taken, fair_enabled = np.zeros(s_arr.size, np.uint32), np.zeros(count, np.uint32)
@@ -235,7 +235,7 @@ class BatchedGraph:
     def _graph(self, words, s_arr, d_arr, i_arr, tree_parent, tree_instance, fair_taken, fair_enabled,
                depth: int) -> StateGraph:
         from modelcheck.backends.numpy_codegen import compile_conditions
-        from modelcheck.engines.fast import CHUNK
+        from modelcheck.expansion import CHUNK
         packing, count = self.packing, words.shape[1]
 
         def on_nodes(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:

@@ -27,7 +27,7 @@ from typing import Callable
 
 import numpy as np
 
-from modelcheck.engines.base import DEADLOCK
+from modelcheck.expansion import DEADLOCK
 from modelcheck.packing import fingerprints
 
 RADIUS = 2  # steps of each shortcut search
@@ -132,7 +132,7 @@ class BatchTools:
 
     def __init__(self, model, invariant: str):
         from modelcheck.backends.numpy_codegen import compile_numpy
-        from modelcheck.engines.fast import Expander
+        from modelcheck.expansion import Expander
         self.expander = Expander(model, False)
         self.predicate = compile_numpy(model, [invariant]).predicates
 

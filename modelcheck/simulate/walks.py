@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from modelcheck.engines.base import DEADLOCK
-from modelcheck.engines.fast import Expander
+from modelcheck.expansion import DEADLOCK, Expander
 from modelcheck.packing import fingerprints
 
 BATCH = 8192

@@ -46,7 +46,7 @@ import numpy as np
 
 from pyspark.accumulators import AccumulatorParam
 
-from modelcheck.engines.fast import CHUNK, Expander
+from modelcheck.expansion import CHUNK, Expander
 from modelcheck.packing import Packing, fingerprints
 from modelcheck.spark import visited
 from specs import load_model

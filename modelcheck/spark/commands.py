@@ -2,7 +2,8 @@
 standalone master and workers on this machine.
 
 The CLI loads this module only when ``cluster`` is used (the engine registry
-names it), so the rest of modelcheck never imports Spark or psutil.
+names it), after checking that the Spark extra (pyspark, psutil) is
+installed, so the rest of modelcheck never imports Spark or psutil.
 """
 
 from __future__ import annotations
@@ -25,8 +26,6 @@ def default_state_dir() -> str:
 @click.group()
 def cluster():
     """Start and stop a Spark standalone cluster on this machine (127.0.0.1)."""
-    from modelcheck.engines import check_installed, entry
-    check_installed(entry("spark"))  # pyspark and psutil, else one line with the install command
 
 
 def _state_dir_option(fn):

@@ -84,6 +84,16 @@ class SparkSettings:
     def from_options(cls, options: Mapping[str, Any]) -> "SparkSettings":
         return cls.from_engine_options(options)
 
+    @classmethod
+    def saving_into(cls, directory: str) -> "SparkSettings":
+        """The checkpoint capability's settings: checkpoint every level into ``directory``."""
+        return cls(checkpoint_dir=directory, checkpoint_levels=1)
+
+    @classmethod
+    def resuming_from(cls, directory: str) -> "SparkSettings":
+        """The checkpoint capability's settings: continue the search checkpointed in ``directory``."""
+        return cls(resume=directory)
+
     def check(self) -> None:
         """The checks that need the file system, made before Spark starts: a
         resumed run's checkpoint is there, and a fresh run does not start in

@@ -2,8 +2,8 @@
 
 The driver zips the ``modelcheck`` and ``specs`` packages it imported (not
 whatever is installed anywhere) and adds the zip with ``addPyFile``; the
-executors put it first on their path. The zip's name is a digest of its
-content, so the same code is one file however often it is built.
+executors put it first on their path. The zip's name is a digest of the
+sources in it, so the same code is one file however often it is built.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import zipfile
 
 def build_code_zip(directory: str) -> str:
     """Zip the packages the driver imported (not whatever is installed) into
-    ``directory``; the name carries a digest of the content.
+    ``directory``; the name carries a digest of the sources.
 
     Each module goes in as source and as bytecode for this interpreter
     (unchecked hash-based .pyc): every Python worker Spark starts imports
@@ -29,6 +29,7 @@ def build_code_zip(directory: str) -> str:
     import specs
 
     buffer = io.BytesIO()
+    sources = hashlib.blake2b(digest_size=6)  # names the zip: the bytecode beside them is only a cache
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
         for package in (modelcheck, specs):
             root = os.path.dirname(os.path.abspath(package.__file__))
@@ -40,10 +41,15 @@ def build_code_zip(directory: str) -> str:
                         path = os.path.join(folder, name)
                         inner = os.path.relpath(path, base)
                         with open(path, "rb") as f:
-                            z.writestr(_zip_entry(inner), f.read())
+                            source = f.read()
+                        z.writestr(_zip_entry(inner), source)
+                        sources.update(inner.encode() + b"\0" + source + b"\0")
                         z.writestr(_zip_entry(inner + "c"), _bytecode(path, inner))
     data = buffer.getvalue()
-    path = os.path.join(directory, f"modelcheck-code-{hashlib.blake2b(data, digest_size=6).hexdigest()}.zip")
+    # a digest of the sources, not of the zip: the bytecode of one source can
+    # differ from one compilation to the next (marshal marks objects shared in
+    # the compiling process), and the same code must keep one name
+    path = os.path.join(directory, f"modelcheck-code-{sources.hexdigest()}.zip")
     if not os.path.exists(path):
         # written whole under a temporary name: another run may be reading it
         fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
