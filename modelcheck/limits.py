@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from typing import Callable
 from dataclasses import dataclass, field
 
+from modelcheck import exitcodes
 from modelcheck.errors import InputError
 
 MAX_STATES, MAX_MEMORY, INTERRUPTED = "max-states", "max-memory", "interrupted"
@@ -168,7 +169,7 @@ def interrupts_outside_python(stop: StopRequest, interrupt: Callable[[], None], 
                 if stop.requested:
                     sys.stderr.write("\nmodelcheck: interrupted\n")
                     sys.stderr.flush()
-                    os._exit(130)
+                    os._exit(exitcodes.INTERRUPTED)
                 stop.request()
             if stop.requested:
                 interrupt()

@@ -12,6 +12,8 @@ import os
 
 import click
 
+from modelcheck import exitcodes
+
 
 def default_state_dir() -> str:
     """Where ``cluster start`` records its processes: $MODELCHECK_CLUSTER_DIR,
@@ -57,7 +59,7 @@ def start(workers, cores, memory, port, webui_port, state_dir):
     click.echo(f"  logs       {state_dir}/logs", err=True)
     click.echo(f"run against it:  modelcheck run SPEC --engine spark --master {state.master_url}", err=True)
     click.echo("stop it:         modelcheck cluster stop" + _dir_flag(state_dir), err=True)
-    return 0
+    return exitcodes.OK
 
 
 @cluster.command()
@@ -69,10 +71,10 @@ def stop(state_dir):
     outcome = stop_cluster(state_dir)
     if outcome is None:
         click.echo(f"no cluster is recorded in {state_dir}; nothing to stop", err=True)
-        return 0
+        return exitcodes.OK
     for record, what in outcome:
         click.echo(f"{record.role:<10} pid {record.pid}: {what}")
-    return 0
+    return exitcodes.OK
 
 
 @cluster.command()
@@ -84,11 +86,11 @@ def status(state_dir):
     state = ClusterState.load(state_dir)
     if state is None:
         click.echo(f"no cluster is recorded in {state_dir}")
-        return 0
+        return exitcodes.OK
     click.echo(state.master_url + (f"  (web UI {state.web_ui})" if state.web_ui else ""))
     for p in state.processes:
         click.echo(f"  {p.role:<10} pid {p.pid}: {'running' if p.running() else 'not running'}  log {p.log}")
-    return 0
+    return exitcodes.OK
 
 
 def _dir_flag(state_dir: str) -> str:
