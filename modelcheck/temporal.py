@@ -78,18 +78,8 @@ def no_fairness(doc: str = "Init /\\ [][Next]_vars with no fairness at all.") ->
 
 @dataclass(frozen=True)
 class Formula:
-    form: str  # one of FORMS
+    form: str  # the name of its form, a key of FORMS
     args: tuple[Expr, ...]
-
-
-FORMS = {
-    "eventually": "<>P",
-    "always_eventually": "[]<>P",
-    "eventually_always": "<>[]P",
-    "leads_to": "P ~> Q",
-    "eventually_always_step": "<>[][A]_vars",
-    "infinitely_often_implies_eventually": "([]<>P) => <>Q",
-}
 
 
 def _condition(value, where: str) -> Expr:
@@ -195,23 +185,129 @@ class Negation:
     infinitely_steps: tuple[Expr, ...] = ()
 
 
+class Form:
+    """A temporal form, everything about it in one place: its name and TLA+
+    notation, the automaton of its negation (what the cycle search looks
+    for), when the infinite behaviour a lasso stands for violates it, and
+    how to say so. ``value[i]`` holds argument i's truth at each state of
+    the lasso, or, for a form over steps, at each state-changing step of its
+    cycle (``lasso.cycle_steps()``)."""
+
+    name = ""
+    notation = ""
+    over_steps = False  # its condition reads a step (a state and the next), not a state
+
+    def negation(self, args: tuple[Expr, ...]) -> Negation:
+        raise NotImplementedError
+
+    def violated(self, value: list[list[bool]], lasso) -> bool:
+        raise NotImplementedError
+
+    def what_fails(self, value: list[list[bool]], lasso, span: str) -> str:
+        """Why the lasso violates it (the lasso is known to)."""
+        raise NotImplementedError
+
+
+class Eventually(Form):
+    name, notation = "eventually", "<>P"
+
+    def negation(self, args):  # ~<>P = []~P, from the start
+        return Negation("initial", TRUE, not_(args[0]))
+
+    def violated(self, value, lasso):
+        return not any(value[0])
+
+    def what_fails(self, value, lasso, span):
+        return "the condition holds in no state of the behaviour"
+
+
+class AlwaysEventually(Form):
+    name, notation = "always_eventually", "[]<>P"
+
+    def negation(self, args):  # ~[]<>P = <>[]~P
+        return Negation("anywhere", TRUE, not_(args[0]))
+
+    def violated(self, value, lasso):
+        return not any(value[0][k] for k in lasso.cycle_states())
+
+    def what_fails(self, value, lasso, span):
+        return (f"the condition holds in no state of the cycle ({span}), so from state {lasso.loop + 1} on it "
+                f"never holds again")
+
+
+class EventuallyAlways(Form):
+    name, notation = "eventually_always", "<>[]P"
+
+    def negation(self, args):  # ~<>[]P = []<>~P
+        return Negation("anywhere", TRUE, TRUE, infinitely_states=(not_(args[0]),))
+
+    def violated(self, value, lasso):
+        return not all(value[0][k] for k in lasso.cycle_states())
+
+    def what_fails(self, value, lasso, span):
+        k = next(k for k in lasso.cycle_states() if not value[0][k])
+        return f"the condition fails in state {k + 1}, which is on the cycle ({span}) and so recurs forever"
+
+
+class LeadsTo(Form):
+    name, notation = "leads_to", "P ~> Q"
+
+    def negation(self, args):  # ~(P ~> Q) = <>(P /\ []~Q)
+        return Negation("anywhere", and_(args[0], not_(args[1])), not_(args[1]))
+
+    def _unanswered(self, value, lasso):
+        p, q = value
+        return (i for i in range(len(lasso.states)) if p[i] and not any(q[min(i, lasso.loop):]))
+
+    def violated(self, value, lasso):
+        return any(True for _ in self._unanswered(value, lasso))
+
+    def what_fails(self, value, lasso, span):
+        i = next(self._unanswered(value, lasso))
+        return f"the first condition holds in state {i + 1}, and the second holds in no state from there on"
+
+
+class EventuallyAlwaysStep(Form):
+    name, notation, over_steps = "eventually_always_step", "<>[][A]_vars", True
+
+    def negation(self, args):  # ~<>[][A]_v = []<><<~A>>_v
+        return Negation("anywhere", TRUE, TRUE, infinitely_steps=(not_(args[0]),))
+
+    def violated(self, value, lasso):
+        return not all(value[0])
+
+    def what_fails(self, value, lasso, span):
+        a, b = next(step for step, holds in zip(lasso.cycle_steps(), value[0]) if not holds)
+        return (f"the step from state {a + 1} to state {b + 1} breaks the step condition, and the cycle "
+                f"({span}) repeats it forever")
+
+
+class InfinitelyOftenImpliesEventually(Form):
+    name, notation = "infinitely_often_implies_eventually", "([]<>P) => <>Q"
+
+    def negation(self, args):  # ~(([]<>P) => <>Q) = []<>P /\ []~Q
+        return Negation("initial", TRUE, not_(args[1]), infinitely_states=(args[0],))
+
+    def violated(self, value, lasso):
+        return any(value[0][k] for k in lasso.cycle_states()) and not any(value[1])
+
+    def what_fails(self, value, lasso, span):
+        k = next(k for k in lasso.cycle_states() if value[0][k])
+        return (f"the first condition holds in state {k + 1} on the cycle ({span}), so infinitely often, "
+                f"but the second holds in no state")
+
+
+# every form, by name: a new one is a Form here, added to FORMS, and a function above that builds its Formula
+FORMS: dict[str, Form] = {f.name: f for f in (Eventually(), AlwaysEventually(), EventuallyAlways(), LeadsTo(),
+                                              EventuallyAlwaysStep(), InfinitelyOftenImpliesEventually())}
+
+
 def negation(f: Formula) -> Negation:
-    """~<>P = []~P; ~[]<>P = <>[]~P; ~<>[]P = []<>~P; ~(P ~> Q) = <>(P /\\ []~Q);
-    ~<>[][A]_v = []<><<~A>>_v; ~(([]<>P) => <>Q) = []<>P /\\ []~Q."""
-    a = f.args
-    if f.form == "eventually":
-        return Negation("initial", TRUE, not_(a[0]))
-    if f.form == "always_eventually":
-        return Negation("anywhere", TRUE, not_(a[0]))
-    if f.form == "eventually_always":
-        return Negation("anywhere", TRUE, TRUE, infinitely_states=(not_(a[0]),))
-    if f.form == "leads_to":
-        return Negation("anywhere", and_(a[0], not_(a[1])), not_(a[1]))
-    if f.form == "eventually_always_step":
-        return Negation("anywhere", TRUE, TRUE, infinitely_steps=(not_(a[0]),))
-    if f.form == "infinitely_often_implies_eventually":
-        return Negation("initial", TRUE, not_(a[1]), infinitely_states=(a[0],))
-    raise SpecDefinitionError(f"unknown temporal form {f.form}")
+    """The automaton of a formula's negation."""
+    form = FORMS.get(f.form)
+    if form is None:
+        raise SpecDefinitionError(f"unknown temporal form {f.form}")
+    return form.negation(f.args)
 
 
 @dataclass

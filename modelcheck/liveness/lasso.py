@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from modelcheck.backends.python_codegen import compile_conditions, compile_successors
-from modelcheck.temporal import Fairness, PropertyCase, Specification
+from modelcheck.temporal import FORMS, Fairness, PropertyCase, Specification
 
 
 @dataclass(frozen=True)
@@ -36,31 +36,22 @@ class LassoShape:
         return [(a, b) for a, b in steps if self.states[a] != self.states[b]]
 
 
+def form_values(model, case: PropertyCase, lasso: LassoShape) -> list[list[bool]]:
+    """The truth of each argument of the case's formula along the lasso: at
+    each state, or, for a form over steps, at each step of the cycle."""
+    width = model.schema.width
+    args = case.formula.args
+    if FORMS[case.formula.form].over_steps:
+        fns = compile_conditions({f"x{i}": e for i, e in enumerate(args)}, 2 * width)
+        steps = lasso.cycle_steps()
+        return [[bool(fns[f"x{i}"](lasso.states[a] + lasso.states[b])) for a, b in steps] for i in range(len(args))]
+    fns = compile_conditions({f"x{i}": e for i, e in enumerate(args)}, width)
+    return [[bool(fns[f"x{i}"](s)) for s in lasso.states] for i in range(len(args))]
+
+
 def violates(model, case: PropertyCase, lasso: LassoShape) -> bool:
     """Whether the infinite behaviour the lasso stands for violates the case."""
-    width = model.schema.width
-    states = lasso.states
-    args = case.formula.args
-    form = case.formula.form
-    if form == "eventually_always_step":
-        holds = compile_conditions({"a": args[0]}, 2 * width)["a"]
-        return any(not holds(states[a] + states[b]) for a, b in lasso.cycle_steps())
-    fns = compile_conditions({f"x{i}": e for i, e in enumerate(args)}, width)
-    value = [[fns[f"x{i}"](s) for s in states] for i in range(len(args))]
-    cycle = lasso.cycle_states()
-    if form == "eventually":
-        return not any(value[0])
-    if form == "always_eventually":
-        return not any(value[0][k] for k in cycle)
-    if form == "eventually_always":
-        return not all(value[0][k] for k in cycle)
-    if form == "leads_to":
-        p, q = value
-        return any(p[i] and not any(q[min(i, lasso.loop):]) for i in range(len(states)))
-    if form == "infinitely_often_implies_eventually":
-        p, q = value
-        return any(p[k] for k in cycle) and not any(q)
-    raise ValueError(form)
+    return FORMS[case.formula.form].violated(form_values(model, case, lasso), lasso)
 
 
 @dataclass

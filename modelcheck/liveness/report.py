@@ -8,7 +8,7 @@ specification why the cycle satisfies it.
 
 from __future__ import annotations
 
-from modelcheck.liveness.lasso import LassoShape, fairness_accounts
+from modelcheck.liveness.lasso import LassoShape, fairness_accounts, form_values
 from modelcheck.liveness.search import Lasso
 from modelcheck.temporal import FORMS, PropertyCase, Specification
 from modelcheck.trace import Trace, loop_phrase, trace_from_states
@@ -34,42 +34,15 @@ def lasso_trace(model, graph, lasso: Lasso, case: PropertyCase, specification: S
 
 
 def _what_fails(model, case: PropertyCase, shape: LassoShape) -> str:
-    from modelcheck.backends.python_codegen import compile_conditions
-    form, args = case.formula.form, case.formula.args
-    width = model.schema.width
-    states = shape.states
-    first = shape.loop + 1
-    last = len(states)
+    first, last = shape.loop + 1, len(shape.states)
     span = f"state {first}" if first == last else f"states {first}-{last}"
-    if form == "eventually_always_step":
-        holds = compile_conditions({"a": args[0]}, 2 * width)["a"]
-        a, b = next((a, b) for a, b in shape.cycle_steps() if not holds(states[a] + states[b]))
-        return (f"the step from state {a + 1} to state {b + 1} breaks the step condition, and the cycle "
-                f"({span}) repeats it forever")
-    fns = compile_conditions({f"x{i}": e for i, e in enumerate(args)}, width)
-    value = [[fns[f"x{i}"](s) for s in states] for i in range(len(args))]
-    if form == "eventually":
-        return "the condition holds in no state of the behaviour"
-    if form == "always_eventually":
-        return f"the condition holds in no state of the cycle ({span}), so from state {first} on it never holds again"
-    if form == "eventually_always":
-        k = next(k for k in shape.cycle_states() if not value[0][k])
-        return f"the condition fails in state {k + 1}, which is on the cycle ({span}) and so recurs forever"
-    if form == "leads_to":
-        p, q = value
-        i = next(i for i in range(last) if p[i] and not any(q[min(i, shape.loop):]))
-        return f"the first condition holds in state {i + 1}, and the second holds in no state from there on"
-    if form == "infinitely_often_implies_eventually":
-        k = next(k for k in shape.cycle_states() if value[0][k])
-        return (f"the first condition holds in state {k + 1} on the cycle ({span}), so infinitely often, "
-                f"but the second holds in no state")
-    raise ValueError(form)
+    return FORMS[case.formula.form].what_fails(form_values(model, case, shape), shape, span)
 
 
 def explain_violation(model, case: PropertyCase, specification: Specification, shape: LassoShape,
                       closing: str | None = None) -> str:
     doc = next((p.doc for p in model.spec.properties if p.name == case.property), "")
-    lines = [f"{case.label} ({FORMS[case.formula.form]}) fails: {_what_fails(model, case, shape)}."]
+    lines = [f"{case.label} ({FORMS[case.formula.form].notation}) fails: {_what_fails(model, case, shape)}."]
     if doc:
         lines.append(f"  The property: {' '.join(doc.split())}")
     ending = loop_phrase(len(shape.states), shape.loop, shape.stutters, closing)
