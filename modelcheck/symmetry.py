@@ -15,13 +15,14 @@ __all__ = ["check_symmetry_request", "symmetry_requested", "symmetry_from_config
            "renamings", "symmetric_constant"]
 
 
-def check_symmetry_request(model, engine: str = "bfs") -> None:
+def check_symmetry_request(model, engine: str | None = None) -> None:
     """Refuse --symmetry, before any search, where it would be unsound or
     meaningless: on an engine that does not keep orbits (the registry says
-    which do), or on a spec whose replicas are not interchangeable."""
-    from modelcheck.engines import require
+    which do; by default the reference engine), or on a spec whose replicas
+    are not interchangeable."""
+    from modelcheck.engines import REFERENCE_ENGINE, require
     from modelcheck.engines.contract import SYMMETRY
-    require(engine, SYMMETRY)
+    require(engine or REFERENCE_ENGINE, SYMMETRY)
     spec = model.spec
     constant = symmetric_constant(model)
     if constant is None:

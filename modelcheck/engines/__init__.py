@@ -26,35 +26,34 @@ from modelcheck.errors import InputError
 __all__ = ["CAPABILITIES", "DEFAULT_ENGINE", "REFERENCE_ENGINE", "ENGINES", "ENGINE_SUMMARIES", "engine_names", "engine_options",
            "engine_settings", "engines_with", "entry", "engine_commands", "get_engine", "load_command", "get_simulator", "refusal", "require"]
 
-RESUME = Option("--resume", "resume", "Continue the search saved in DIR (spark: the --checkpoint-dir of the run).",
+RESUME = Option("--resume", "resume", "continue the search saved in DIR (spark: the --checkpoint-dir of the run).",
                 metavar="DIR", commands=(RUN,))
 
 FAST_OPTIONS = (
-    Option("--checkpoint", "checkpoint", "Save the search into DIR at level boundaries, and when stopped.",
+    Option("--checkpoint", "checkpoint", "save the search into DIR at level boundaries, and when stopped.",
            metavar="DIR", commands=(RUN,)),
-    Option("--checkpoint-every", "checkpoint_every", "Save at most this often (default 60).", kind=float,
+    Option("--checkpoint-every", "checkpoint_every", "save at most this often (default 60).", kind=float,
            metavar="SECONDS", commands=(RUN,)),
     RESUME,
 )
 
 SPARK_OPTIONS = (
     Option("--master", "master", "local[*] (default), local[N] or spark://HOST:PORT.", metavar="URL"),
-    Option("--partitions", "partitions", "Partitions of the frontier and visited set (default: the cores Spark has).",
+    Option("--partitions", "partitions", "partitions of the frontier and visited set (default: the cores Spark has).",
            kind=int, metavar="N"),
-    Option("--checkpoint-dir", "checkpoint_dir", "Keep checkpoints here (default: a temporary directory, removed "
-           "afterwards). On a multi-machine cluster, a directory every executor can reach.", metavar="DIR",
-           commands=(RUN,)),
-    Option("--checkpoint-levels", "checkpoint_levels", "Checkpoint every N levels (default 5).", kind=int,
+    Option("--checkpoint-dir", "checkpoint_dir", "keep checkpoints here (default: a temporary directory, removed "
+           "afterwards). On a multi-machine cluster, a directory every executor can reach.", metavar="DIR"),
+    Option("--checkpoint-levels", "checkpoint_levels", "checkpoint every N levels (default 5).", kind=int,
            metavar="N", commands=(RUN,)),
     RESUME,
-    Option("--spark-conf", "conf", "A Spark setting, e.g. spark.executor.memory=4g. Repeatable.", kind="multiple",
+    Option("--spark-conf", "conf", "a Spark setting, e.g. spark.executor.memory=4g. Repeatable.", kind="multiple",
            metavar="KEY=VALUE"),
-    Option("--executor-wait", "executor_wait", "How long to wait for a cluster's first executor (default 60).",
+    Option("--executor-wait", "executor_wait", "how long to wait for a cluster's first executor (default 60).",
            kind=float, metavar="SECONDS"),
-    Option("--lead-in", "lead_in", "While Spark starts, the driver runs the first levels itself, up to levels of "
+    Option("--lead-in", "lead_in", "while Spark starts, the driver runs the first levels itself, up to levels of "
            "N successors (default 2,000,000; 0: the executors run every level).", kind=int, metavar="N",
            commands=(RUN,)),
-    Option("--verbose", "verbose", "Show Spark's own log.", kind="flag"),
+    Option("--verbose", "verbose", "show Spark's own log.", kind="flag"),
 )
 
 ENGINES: dict[str, EngineEntry] = {e.name: e for e in (
@@ -131,15 +130,17 @@ def _load(reference: str) -> Any:
     return getattr(importlib.import_module(module), attribute)
 
 
-def check_installed(found: EngineEntry) -> None:
-    """An engine whose optional package is missing is bad input, said with the install command."""
+def check_installed(found: EngineEntry, what: str | None = None) -> None:
+    """An engine whose optional package is missing is bad input, said with
+    the install command; ``what`` says what needs it (``--engine NAME``)."""
     if found.requires is None:
         return
     for module in found.requires.modules:
         try:
             importlib.import_module(module)
         except ImportError:
-            raise InputError(f"--engine {found.name} needs {module}: {found.requires.install()}") from None
+            raise InputError(f"{what or '--engine ' + found.name} needs {module}: "
+                             f"{found.requires.install()}") from None
 
 
 def get_engine(name: str):
@@ -167,7 +168,7 @@ def load_command(name: str, installed: bool = False):
     with ``installed``, its engine's optional package must be there."""
     owner = engine_commands()[name]
     if installed:
-        check_installed(owner)
+        check_installed(owner, f"modelcheck {name}")
     return _load(dict(owner.commands)[name])
 
 

@@ -1,6 +1,8 @@
-"""Running the search on Apache Spark.
+"""Running the search on Apache Spark: the package of the ``[spark]`` extra.
 
-The pieces, each behind a narrow interface:
+Only the Spark engine (``modelcheck.engines.spark``) imports it, and the
+registry loads that engine only when it is chosen (docs/spark.md says why
+each module exists). The pieces, each behind a narrow interface:
 
 * ``settings``: what the user asked for (master, partitions, checkpoints),
   validated before anything starts;
@@ -17,8 +19,9 @@ The pieces, each behind a narrow interface:
   executor reaches, and what a Python worker keeps of it between levels;
 * ``resume``: the manifest that lets ``--resume`` continue a search whose
   driver died;
-* ``cluster``: a standalone master and workers on this machine, for users
-  who want a real cluster without installing one.
+* ``swarm``: the executor side of ``simulate --engine spark``;
+* ``cluster`` and ``commands``: a standalone master and workers on this
+  machine, for users who want a real cluster without installing one.
 
 The level-by-level search itself is the ``spark`` engine
 (``modelcheck.engines.spark``).
