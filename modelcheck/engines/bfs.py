@@ -72,89 +72,113 @@ class BfsChecker:
     name = "bfs"
 
     def check(self, model, options: CheckOptions) -> CheckResult:
-        started = time.perf_counter()
-        progress = options.progress
+        return _Search(model, options).run()
+
+
+class _Search:
+    """One run of the reference engine; its fields are the search state."""
+
+    def __init__(self, model, options: CheckOptions):
+        self.started = time.perf_counter()
+        self.model, self.options = model, options
         compiled = model.compiled
-        successors = compiled.successors
-        violated_by = compiled.first_violation(list(options.invariants))
-        fingerprint = fingerprinter(model.schema)
-        pending_sometimes = {name: compiled.predicates[name] for name in model.sometimes}
-        sometimes_seen: dict[str, int | None] = {name: None for name in model.sometimes}
-        visited = VisitedStore()
-        generated = 0
-        rebuild, init_states = rebuild_trace, model.init_states
-        graph = options.graph.explicit(model) if options.graph is not None else NO_GRAPH
+        self.successors = compiled.successors
+        self.violated_by = compiled.first_violation(list(options.invariants))
+        self.fingerprint = fingerprinter(model.schema)
+        self.pending_sometimes = {name: compiled.predicates[name] for name in model.sometimes}
+        self.sometimes_seen: dict[str, int | None] = {name: None for name in model.sometimes}
+        self.visited = VisitedStore()
+        self.generated = 0
+        self.expanded = 0  # states expanded so far: limits are polled every 1,024
+        self.rebuild, self.init_states = rebuild_trace, model.init_states
+        self.graph = options.graph.explicit(model) if options.graph is not None else NO_GRAPH
         if options.symmetry:  # every state stands for its orbit from here on
             from modelcheck.canonical import symmetric_search
-            successors, rebuild, init_states = symmetric_search(model, successors)
+            self.successors, self.rebuild, self.init_states = symmetric_search(model, self.successors)
 
-        def finish(result: str, depth: int, violation: Violation | None = None,
-                   stopped: str | None = None, found: int | None = None) -> CheckResult:
-            """``found``: at a violation, the states found up to and including the violating one."""
-            progress.clear()
-            return CheckResult(self.name, result, len(visited) if found is None else found, depth,
-                               time.perf_counter() - started, violation, generated, sometimes_seen, stopped=stopped,
-                               graph=graph if options.graph is not None else None)
+    def finish(self, result: str, depth: int, violation: Violation | None = None,
+               stopped: str | None = None, found: int | None = None) -> CheckResult:
+        """``found``: at a violation, the states found up to and including the violating one."""
+        self.options.progress.clear()
+        return CheckResult(BfsChecker.name, result, len(self.visited) if found is None else found, depth,
+                           time.perf_counter() - self.started, violation, self.generated, self.sometimes_seen,
+                           stopped=stopped, graph=self.graph if self.options.graph is not None else None)
 
-        def violation_at(number: int, invariant: str) -> Violation:
-            states, actions = rebuild(model, visited.path_to(number))
-            return Violation(invariant, states, actions)
+    def violation_at(self, number: int, invariant: str) -> Violation:
+        states, actions = self.rebuild(self.model, self.visited.path_to(number))
+        return Violation(invariant, states, actions)
 
-        def note_sometimes(state: tuple, depth: int) -> None:
-            for name, pred in list(pending_sometimes.items()):
-                if pred(state):
-                    sometimes_seen[name] = depth
-                    del pending_sometimes[name]
+    def note_sometimes(self, state: tuple, depth: int) -> None:
+        for name, pred in list(self.pending_sometimes.items()):
+            if pred(state):
+                self.sometimes_seen[name] = depth
+                del self.pending_sometimes[name]
 
+    def start(self) -> list[tuple[int, tuple]] | CheckResult:
+        """The first level, or the result if an initial state breaks an invariant."""
         frontier: list[tuple[int, tuple]] = []
-        for k, state in enumerate(init_states):
-            generated += 1
-            number = visited.add(fingerprint(state), -1, -1 - k)
+        for k, state in enumerate(self.init_states):
+            self.generated += 1
+            number = self.visited.add(self.fingerprint(state), -1, -1 - k)
             if number < 0:
                 continue
-            graph.initial(number, state, -1 - k)
-            bad = violated_by(state)
+            self.graph.initial(number, state, -1 - k)
+            bad = self.violated_by(state)
             if bad:
-                return finish("violation", 1, violation_at(number, bad), found=number + 1)
-            note_sometimes(state, 1)
+                return self.finish("violation", 1, self.violation_at(number, bad), found=number + 1)
+            self.note_sometimes(state, 1)
             frontier.append((number, state))
+        return frontier
 
-        limits = options.limits
-        expanded = 0
+    def run(self) -> CheckResult:
+        frontier = self.start()
+        if isinstance(frontier, CheckResult):
+            return frontier
+        options, limits = self.options, self.options.limits
         depth = 1
         while frontier:
             if options.max_depth is not None and depth >= options.max_depth:
-                more = any(fingerprint(t) not in visited.number
-                           for _, s in frontier for _, t in successors(s))
-                return finish("bounded-ok" if more else "ok", depth)
-            reason = limits.reached(len(visited))
+                seen, fingerprint = self.visited.number, self.fingerprint
+                more = any(fingerprint(t) not in seen for _, s in frontier for _, t in self.successors(s))
+                return self.finish("bounded-ok" if more else "ok", depth)
+            reason = limits.reached(len(self.visited))
             if reason:
-                return finish("bounded-ok", depth, stopped=reason)
-            next_frontier: list[tuple[int, tuple]] = []
-            add = visited.add
-            for parent, state in frontier:
-                succ = successors(state)
-                if not succ and options.check_deadlock:
-                    return finish("violation", depth, violation_at(parent, DEADLOCK))
-                generated += len(succ)
-                numbers = [add(fingerprint(t), parent, index) for index, t in succ]
-                graph.expanded(parent, succ, numbers)
-                for (index, t), number in zip(succ, numbers):
-                    if number < 0:
-                        continue
-                    bad = violated_by(t)
-                    if bad:  # counted as if the successors after it were not yet found
-                        return finish("violation", depth + 1, violation_at(number, bad), found=number + 1)
-                    if pending_sometimes:
-                        note_sometimes(t, depth + 1)
-                    next_frontier.append((number, t))
-                progress.search(depth, len(visited), len(next_frontier))
-                expanded += 1
-                if expanded & 0x3FF == 0:
-                    reason = limits.reached()
-                    if reason:
-                        return finish("bounded-ok", depth + 1 if next_frontier else depth, stopped=reason)
-            frontier = next_frontier
+                return self.finish("bounded-ok", depth, stopped=reason)
+            frontier = self.expand_level(frontier, depth)
+            if isinstance(frontier, CheckResult):
+                return frontier
             if frontier:
                 depth += 1
-        return finish("ok", depth)
+        return self.finish("ok", depth)
+
+    def expand_level(self, frontier: list[tuple[int, tuple]], depth: int) -> list[tuple[int, tuple]] | CheckResult:
+        """The next level, or the result if a state of it breaks an invariant
+        (or a state of this one has no successor, with deadlock checking), or
+        a limit or Ctrl-C stops the search part way."""
+        successors, fingerprint, add = self.successors, self.fingerprint, self.visited.add
+        violated_by, graph, limits = self.violated_by, self.graph, self.options.limits
+        check_deadlock, progress = self.options.check_deadlock, self.options.progress
+        next_frontier: list[tuple[int, tuple]] = []
+        for parent, state in frontier:
+            succ = successors(state)
+            if not succ and check_deadlock:
+                return self.finish("violation", depth, self.violation_at(parent, DEADLOCK))
+            self.generated += len(succ)
+            numbers = [add(fingerprint(t), parent, index) for index, t in succ]
+            graph.expanded(parent, succ, numbers)
+            for (index, t), number in zip(succ, numbers):
+                if number < 0:
+                    continue
+                bad = violated_by(t)
+                if bad:  # counted as if the successors after it were not yet found
+                    return self.finish("violation", depth + 1, self.violation_at(number, bad), found=number + 1)
+                if self.pending_sometimes:
+                    self.note_sometimes(t, depth + 1)
+                next_frontier.append((number, t))
+            progress.search(depth, len(self.visited), len(next_frontier))
+            self.expanded += 1
+            if self.expanded & 0x3FF == 0:
+                reason = limits.reached()
+                if reason:
+                    return self.finish("bounded-ok", depth + 1 if next_frontier else depth, stopped=reason)
+        return next_frontier
