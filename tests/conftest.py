@@ -1,4 +1,12 @@
-"""Test setup: the repository and this folder on sys.path, and shared fixtures."""
+"""Test setup: the repository and this folder on sys.path, shared fixtures,
+and the markers (spark, browser, z3, slow) given by where a test is.
+
+Markers are given here, by file and test function, rather than in each
+file: ``sh tests/run.sh --quick`` runs ``-m "not slow"``, and ``-m "not
+spark"`` suits a machine without the [spark] extra. A test is slow when it
+takes seconds (measured with ``--durations=0``); the quick tier keeps at
+least one test of every module.
+"""
 
 import os
 import sys
@@ -10,6 +18,101 @@ ROOT = os.path.dirname(TESTS)
 for path in (ROOT, TESTS):
     if path not in sys.path:
         sys.path.insert(0, path)
+
+ALL = "*"  # every test of the file
+
+# files whose tests need pyspark (and Java); the conformance table marks its own Spark cases
+SPARK = {
+    "modelcheck/engines/test_spark.py": ALL,
+    "modelcheck/spark/test_blocks.py": ALL,
+    "modelcheck/spark/test_cluster.py": ALL,
+    "modelcheck/spark/test_lead.py": ALL,
+    "modelcheck/spark/test_resume.py": ALL,
+    "modelcheck/spark/test_session.py": ALL,
+    "modelcheck/spark/test_swarm.py": ALL,
+    "modelcheck/spark/test_worker_fault.py": ALL,
+    "test_cli_spark.py": ALL,
+}
+
+Z3 = {
+    "modelcheck/backends/test_z3_backend.py": ALL,
+    "modelcheck/engines/test_bmc.py": ALL,
+    "modelcheck/test_induction.py": ALL,
+    "test_cli_z3.py": ALL,
+    "test_cli_interrupts.py": {"test_an_interrupted_proof_is_never_proved_whenever_the_interrupt_comes",
+                               "test_an_interrupted_bounded_search_with_z3_reports_the_depth_reached"},
+}
+
+SLOW = {
+    "modelcheck/backends/test_python_codegen.py": ALL,
+    "modelcheck/backends/test_z3_backend.py": {
+        "test_every_operator_translates_exactly", "test_later_steps_and_binary_selectors_admit_the_same_successors",
+        "test_predicates_match_the_compiled_ones", "test_successor_sets_match_the_explicit_engine"},
+    "modelcheck/engines/test_bfs.py": {
+        "test_counterexample_is_a_behaviour_that_breaks_only_at_its_end", "test_kip320_defaults_hold",
+        "test_kip320_first_try_three_replicas_breaks_strong_isr_in_13_states"},
+    "modelcheck/engines/test_bmc.py": {
+        "test_async_isr_agrees_with_breadth_first_search", "test_default_depth_is_said_out_loud",
+        "test_every_encoding_choice_finds_the_same_length", "test_max_depth_counts_states_as_breadth_first_search_does",
+        "test_no_false_alarm_on_kip320_to_depth_10", "test_shortest_violation_has_the_breadth_first_length"},
+    "modelcheck/engines/test_conformance.py": {
+        "test_checkpointing_engines_resume_to_the_same_count", "test_exhaustive_engines_count_and_find_shortest_violations",
+        "test_symmetric_engines_count_the_same_orbits"},
+    "modelcheck/engines/test_fast.py": {"test_fast_agrees_with_bfs", "test_kip320_defaults"},
+    "modelcheck/engines/test_spark.py": ALL,
+    "modelcheck/engines/test_symmetric_search.py": {
+        "test_engines_agree_under_symmetry", "test_kip320_with_two_replicas_has_tlcs_orbit_count",
+        "test_the_orbit_sizes_add_up_to_the_count_without_symmetry"},
+    "modelcheck/liveness/test_kip320_live.py": {
+        "test_the_calibration_lassos_have_the_shapes_tlc_reports", "test_the_engines_build_the_same_graph"},
+    "modelcheck/spark/test_cluster.py": ALL,
+    "modelcheck/spark/test_resume.py": ALL,
+    "modelcheck/spark/test_swarm.py": {"test_the_same_seed_gives_the_same_swarm", "test_a_swarm_violation_replays"},
+    "modelcheck/spark/test_worker_fault.py": ALL,
+    "modelcheck/test_canonical.py": {"test_every_member_of_an_orbit_gets_the_same_representative_from_within_it"},
+    "modelcheck/test_checkpoint.py": {
+        "test_ctrl_c_prints_partial_statistics_and_resume_completes", "test_max_states_means_the_same_on_every_engine",
+        "test_resume_after_a_limit_gives_the_identical_result"},
+    "modelcheck/test_checkpoint_integrity.py": {
+        "test_a_ctrl_c_during_a_save_leaves_the_last_checkpoint_and_no_temporary_file",
+        "test_an_undamaged_checkpoint_resumes_to_the_full_count"},
+    "modelcheck/test_explain.py": {"test_strong_isr_names_the_missing_record_as_in_the_issue"},
+    "modelcheck/test_induction.py": {
+        "test_base_case_failure_is_the_shortest_real_counterexample",
+        "test_strong_isr_is_proved_by_5_induction_with_two_replicas"},
+    "modelcheck/test_symmetry.py": {"test_declared_symmetry_holds_on_every_reachable_state"},
+    "modelcheck/test_trace.py": {"test_itf_is_readable_by_itf_py"},
+    "modelcheck/viewer/test_html.py": {
+        "test_stepping_keeps_the_page_still", "test_steps_through_the_whole_trace",
+        "test_timeline_labels_break_between_words_and_parameters"},
+    "specs/test_kafka_clients.py": {"test_whole_state_space_matches_tlc"},
+    "specs/test_kip320_consumer.py": {"test_switch_combinations_with_unclean_election"},
+    "test_cli.py": {"test_graph_command"},
+    "test_cli_interrupts.py": {
+        "test_an_interrupted_proof_is_never_proved_whenever_the_interrupt_comes",
+        "test_sweep_stops_at_the_interrupted_row_and_reports_the_rows_done"},
+    "test_cli_spark.py": {
+        "test_a_second_ctrl_c_aborts_a_spark_run_at_once_and_quietly", "test_ctrl_c_stops_a_local_run_at_the_end_of_the_level",
+        "test_local_run_gives_the_bfs_json", "test_symmetry_on_spark_counts_orbits_and_traces_genuine_behaviours",
+        "test_violation_report_trace_and_exit_12", "test_missing_java_is_one_line"},
+    "test_cli_symmetry.py": {"test_graph_with_symmetry_has_one_node_per_orbit"},
+    "test_cli_temporal_limits.py": {"test_ctrl_c_during_a_temporal_run_gives_the_partial_report"},
+    "test_traces.py": {"test_committed_trace_is_what_the_checker_finds", "test_kip320_has_no_violation_at_the_same_constants"},
+}
+
+MARKERS = {"spark": SPARK, "z3": Z3, "slow": SLOW}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        where = os.path.relpath(str(item.path), TESTS).replace(os.sep, "/")
+        function = item.originalname or item.name
+        for marker, table in MARKERS.items():
+            chosen = table.get(where, ())
+            if chosen == ALL or function in chosen:
+                item.add_marker(marker)
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker("browser")
 
 
 @pytest.fixture

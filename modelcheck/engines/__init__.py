@@ -74,7 +74,8 @@ ENGINES: dict[str, EngineEntry] = {e.name: e for e in (
         frozenset({EXHAUSTIVE, SYMMETRY, CHECKPOINT, SIMULATION}),
         options=SPARK_OPTIONS, settings="modelcheck.spark.settings:SparkSettings",
         simulator="modelcheck.engines.spark:SwarmSimulator", requires=Extra("spark", ("pyspark", "psutil")),
-        logs_levels=True, commands=(("cluster", "modelcheck.spark.commands:cluster"),)),
+        logs_levels=True, commands=(("cluster", "modelcheck.spark.commands:cluster"),),
+        remarks={"--checkpoint": "use --checkpoint-dir DIR"}),
     EngineEntry(
         "z3", "bounded model checking with z3: no state count, and its\n"
               "counterexample is a shortest one, not always bfs's",
@@ -209,7 +210,9 @@ def _misplaced(field_name: str, name: str, command: str) -> str:
         if option.field == field_name:
             if option is RESUME or option.flag == "--resume":
                 return refusal(name, CHECKPOINT)
-            return f"{option.flag} applies only to --engine {' or '.join(owners)}"
+            remark = entry(name).remarks.get(option.flag)
+            return (f"{option.flag} applies only to --engine {' or '.join(owners)}"
+                    + (f"; with --engine {name}, {remark}" if remark else ""))
     other = SIMULATE if command == RUN else RUN
     for option, owners in engine_options(other):
         if option.field == field_name:

@@ -108,7 +108,8 @@ class EngineEntry:
     settings: str | None = None  # the typed settings its options fill
     simulator: str | None = None  # with SIMULATION: the engine ``modelcheck simulate`` runs
     requires: Extra | None = None
-    # a word more in a refusal, by capability name (z3 prunes by symmetry on its own)
+    # a word more in a refusal, by capability name or option flag (z3 prunes by
+    # symmetry on its own; Spark's checkpoints go to --checkpoint-dir)
     remarks: dict[str, str] = field(default_factory=dict)
     # its progress is a line per level, worth writing even when stderr is not a terminal (runs are long)
     logs_levels: bool = False
