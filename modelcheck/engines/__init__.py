@@ -24,7 +24,7 @@ from modelcheck.engines.contract import (CAPABILITIES, CHECKPOINT, COVERAGE, EXA
 from modelcheck.errors import InputError
 
 __all__ = ["CAPABILITIES", "DEFAULT_ENGINE", "REFERENCE_ENGINE", "ENGINES", "ENGINE_SUMMARIES", "engine_names", "engine_options",
-           "engine_settings", "engines_with", "entry", "engine_commands", "get_engine", "load_command", "get_simulator", "refusal", "require"]
+           "engine_settings", "engines_with", "entry", "load_reference", "engine_commands", "get_engine", "load_command", "get_simulator", "refusal", "require"]
 
 RESUME = Option("--resume", "resume", "continue the search saved in DIR (spark: the --checkpoint-dir of the run).",
                 metavar="DIR", commands=(RUN,))
@@ -126,7 +126,8 @@ def require(name: str, capability: Capability) -> EngineEntry:
     return found
 
 
-def _load(reference: str) -> Any:
+def load_reference(reference: str) -> Any:
+    """What a "module:attribute" reference names, imported now."""
     module, attribute = reference.split(":")
     return getattr(importlib.import_module(module), attribute)
 
@@ -148,7 +149,7 @@ def get_engine(name: str):
     """A new instance of the engine's search."""
     found = entry(name)
     check_installed(found)
-    return _load(found.search)()
+    return load_reference(found.search)()
 
 
 def get_simulator(name: str, settings, *args):
@@ -156,7 +157,7 @@ def get_simulator(name: str, settings, *args):
     (a ``modelcheck.simulate.plan.SimulationSettings``)."""
     found = require(name, SIMULATION)
     check_installed(found)
-    return _load(found.simulator)(settings, *args)
+    return load_reference(found.simulator)(settings, *args)
 
 
 def engine_commands() -> dict[str, EngineEntry]:
@@ -170,7 +171,7 @@ def load_command(name: str, installed: bool = False):
     owner = engine_commands()[name]
     if installed:
         check_installed(owner, f"modelcheck {name}")
-    return _load(dict(owner.commands)[name])
+    return load_reference(dict(owner.commands)[name])
 
 
 def engine_options(command: str = RUN) -> list[tuple[Option, list[str]]]:
@@ -201,7 +202,7 @@ def engine_settings(name: str, values: Mapping[str, Any], command: str = RUN):
     if found.settings is None:
         return None
     check_installed(found)
-    return _load(found.settings).from_options(given)
+    return load_reference(found.settings).from_options(given)
 
 
 def _misplaced(field_name: str, name: str, command: str) -> str:

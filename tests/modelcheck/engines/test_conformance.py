@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from modelcheck.engines import ENGINES, REFERENCE_ENGINE, _load, entry, get_simulator, refusal
+from modelcheck.engines import ENGINES, REFERENCE_ENGINE, load_reference, entry, get_simulator, refusal
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.contract import (CAPABILITIES, CHECKPOINT, COVERAGE, EXACT, EXHAUSTIVE, SIMULATION,
                                          STATE_GRAPH, SYMMETRY)
@@ -45,12 +45,12 @@ def engine(request):
     engine in a local context shared by the module)."""
     found = entry(request.param)
     if found.requires and found.requires.name == "spark":
-        return _load(found.search)(request.getfixturevalue("spark_context"))
-    return _load(found.search)()
+        return load_reference(found.search)(request.getfixturevalue("spark_context"))
+    return load_reference(found.search)()
 
 
 def reference(m, invariants, **options):
-    return _load(entry(REFERENCE_ENGINE).search)().check(m, CheckOptions(invariants, **options))
+    return load_reference(entry(REFERENCE_ENGINE).search)().check(m, CheckOptions(invariants, **options))
 
 
 @pytest.mark.parametrize("engine", engines_with(EXHAUSTIVE), indirect=True)
@@ -93,7 +93,7 @@ def test_symmetric_engines_count_the_same_orbits(engine):
 @pytest.mark.parametrize("engine", engines_with(CHECKPOINT), indirect=True)
 def test_checkpointing_engines_resume_to_the_same_count(engine, tmp_path):
     m = model("kip320", Replicas=2)
-    settings = _load(entry(engine.name).settings)
+    settings = load_reference(entry(engine.name).settings)
     directory = str(tmp_path / "saved")
     saving, resuming = settings.saving_into(directory), settings.resuming_from(directory)
     saving.check()  # as the request path does, before any search
