@@ -77,7 +77,9 @@ def main():
               help="Exploration engine (listed below).")
 @click.option("--const", "consts", multiple=True, metavar="NAME=VALUE",
               help="Set a constant, e.g. Replicas=3, Replicas={a,b}, LogSize=2. Repeatable.")
-@click.option("--config", type=str, metavar="FILE.cfg", help="Read CONSTANTS and INVARIANTS from a TLC .cfg file.")
+@click.option("--config", type=str, metavar="FILE.cfg",
+              help="Read a TLC .cfg file: its CONSTANTS, INVARIANT(S), PROPERTY(IES), SPECIFICATION, SYMMETRY and "
+                   "CHECK_DEADLOCK; the options given here override it.")
 @click.option("--inv", "invariants", multiple=True, metavar="NAME",
               help="Check this invariant (repeatable); default: the spec's default invariants.")
 @click.option("--prop", "properties", multiple=True, metavar="NAME",
@@ -204,7 +206,8 @@ def sweep(spec, rows, vary, engine, consts, invariants, properties, specificatio
               help="Try k-induction for k = 1..N (1 is plain induction).")
 @click.option("--lemmas", is_flag=True, help="Add the lemmas the spec offers (see `modelcheck list`) to the conjunction.")
 @click.option("--const", "consts", multiple=True, metavar="NAME=VALUE", help="Set a constant. Repeatable.")
-@click.option("--config", type=str, metavar="FILE.cfg", help="Read CONSTANTS and INVARIANTS from a TLC .cfg file.")
+@click.option("--config", type=str, metavar="FILE.cfg",
+              help="Read a TLC .cfg file: its CONSTANTS and INVARIANT(S); prove uses no other section.")
 @click.option("--trace-out", type=str, metavar="PATH",
               help="Where to write the counterexample (default: a new file in modelcheck-out/SPEC/).")
 @click.option("--overwrite", is_flag=True, help="Allow --trace-out to replace an existing file.")
@@ -280,7 +283,8 @@ def list_specs(as_json):
 @click.argument("spec")
 @click.option("--out", "out", required=True, metavar="FILE", help="Output file: .dot/.gv (Graphviz) or .graphml.")
 @click.option("--const", "consts", multiple=True, metavar="NAME=VALUE", help="Set a constant. Repeatable.")
-@click.option("--config", type=str, metavar="FILE.cfg", help="Read CONSTANTS from a TLC .cfg file.")
+@click.option("--config", type=str, metavar="FILE.cfg",
+              help="Read a TLC .cfg file: its CONSTANTS and SYMMETRY; graph uses no other section.")
 @click.option("--max-states", type=int, default=100_000, show_default=True,
               help="Refuse to build a graph larger than this.")
 @click.option("--max-depth", type=int, metavar="N", help="Only the first N levels.")

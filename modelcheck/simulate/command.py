@@ -42,7 +42,9 @@ def check_plan(depth: int, num: int | None, seconds: float | None) -> None:
 @click.command()
 @click.argument("spec")
 @click.option("--const", "consts", multiple=True, metavar="NAME=VALUE", help="Set a constant. Repeatable.")
-@click.option("--config", type=str, metavar="FILE.cfg", help="Read CONSTANTS and INVARIANTS from a TLC .cfg file.")
+@click.option("--config", type=str, metavar="FILE.cfg",
+              help="Read a TLC .cfg file: its CONSTANTS, INVARIANT(S) and CHECK_DEADLOCK; a SYMMETRY line is not "
+                   "used, a PROPERTY line refused.")
 @click.option("--inv", "invariants", multiple=True, metavar="NAME",
               help="Check this invariant (repeatable); default: the spec's default invariants.")
 @click.option("--depth", type=int, default=100, show_default=True, metavar="N", help="Steps per behaviour.")
@@ -83,6 +85,11 @@ def simulate(spec, consts, config, invariants, depth, num, seconds, seed, engine
         raise InputError("--lead-in applies to `run --engine spark`: a swarm of random walks has no levels to lead")
     if engine == "spark" and coverage is not None:
         raise InputError("--coverage is not collected by --engine spark's swarm; simulate in process instead")
+    if config:
+        from modelcheck.cfgfile import read_config
+        if read_config(config).properties:  # they would turn the run into a liveness check
+            raise InputError(f"{config}: PROPERTY names temporal properties, which random walks cannot check; "
+                             "check them with `modelcheck run --prop`, or drop the line")
     request = RunRequest(spec=spec, engine=engine, consts=tuple(consts), config=config,
                          invariants=tuple(invariants), check_deadlock=check_deadlock, trace_out=trace_out,
                          overwrite=overwrite, engine_options=engine_options_from(engine, spark), coverage=coverage)
