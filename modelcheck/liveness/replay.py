@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from modelcheck.errors import InputError
 from modelcheck.liveness.lasso import FairnessAccount, LassoShape, fairness_accounts, violates
 from modelcheck.liveness.outcome import EXIT_PROPERTY_VIOLATED
-from modelcheck.liveness.report import loop_phrase
+from modelcheck.liveness.report import loop_verb_phrase
 from modelcheck.replay import ReplayReport, check_step, replay
 from modelcheck.trace_read import BoundTrace
 
@@ -86,8 +86,8 @@ def lasso_report_text(report: LassoReplay) -> str:
         lines.append(f"Not a lasso of {report.behaviour.trace.model.spec.name}: {report.closes}.")
         return "\n".join(lines)
     shape = report.shape
-    lines.append(f"The loop closes: after state {len(shape.states)} the behaviour "
-                 f"{loop_phrase(len(shape.states), shape.loop, shape.stutters)}.")
+    lines.append(f"The loop closes: after state {len(shape.states)}, the behaviour "
+                 f"{loop_verb_phrase(len(shape.states), shape.loop, shape.stutters)}.")
     lines.append(f"Fairness under {report.specification}:")
     lines.extend(f"  {a.sentence()}" for a in report.fairness) if report.fairness else \
         lines.append("  (no fairness condition)")

@@ -34,11 +34,23 @@ def lasso_trace(model, graph, lasso: Lasso, case: PropertyCase, specification: S
 
 
 def loop_phrase(length: int, loop: int, stutters: bool, closing: str | None = None) -> str:
-    """How the lasso ends, with states numbered from 1."""
+    """How the lasso ends, with states numbered from 1, as a trace's last
+    line says it: "back to state 9 via A(...)" or "stutters forever from state 4"."""
     if stutters:
         return f"stutters forever from state {length}"
     via = f" via {closing}" if closing else ""
     return f"back to state {loop + 1}{via}"
+
+
+def loop_verb_phrase(length: int, loop: int, stutters: bool, closing: str | None = None) -> str:
+    """The same, as what the behaviour does, for a sentence: "goes back to
+    state 9 via A(...)" or "stutters forever from state 4"."""
+    phrase = loop_phrase(length, loop, stutters, closing)
+    return phrase if stutters else f"goes {phrase}"
+
+
+def states_text(n: int) -> str:
+    return f"{n} state" if n == 1 else f"{n} states"
 
 
 def _what_fails(model, case: PropertyCase, shape: LassoShape) -> str:
@@ -80,8 +92,8 @@ def explain_violation(model, case: PropertyCase, specification: Specification, s
     lines = [f"{case.label} ({FORMS[case.formula.form]}) fails: {_what_fails(model, case, shape)}."]
     if doc:
         lines.append(f"  The property: {' '.join(doc.split())}")
-    ending = loop_phrase(len(shape.states), shape.loop, shape.stutters, closing)
-    lines.append(f"  The behaviour runs {len(shape.states)} states, then {ending}.")
+    ending = loop_verb_phrase(len(shape.states), shape.loop, shape.stutters, closing)
+    lines.append(f"  The behaviour runs {states_text(len(shape.states))}, then {ending}.")
     accounts = fairness_accounts(model, specification, shape)
     if not accounts:
         lines.append(f"  {specification.name} has no fairness condition, so any such behaviour counts.")
