@@ -95,7 +95,8 @@ def main():
 @click.argument("spec")
 @engine_option()
 @const_option()
-@config_option()
+@config_option(help="Read a TLC .cfg file: its CONSTANTS, INVARIANT(S), PROPERTY(IES), SPECIFICATION, SYMMETRY and "
+                     "CHECK_DEADLOCK; the options given here override it.")
 @inv_option()
 @click.option("--prop", "properties", multiple=True, metavar="NAME",
               help="Check this temporal property (repeatable; see `modelcheck list`). Only the invariants "
@@ -197,7 +198,8 @@ def sweep(spec, rows, vary, engine, consts, invariants, properties, specificatio
 @main.command()
 @click.argument("spec")
 @const_option(help="Set a constant. Repeatable.")
-@config_option()
+@config_option(help="Read a TLC .cfg file: its CONSTANTS, INVARIANT(S) and CHECK_DEADLOCK; a SYMMETRY line is not "
+                     "used, a PROPERTY line refused.")
 @inv_option()
 @click.option("--depth", type=int, default=100, show_default=True, metavar="N", help="Steps per behaviour.")
 @click.option("--num", type=int, metavar="K", help="Behaviours to run (default 1000, unless --time is given).")
@@ -237,7 +239,7 @@ def simulate(spec, consts, config, invariants, depth, num, seconds, seed, engine
               help="Try k-induction for k = 1..N (1 is plain induction).")
 @click.option("--lemmas", is_flag=True, help="Add the lemmas the spec offers (see `modelcheck list`) to the conjunction.")
 @const_option(help="Set a constant. Repeatable.")
-@config_option()
+@config_option(help="Read a TLC .cfg file: its CONSTANTS and INVARIANT(S); prove uses no other section.")
 @click.option("--trace-out", type=str, metavar="PATH",
               help="Where to write the counterexample (default: a new file in modelcheck-out/SPEC/).")
 @click.option("--overwrite", is_flag=True, help="Allow --trace-out to replace an existing file.")
@@ -276,7 +278,7 @@ def list_specs(as_json):
 @click.argument("spec")
 @click.option("--out", "out", required=True, metavar="FILE", help="Output file: .dot/.gv (Graphviz) or .graphml.")
 @const_option(help="Set a constant. Repeatable.")
-@config_option(help="Read CONSTANTS from a TLC .cfg file.")
+@config_option(help="Read a TLC .cfg file: its CONSTANTS and SYMMETRY; graph uses no other section.")
 @click.option("--max-states", type=int, default=100_000, show_default=True,
               help="Refuse to build a graph larger than this.")
 @click.option("--max-depth", type=int, metavar="N", help="Only the first N levels.")

@@ -34,6 +34,11 @@ def simulate_command(spec, consts, config, invariants, depth, num, seconds, seed
     check_plan(depth, num, seconds)
     if symmetry:
         raise InputError(f"--symmetry: {NO_SYMMETRY}")
+    if config:
+        from modelcheck.cfgfile import read_config
+        if read_config(config).properties:  # they would turn the run into a liveness check
+            raise InputError(f"{config}: PROPERTY names temporal properties, which random walks cannot check; "
+                             "check them with `modelcheck run --prop`, or drop the line")
     request = RunRequest(spec=spec, engine=engine, consts=tuple(consts), config=config,
                          invariants=tuple(invariants), check_deadlock=check_deadlock, trace_out=trace_out,
                          overwrite=overwrite, engine_options=engine_options, coverage=coverage, command=SIMULATE)

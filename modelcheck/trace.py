@@ -217,8 +217,20 @@ def loop_line(trace: Trace) -> str:
 
 
 def loop_phrase(length: int, loop: int, stutters: bool, closing: str | None = None) -> str:
-    """How the lasso ends, with states numbered from 1."""
+    """How the lasso ends, with states numbered from 1, as a trace's last
+    line says it: "back to state 9 via A(...)" or "stutters forever from state 4"."""
     if stutters:
         return f"stutters forever from state {length}"
     via = f" via {closing}" if closing else ""
     return f"back to state {loop + 1}{via}"
+
+
+def loop_verb_phrase(length: int, loop: int, stutters: bool, closing: str | None = None) -> str:
+    """The same, as what the behaviour does, for a sentence: "goes back to
+    state 9 via A(...)" or "stutters forever from state 4"."""
+    phrase = loop_phrase(length, loop, stutters, closing)
+    return phrase if stutters else f"goes {phrase}"
+
+
+def states_text(n: int) -> str:
+    return f"{n} state" if n == 1 else f"{n} states"

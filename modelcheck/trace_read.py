@@ -64,12 +64,13 @@ class TraceDocument:
     # invariants its first state satisfies in place of Init.
     hypothesis: tuple[str, ...] | None = None
     # A lasso: the index of the state its cycle returns to (ITF's "loop"),
-    # whether it closes by stuttering, and the property and specification
-    # the file says it violates.
+    # whether it closes by stuttering, the property and specification the
+    # file says it violates, and the action it names for the step back.
     loop: int | None = None
     stutters: bool = False
     property: str | None = None
     specification: str | None = None
+    loop_action: str | None = None
 
 
 @dataclass
@@ -158,6 +159,7 @@ def _read_itf(data: dict, path: str) -> TraceDocument:
         doc.stutters = ours.get("stutters") is True
         doc.property = ours.get("property") if isinstance(ours.get("property"), str) else None
         doc.specification = ours.get("specification") if isinstance(ours.get("specification"), str) else None
+        doc.loop_action = ours.get("loop_action") if isinstance(ours.get("loop_action"), str) else None
     first = data["states"][0].get("#meta") if data["states"] else None
     if isinstance(first, dict) and first.get("action") == "Hypothesis":
         named = ours.get("hypothesis")

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from support import invoke, invoke_json, model, one_error_line, run_on_terminal
+from support import invoke, invoke_json, model, one_error_line, run_on_terminal, run_subprocess
 
 RUN_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
               "properties", "specification", "violation", "symmetry"}
@@ -164,6 +164,17 @@ def test_per_depth_progress_on_a_terminal(in_tmp):
     assert [line.split()[1] for line in lines] == ["1", "2", "3", "4"]
     assert all("solver" in line and line.rstrip().endswith("s") for line in lines)
     assert json.loads(out)["result"] == "bounded-ok"
+
+
+def test_no_per_depth_lines_when_stderr_is_not_a_terminal(in_tmp):
+    """As docs/z3.md says: progress is for a terminal; a captured run prints only its result."""
+    done = run_subprocess("run", "kip320", "--const", "Replicas=2", "--engine", "z3", "--max-depth", "4", "--json",
+                          cwd=in_tmp)
+    assert done.returncode == 0 and json.loads(done.stdout)["result"] == "bounded-ok"
+    assert not [line for line in done.stderr.splitlines() if line.strip().startswith("depth")], done.stderr
+    done = run_subprocess("prove", "kip320", "--const", "Replicas=2", "--inv", "StrongIsr", "--k", "2", "--json",
+                          cwd=in_tmp)
+    assert done.returncode == 20 and not [line for line in done.stderr.splitlines() if line.startswith("k ")]
 
 
 def test_per_k_progress_of_prove_on_a_terminal(in_tmp):

@@ -1,4 +1,4 @@
-"""The README's table of exit codes is the one in modelcheck/exitcodes.py."""
+"""The table of exit codes in docs/running.md is the one in modelcheck/exitcodes.py."""
 
 import os
 import re
@@ -7,14 +7,14 @@ from modelcheck import exitcodes
 from support import ROOT
 
 
-def readme_table() -> dict[int, str]:
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    section = text.split("### Exit codes", 1)[1].split("\n## ", 1)[0]
+def documented_table() -> dict[int, str]:
+    text = open(os.path.join(ROOT, "docs", "running.md"), encoding="utf-8").read()
+    section = text.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
     return {int(code): meaning.strip() for code, meaning in re.findall(r"^\| (\d+) \| (.+?) \|$", section, re.M)}
 
 
-def test_the_readme_table_is_the_exit_codes_module():
-    assert readme_table() == exitcodes.MEANINGS
+def test_the_documented_table_is_the_exit_codes_module():
+    assert documented_table() == exitcodes.MEANINGS
 
 
 def test_the_codes_are_distinct():

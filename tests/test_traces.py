@@ -24,7 +24,7 @@ BUGS = [
     ("kip320-first-try", {"Replicas": 3}, ("StrongIsr",), "kip320-first-try-StrongIsr.itf.json", 13),
 ]
 # KIP-320's consumer: the switch combinations that deliver a divergent record
-# (README, "KIP-320 on the consumer side"), and full KIP-320 at larger bounds.
+# (docs/kafka-clients.md, "KIP-320 on the consumer side"), and full KIP-320 at larger bounds.
 CONSUMER_BUGS = [
     ("kip320-consumer", {"ConsumerFencing": "FALSE", "TruncationCheck": "FALSE"}, (),
      "kip320-consumer-no-fencing-no-check.itf.json", 17),
@@ -32,7 +32,7 @@ CONSUMER_BUGS = [
     ("kip320-consumer", {"ConsumerFencing": "FALSE"}, (), "kip320-consumer-check-no-fencing.itf.json", 18),
     ("kip320-consumer", {"MaxLeaderEpoch": 3}, (), "kip320-consumer-kip320-epoch3.itf.json", 20),
 ]
-# Producer fencing and metadata versions (README): the failures each switch
+# Producer fencing and metadata versions (docs/kafka-clients.md): the failures each switch
 # leaves, the stale-leader write KIP-359 still accepts first among them.
 CLIENT_BUGS = [
     ("kafka-clients", {}, ("NoWriteToStaleLeader",), "kafka-clients-kip359-stale-leader.itf.json", 6),

@@ -19,7 +19,7 @@ from modelcheck import exitcodes
 from modelcheck.errors import InputError
 from modelcheck.liveness.lasso import FairnessAccount, LassoShape, fairness_accounts, violates
 from modelcheck.replay import ReplayReport, check_step, replay
-from modelcheck.trace import loop_phrase
+from modelcheck.trace import loop_verb_phrase
 from modelcheck.trace_read import BoundTrace
 
 EXIT_HOLDS, EXIT_NOT_A_BEHAVIOUR, EXIT_PROPERTY_VIOLATED = exitcodes.OK, exitcodes.NOT_A_BEHAVIOUR, \
@@ -87,8 +87,8 @@ def lasso_report_text(report: LassoReplay) -> str:
         lines.append(f"Not a lasso of {report.behaviour.trace.model.spec.name}: {report.closes}.")
         return "\n".join(lines)
     shape = report.shape
-    lines.append(f"The loop closes: after state {len(shape.states)} the behaviour "
-                 f"{loop_phrase(len(shape.states), shape.loop, shape.stutters)}.")
+    lines.append(f"The loop closes: after state {len(shape.states)}, the behaviour "
+                 f"{loop_verb_phrase(len(shape.states), shape.loop, shape.stutters)}.")
     lines.append(f"Fairness under {report.specification}:")
     lines.extend(f"  {a.sentence()}" for a in report.fairness) if report.fairness else \
         lines.append("  (no fairness condition)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from modelcheck.liveness.lasso import LassoShape, fairness_accounts, form_values
 from modelcheck.liveness.search import Lasso
 from modelcheck.temporal import FORMS, PropertyCase, Specification
-from modelcheck.trace import Trace, loop_phrase, trace_from_states
+from modelcheck.trace import Trace, loop_verb_phrase, states_text, trace_from_states
 
 
 def lasso_shape(graph, lasso: Lasso) -> LassoShape:
@@ -45,8 +45,8 @@ def explain_violation(model, case: PropertyCase, specification: Specification, s
     lines = [f"{case.label} ({FORMS[case.formula.form].notation}) fails: {_what_fails(model, case, shape)}."]
     if doc:
         lines.append(f"  The property: {' '.join(doc.split())}")
-    ending = loop_phrase(len(shape.states), shape.loop, shape.stutters, closing)
-    lines.append(f"  The behaviour runs {len(shape.states)} states, then {ending}.")
+    ending = loop_verb_phrase(len(shape.states), shape.loop, shape.stutters, closing)
+    lines.append(f"  The behaviour runs {states_text(len(shape.states))}, then {ending}.")
     accounts = fairness_accounts(model, specification, shape)
     if not accounts:
         lines.append(f"  {specification.name} has no fairness condition, so any such behaviour counts.")

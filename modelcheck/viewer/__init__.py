@@ -31,8 +31,46 @@ class LassoNote:
     """How a lasso closes, and why it violates its temporal property."""
 
     start: int  # 0-based index of the state the cycle returns to
-    phrase: str  # "back to state 9" or "stutters forever from state 4"
+    phrase: str  # "back to state 9 via A(...)" or "stutters forever from state 4"
     explanation: str | None
+    length: int = 0  # states in the trace
+    stutters: bool = False
+    closing: str | None = None  # the action that leads from the last state back to the start
+    property: str | None = None  # the property the file says the lasso violates
+    specification: str | None = None
+
+    def headline(self) -> str:
+        """What the lasso shows, in a sentence: which property fails, and how
+        the behaviour goes on forever."""
+        under = f" under {self.specification}" if self.property and self.specification else ""
+        what = f"{self.property} is violated{under}" if self.property else "This behaviour never ends"
+        last, first = self.length, self.start + 1
+        if self.stutters:
+            return f"{what}: from state {last} on, nothing changes; the behaviour stays in state {last} forever."
+        step = f"{self.closing} leads" if self.closing else "the behaviour goes"
+        cycle = f"state {first} repeats" if first == last else f"states {first} to {last} repeat"
+        return f"{what}: after state {last}, {step} back to state {first}, and {cycle} forever."
+
+    def verb_phrase(self) -> str:
+        """How it ends, as what the behaviour does: "goes back to state 9 via A(...)"."""
+        from modelcheck.trace import loop_verb_phrase
+        return loop_verb_phrase(self.length, self.start, self.stutters, self.closing)
+
+
+def title(view: "TraceView") -> str:
+    """What a trace shows, for a page's title: the invariants it breaks
+    (and where), or the temporal property its lasso violates."""
+    from modelcheck.trace import states_text
+    parts = [f"{b.invariant} violated in state {b.state + 1}" for b in view.breakages]
+    lasso = view.lasso
+    if lasso is not None and lasso.property:
+        under = f" under {lasso.specification}" if lasso.specification else ""
+        parts.insert(0, f"{lasso.property} violated{under}")
+    elif lasso is not None:
+        parts.insert(0, f"a behaviour of {states_text(len(view.frames))} that {lasso.verb_phrase()}")
+    if not parts:
+        parts = [f"a trace of {states_text(len(view.frames))}"]
+    return f"{view.model.spec.name}: {', '.join(parts)}"
 
 
 @dataclass
@@ -75,8 +113,9 @@ def load_view(path: str, spec_name: str | None = None, consts: Sequence[str] = (
 
 
 def lasso_note(bound: BoundTrace) -> LassoNote | None:
-    """For a trace with a loop: where the cycle starts and, if the file names
-    the property it violates, the explanation the run report gives."""
+    """For a trace with a loop: where the cycle starts, the action that
+    leads back to it and, if the file names the property it violates, the
+    explanation the run report gives."""
     from modelcheck.liveness.lasso import LassoShape, violates
     from modelcheck.liveness.report import explain_violation
     from modelcheck.trace import loop_phrase
@@ -85,14 +124,31 @@ def lasso_note(bound: BoundTrace) -> LassoNote | None:
         return None
     n = len(bound.states)
     stutters = doc.stutters or doc.loop == n - 1
-    phrase = loop_phrase(n, doc.loop, stutters)
+    closing = None if stutters else closing_action(bound)
+    phrase = loop_phrase(n, doc.loop, stutters, closing)
     explanation = None
-    if doc.property in model.spec.property_names():
+    known = doc.property in model.spec.property_names()
+    if known:
         shape = LassoShape(bound.states, doc.loop, stutters)
         case = next((c for c in model.property_cases(doc.property) if violates(model, c, shape)), None)
         if case is not None and doc.specification in model.spec.specification_names():
-            explanation = explain_violation(model, case, model.spec.specification(doc.specification), shape)
-    return LassoNote(doc.loop, phrase, explanation)
+            explanation = explain_violation(model, case, model.spec.specification(doc.specification), shape,
+                                            closing)
+    return LassoNote(doc.loop, phrase, explanation, n, stutters, closing, doc.property if known else None,
+                     doc.specification if known else None)
+
+
+def closing_action(bound: BoundTrace) -> str | None:
+    """The action that leads from a lasso's last state back to the state its
+    cycle starts at: the one the file names if it does, else every action
+    that does ("A or B"); None if no action does (replay says so)."""
+    doc, states = bound.document, bound.states
+    step, _ = check_step(bound.model, states[-1], states[doc.loop], len(states), None)
+    if step is None or step.stutter:
+        return None
+    if doc.loop_action in step.matches:
+        return doc.loop_action
+    return " or ".join(step.matches)
 
 
 def step_labels(bound: BoundTrace) -> tuple[list[str], list[int]]:

@@ -19,8 +19,8 @@ from typing import Any
 
 from modelcheck import __version__
 from modelcheck.errors import InputError
-from modelcheck.viewer import TraceView
-from modelcheck.viewer.layout import log_change, previous_cell, previous_text
+from modelcheck.viewer import TraceView, title
+from modelcheck.viewer.layout import controller_epoch, log_change, previous_cell, previous_text, stale_actors
 
 LEGEND = ("| marks the high watermark; highlighted values changed in this step (hover for the old value); "
           "on the state that breaks an invariant, a red outline marks the record it is about.")
@@ -62,16 +62,6 @@ def cell_payload(view: TraceView, index: int, row, cell) -> dict[str, Any]:
     return out
 
 
-def quorum_epoch(frame) -> int | None:
-    """The leader epoch the controller has reached in a state (the timeline groups steps by it)."""
-    for row in frame.rows:
-        if row.group == "quorum":
-            for cell in row.cells:
-                if cell.key == "epoch" and cell.text.lstrip("-").isdigit():
-                    return int(cell.text)
-    return None
-
-
 def view_payload(view: TraceView) -> dict[str, Any]:
     frames = []
     epochs: set[int] = set()
@@ -84,7 +74,8 @@ def view_payload(view: TraceView) -> dict[str, Any]:
             rows.append({"group": row.group, "name": row.name,
                          "cells": [cell_payload(view, index, row, cell) for cell in row.cells]})
         frames.append({"number": frame.number, "label": frame.label, **label_parts(frame.label), "rows": rows,
-                       "epoch": quorum_epoch(frame), "illegal": index in view.illegal,
+                       "epoch": controller_epoch(frame), "illegal": index in view.illegal,
+                       "stale": [{"name": name, "epoch": epoch} for name, epoch in stale_actors(frame)],
                        "breakages": [b.invariant for b in view.breakages_at(index)]})
     model = view.model
     return {
@@ -98,16 +89,21 @@ def view_payload(view: TraceView) -> dict[str, Any]:
                        "focus": [list(f) for f in b.focus]} for b in view.breakages],
         "epochs": sorted(epochs),
         "legend": LEGEND,
-        "lasso": None if view.lasso is None else {"start": view.lasso.start, "phrase": view.lasso.phrase,
-                                                  "explanation": view.lasso.explanation},
+        "lasso": None if view.lasso is None else lasso_payload(view.lasso),
     }
 
 
+def lasso_payload(lasso) -> dict[str, Any]:
+    return {"start": lasso.start, "phrase": lasso.phrase, "headline": lasso.headline(), "stutters": lasso.stutters,
+            "closing": None if lasso.closing is None else label_parts(lasso.closing),
+            "explanation": lasso.explanation}
+
+
 def render_html(view: TraceView) -> str:
+    from modelcheck.trace import states_text
     model, doc = view.model, view.trace.document
-    broken = ", ".join(f"{b.invariant} violated in state {b.state + 1}" for b in view.breakages)
-    heading = f"{model.spec.name}: {broken}" if broken else f"{model.spec.name}: a trace of {len(view.frames)} states"
-    subtitle = (f"{model.spec.source()} · {model.describe_constants()} · {len(view.frames)} states · "
+    heading = title(view)
+    subtitle = (f"{model.spec.source()} · {model.describe_constants()} · {states_text(len(view.frames))} · "
                 f"{os.path.basename(doc.path)}")
     values = {
         "TITLE": html.escape(heading),

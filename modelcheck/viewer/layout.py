@@ -324,6 +324,41 @@ def build_frames(model, states: Sequence[tuple], labels: Sequence[str]) -> list[
     return frames
 
 
+# Rows that stand for a party acting on a leader epoch of its own: a
+# replica (the epoch of the last LeaderAndIsr request it took), or a
+# client (the epoch of the metadata it holds).
+ACTOR_GROUPS = ("replicas", "consumer", "producer")
+
+
+def controller_epoch(frame: Frame) -> int | None:
+    """The leader epoch the controller has reached in a state (the quorum's)."""
+    for row in frame.rows:
+        if row.group == "quorum":
+            for cell in row.cells:
+                if cell.key == "epoch" and cell.text.lstrip("-").isdigit():
+                    return int(cell.text)
+    return None
+
+
+def stale_actors(frame: Frame) -> list[tuple[str, int]]:
+    """The parties a step moved while on an older leader epoch than the
+    controller's, each with the epoch it is on after the step: the replica
+    that takes a stale LeaderAndIsr request, fetches or truncates as a
+    follower of an old epoch, or the client that acts on old metadata.
+    These are the steps a stale-epoch bug is made of."""
+    current = controller_epoch(frame)
+    if current is None:
+        return []
+    out = []
+    for row in frame.rows:
+        if row.group not in ACTOR_GROUPS or not any(frame.is_changed(row, c) for c in row.cells):
+            continue
+        epoch = next((c.text for c in row.cells if c.key == "epoch"), "")
+        if epoch.isdigit() and int(epoch) < current:  # -1: on no epoch yet, which is not stale
+            out.append((row.name, int(epoch)))
+    return out
+
+
 def previous_cell(frames: Sequence[Frame], index: int, row: Row, cell: Cell) -> Cell | None:
     """The cell as it was in the frame before ``index`` (None if it was not there)."""
     if index == 0:

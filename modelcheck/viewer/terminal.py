@@ -53,13 +53,16 @@ CHANGES = {"plain": "A trailing * marks what the step changed.",
 
 
 def render(view: TraceView, diff: bool = False, color: bool = False, width: int = 100) -> str:
+    from modelcheck.trace import states_text
     style = Style(color)
     model = view.model
     doc = view.trace.document
-    out = [style.heading(f"{model.spec.name} · {doc.path} · {len(view.frames)} states"),
+    out = [style.heading(f"{model.spec.name} · {doc.path} · {states_text(len(view.frames))}"),
            f"spec       {model.spec.source()}",
            f"constants  {model.describe_constants()}",
            style.dim(f"{LEGEND} {CHANGES['diff' if diff else 'colour' if color else 'plain']}")]
+    if view.lasso is not None:  # what the lasso shows, before the states that show it
+        out.extend(["", style.alarm(view.lasso.headline())])
     out.extend(story_lines(view, style, diff))
     out.append("")
     out.extend(summary_lines(view, style, width))

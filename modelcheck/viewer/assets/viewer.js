@@ -158,7 +158,18 @@
 
   function epochHeading(epoch) {
     return el("li", { className: "epoch-heading", "aria-hidden": "true",
-                      text: epoch < 0 ? "before any leader epoch" : "leader epoch " + epoch });
+                      text: epoch < 0 ? "before any leader epoch" : "controller at leader epoch " + epoch });
+  }
+
+  // The parties a step moved while on an older epoch than the controller's:
+  // a chip each, in the colour of that epoch's records.
+  function staleNote(frame) {
+    if (!frame.stale.length) { return null; }
+    return el("span", { className: "stale-note" }, frame.stale.map(function (s) {
+      return el("span", { className: "stale " + epochClass(s.epoch), "data-stale": s.name,
+                          title: s.name + " acts on leader epoch " + s.epoch + ", behind the controller's epoch " +
+                                 frame.epoch, text: s.name + " on stale epoch " + s.epoch });
+    }));
   }
 
   function drawTimeline() {
@@ -171,9 +182,18 @@
       var classes = ["step-item"];
       if (frame.breakages.length) { classes.push("violation"); }
       if (frame.illegal) { classes.push("illegal"); }
+      if (frame.stale.length) { classes.push("stale-step"); }
+      var stale = frame.stale.map(function (s) { return s.name + " on stale epoch " + s.epoch; }).join(", ");
+      var label = stepLabel(frame);
+      var note = staleNote(frame);
+      if (note) {  // after the parameters, on their line while it has room
+        var params = label.querySelector(".params");
+        if (params) { params.appendChild(document.createTextNode(" ")); params.appendChild(note); }
+        else { label.appendChild(note); }
+      }
       var li = el("li", { className: classes.join(" "), "data-index": String(i), tabindex: "0", role: "button",
-                          "aria-label": "state " + frame.number + ": " + frame.label },
-                  [el("span", { className: "num", text: String(frame.number) }), stepLabel(frame)]);
+                          "aria-label": "state " + frame.number + ": " + frame.label + (stale ? " (" + stale + ")" : "") },
+                  [el("span", { className: "num", text: String(frame.number) }), label]);
       li.addEventListener("click", function () { show(i); });
       li.addEventListener("keydown", function (e) {
         if (e.key === "Enter" || e.key === " ") { show(i); e.preventDefault(); e.stopPropagation(); }
@@ -182,8 +202,14 @@
     });
     if (view.lasso) {
       // a lasso: the behaviour goes on forever from its last state
-      var back = el("li", { className: "loop", "data-loop": String(view.lasso.start), tabindex: "0" },
-                    [el("span", { className: "num", text: "\u21ba" }), el("span", { text: view.lasso.phrase })]);
+      var closing = view.lasso.closing;
+      var what = closing ? el("span", { className: "loop-what" }, [
+                   el("span", { className: "back", text: "back to state " + (view.lasso.start + 1) + " via" }),
+                   stepLabel(closing)])
+                 : el("span", { className: "back", text: view.lasso.phrase });
+      var back = el("li", { className: "loop", "data-loop": String(view.lasso.start), tabindex: "0",
+                            "aria-label": view.lasso.phrase },
+                    [el("span", { className: "num", text: "\u21ba" }), what]);
       back.addEventListener("click", function () { show(view.lasso.start); });
       back.addEventListener("keydown", function (e) {
         if (e.key === "Enter" || e.key === " ") { show(view.lasso.start); e.preventDefault(); e.stopPropagation(); }
@@ -214,8 +240,9 @@
     clear(box);
     if (view.lasso) {
       var loopPanel = el("div", { className: "explanation lasso" },
-                         [el("strong", { text: "The behaviour " + view.lasso.phrase +
-                                              (current === view.lasso.start ? " (the cycle starts at this state)" : "") }),
+                         [el("strong", { text: view.lasso.headline + (current !== view.lasso.start ? "" :
+                                              view.lasso.stutters ? " This is that state." :
+                                              " The cycle starts at this state.") }),
                           el("span", { className: "text", text: view.lasso.explanation || "" })]);
       loopPanel.addEventListener("click", function () { show(view.lasso.start); });
       box.appendChild(loopPanel);

@@ -16,7 +16,7 @@ import shutil
 
 import pytest
 
-from support import ROOT
+from support import ROOT, invoke
 from modelcheck.viewer import load_view
 from modelcheck.viewer.html import render_html, script_json, write_html
 
@@ -386,15 +386,108 @@ def test_a_long_trace_is_grouped_by_leader_epoch(browser, pages):
     path, view = pages["epoch3"]
     page = Page(browser, path, 1400)
     headings = page.page.locator("#timeline-list li.epoch-heading").all_text_contents()
-    assert headings == ["before any leader epoch", "leader epoch 0", "leader epoch 1", "leader epoch 2",
-                        "leader epoch 3"]
+    assert headings == ["before any leader epoch", "controller at leader epoch 0", "controller at leader epoch 1",
+                        "controller at leader epoch 2", "controller at leader epoch 3"]
     # every step sits under the heading of the epoch the controller had reached in that state
     under = page.js("[...document.querySelectorAll('#timeline-list li')].reduce((acc, li) => {"
                     " if (li.classList.contains('epoch-heading')) acc.h = li.textContent;"
                     " else acc.out.push(acc.h); return acc; }, {h: null, out: []}).out")
     quorum = [next(c.text for r in f.rows if r.group == "quorum" for c in r.cells if c.key == "epoch")
               for f in view.frames]
-    assert under == [("before any leader epoch" if e == "-1" else f"leader epoch {e}") for e in quorum]
+    assert under == [("before any leader epoch" if e == "-1" else f"controller at leader epoch {e}") for e in quorum]
     assert page.page.locator("#timeline-list li.epoch-heading[tabindex]").count() == 0  # not a stop for Tab
     page.shot("epochs-epoch3-1400")
+    page.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_steps_on_a_stale_epoch_are_marked(browser, pages, width):
+    """The first-try story: the controller is on epoch 2 from state 4 on, but r2 takes the epoch-1
+    request (5), and r3 follows r1 on epoch 0 (9, 10), then r2 on epoch 1, and truncates (12, 13).
+    Each of those steps carries a chip naming the replica and its epoch, in that epoch's colour."""
+    path, view = pages["first-try"]
+    page = Page(browser, path, width)
+    marked = page.page.locator("#timeline-list li.stale-step")
+    assert [li.get_attribute("data-index") for li in marked.all()] == ["4", "8", "9", "11", "12"]
+    chips = [(c.evaluate("(e) => e.closest('li').dataset.index"), c.text_content(), c.get_attribute("class"))
+             for c in page.page.locator("#timeline-list .stale").all()]
+    assert chips == [("4", "r2 on stale epoch 1", "stale epoch-1"), ("8", "r3 on stale epoch 0", "stale epoch-0"),
+                     ("9", "r3 on stale epoch 0", "stale epoch-0"), ("11", "r3 on stale epoch 1", "stale epoch-1"),
+                     ("12", "r3 on stale epoch 1", "stale epoch-1")]
+    # every step under the heading of epoch 2 that is not marked acts on epoch 2 (or is the controller's)
+    assert page.page.locator('#timeline-list li[data-index="5"]').get_attribute("aria-label") == \
+        "state 6: BecomeLeader(leaderAndIsrRequest=2, leader=r1)"
+    assert page.page.locator('#timeline-list li[data-index="8"]').get_attribute("aria-label").endswith(
+        "(r3 on stale epoch 0)")
+    # a chip has the colour of its epoch's records, and stays inside the timeline
+    colour = "(e) => getComputedStyle(e).backgroundColor"
+    page.page.keyboard.press("End")
+    record = page.page.locator("#legend .slot.epoch-2").evaluate(colour)
+    assert page.page.locator("#timeline-list .stale.epoch-1").first.evaluate(colour) != record
+    nav = page.box("#timeline")
+    for chip in page.page.locator("#timeline-list .stale").all():
+        box = chip.bounding_box()
+        assert nav["x"] <= box["x"] and box["x"] + box["width"] <= nav["x"] + nav["width"]
+    assert page.js("document.documentElement.scrollWidth") <= width
+    page.page.click('#timeline-list li[data-index="8"]')
+    page.shot(f"stale-epochs-first-try-{width}")
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def lasso_pages(tmp_path_factory):
+    """A lasso that cycles back via an action and one that stutters, from
+    `modelcheck run --prop`, each as a page."""
+    out = tmp_path_factory.mktemp("lassos")
+    written = {}
+    for name, prop, specification in (("cycle", "QuorumIsrStabilizes", "NoFairSpec"),
+                                      ("stutter", "LeaderEventuallyElected", "Spec")):
+        trace = str(out / f"{name}.itf.json")
+        code, _, _ = invoke("run", "kip320", "--const", "Replicas=2", "--prop", prop, "--specification",
+                            specification, "--trace-out", trace)
+        assert code == 13
+        view = load_view(trace)
+        write_html(view, str(out / f"{name}.html"))
+        written[name] = (str(out / f"{name}.html"), view)
+    return written
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_lasso_page_says_what_fails_and_how_the_loop_closes(browser, lasso_pages, width):
+    path, view = lasso_pages["cycle"]
+    page = Page(browser, path, width)
+    closing = "FencedLeaderExpandIsr(leader=r2, follower=r1)"
+    assert page.text("#title") == "kip320: QuorumIsrStabilizes violated under NoFairSpec"
+    assert page.page.title() == "kip320: QuorumIsrStabilizes violated under NoFairSpec"
+    box = page.page.locator(".explanation.lasso strong")
+    assert box.text_content() == (f"QuorumIsrStabilizes is violated under NoFairSpec: after state 6, {closing} "
+                                  f"leads back to state 5, and states 5 to 6 repeat forever.")
+    assert "The behaviour back" not in page.text("body")
+    # the timeline's last line names the action that closes the loop, as the steps name theirs
+    loop = page.page.locator("#timeline-list li.loop")
+    assert loop.locator(".back").text_content() == "back to state 5 via"
+    assert loop.locator(".action").text_content() == "FencedLeaderExpandIsr"
+    assert loop.locator(".param").all_text_contents() == ["leader=r2,", "follower=r1"]
+    assert loop.get_attribute("aria-label") == f"back to state 5 via {closing}"
+    for n in range(loop.locator(".param").count()):
+        assert loop.locator(".param").nth(n).evaluate(LINES_OF) == 1
+    nav, last = page.box("#timeline"), loop.bounding_box()
+    assert nav["x"] <= last["x"] and last["x"] + last["width"] <= nav["x"] + nav["width"] + 1
+    assert page.js("document.documentElement.scrollWidth") <= width
+    page.shot(f"lasso-cycle-{width}")
+    loop.click()
+    assert page.text("#step-title").startswith("State 5 of 6")
+    assert box.text_content().endswith("repeat forever. The cycle starts at this state.")
+    page.close()
+
+    path, view = lasso_pages["stutter"]
+    page = Page(browser, path, width)
+    assert page.text("#title") == "kip320: LeaderEventuallyElected violated under Spec"
+    assert page.text("#subtitle").split(" · ")[-2] == "1 state"
+    assert page.page.locator(".explanation.lasso strong").text_content() == (
+        "LeaderEventuallyElected is violated under Spec: from state 1 on, nothing changes; the behaviour stays "
+        "in state 1 forever. This is that state.")
+    assert page.page.locator("#timeline-list li.loop").text_content() == "\u21bastutters forever from state 1"
+    assert "runs 1 states" not in page.text("body")
+    page.shot(f"lasso-stutter-{width}")
     page.close()

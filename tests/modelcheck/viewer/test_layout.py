@@ -1,7 +1,11 @@
 """The per-state layout both viewers draw."""
 
-from support import crafted, model
-from modelcheck.viewer.layout import build_frames, groups_for, layouts_for, log_cell, rows_for
+import os
+
+from support import ROOT, crafted, model
+from modelcheck.viewer import load_view
+from modelcheck.viewer.layout import (build_frames, controller_epoch, groups_for, layouts_for, log_cell, rows_for,
+                                      stale_actors)
 from modelcheck.values import Record
 from scenarios import led_by, with_log
 
@@ -92,3 +96,20 @@ def test_frames_mark_what_each_step_changed():
                                  ("requests", "epoch 0", "leader"), ("requests", "epoch 0", "isr"),
                                  ("requests", "epoch 0", "pending"), ("counters", "counters", "nextLeaderEpoch")}
     assert [r for r in frames[0].rows if r.group == "requests"] == []  # the viewers say "no ... request yet"
+
+
+def test_steps_taken_on_an_older_epoch_than_the_controllers_are_stale():
+    """kip320-first-try's counterexample: r2 takes the epoch-1 request (state 5), and r3 follows r1 on
+    epoch 0, fetches (9, 10), then moves to epoch 1 and truncates (12, 13), all while the controller is
+    on epoch 2. No other step is stale: the controller's own steps move no replica, and r1 leads on 2."""
+    view = load_view(os.path.join(ROOT, "traces", "kip320-first-try-StrongIsr.itf.json"))
+    stale = {f.number: stale_actors(f) for f in view.frames if stale_actors(f)}
+    assert stale == {5: [("r2", 1)], 9: [("r3", 0)], 10: [("r3", 0)], 12: [("r3", 1)], 13: [("r3", 1)]}
+    assert [controller_epoch(f) for f in view.frames] == [-1, 0, 1] + [2] * 10
+
+
+def test_a_client_on_stale_metadata_is_stale_too():
+    """kafka-clients' KIP-359 trace: the producer takes the epoch-0 metadata and r1, still leading on
+    epoch 0, appends its record while the controller is on epoch 1."""
+    view = load_view(os.path.join(ROOT, "traces", "kafka-clients-kip359-stale-leader.itf.json"))
+    assert stale_actors(view.frames[-1]) == [("r1", 0), ("producer", 0)]

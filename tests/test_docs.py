@@ -1,0 +1,124 @@
+"""The documentation: the README and docs/ must not point anywhere that is not there.
+
+mkdocs checks the pages of docs/ (links, anchors, every page in the nav);
+the README is not part of that site, so its links are checked here as GitHub
+resolves them: relative paths from the repository's root, and anchors made
+from headings by GitHub's rule.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = os.path.join(ROOT, "docs")
+
+LINK = re.compile(r"(?<!!)\[(?:[^\]\[]|\[[^\]]*\])*\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^\s*```")
+
+
+def prose_lines(text: str) -> list[str]:
+    """The lines of a Markdown text outside fenced code, inline code removed."""
+    out, fenced = [], False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if not fenced:
+            out.append(re.sub(r"`[^`]*`", "", line))
+    return out
+
+
+def github_anchors(text: str) -> set[str]:
+    """The anchors GitHub gives a Markdown file's headings: the heading's text,
+    lowercased, without punctuation, spaces made hyphens; repeats get -1, -2..."""
+    seen: Counter = Counter()
+    anchors = set()
+    fenced = False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        m = None if fenced else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if not m:
+            continue
+        heading = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", m.group(1))  # a link's text only
+        slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+        anchors.add(slug if not seen[slug] else f"{slug}-{seen[slug]}")
+        seen[slug] += 1
+    return anchors
+
+
+def relative_links(path: str) -> list[tuple[str, str]]:
+    """(target path, anchor) for each link of a Markdown file that stays in the repository."""
+    with open(path, encoding="utf-8") as f:
+        lines = prose_lines(f.read())
+    links = []
+    for line in lines:
+        for target in LINK.findall(line):
+            if re.match(r"^[a-z]+:", target):  # https:, mailto: ...
+                continue
+            file_part, _, anchor = target.partition("#")
+            resolved = path if not file_part else os.path.normpath(os.path.join(os.path.dirname(path), file_part))
+            links.append((resolved, anchor))
+    return links
+
+
+def broken_links(path: str) -> list[str]:
+    problems = []
+    for target, anchor in relative_links(path):
+        if not os.path.exists(target):
+            problems.append(f"{os.path.relpath(target, ROOT)} does not exist")
+        elif anchor and target.endswith(".md"):
+            with open(target, encoding="utf-8") as f:
+                if anchor not in github_anchors(f.read()):
+                    problems.append(f"{os.path.relpath(target, ROOT)} has no heading for #{anchor}")
+    return problems
+
+
+def markdown_files() -> list[str]:
+    return [os.path.join(ROOT, "README.md")] + sorted(
+        os.path.join(DOCS, name) for name in os.listdir(DOCS) if name.endswith(".md"))
+
+
+def test_github_anchors_follow_githubs_rule():
+    text = "# Liveness: does the protocol make progress?\n## Simulation: `modelcheck simulate`\n" \
+           "```\n# not a heading\n```\n## Figures\n## Figures\n## KIP-320 on the consumer side\n"
+    assert github_anchors(text) == {"liveness-does-the-protocol-make-progress", "simulation-modelcheck-simulate",
+                                    "figures", "figures-1", "kip-320-on-the-consumer-side"}
+
+
+def test_a_broken_link_is_found(tmp_path):
+    page = tmp_path / "page.md"
+    (tmp_path / "other.md").write_text("# Other\n## A part\n")
+    page.write_text("[ok](other.md#a-part) [bad](other.md#b-part) [gone](missing.md) `[code](x.md)`\n")
+    relative = os.path.relpath(tmp_path, ROOT)
+    assert broken_links(str(page)) == [f"{relative}/other.md has no heading for #b-part",
+                                       f"{relative}/missing.md does not exist"]
+
+
+@pytest.mark.parametrize("path", markdown_files(), ids=lambda p: os.path.relpath(p, ROOT))
+def test_links_resolve_as_on_github(path):
+    assert broken_links(path) == []
+
+
+def test_the_readme_links_every_page_of_the_docs():
+    linked = {target for target, _ in relative_links(os.path.join(ROOT, "README.md"))}
+    pages = {p for p in markdown_files()[1:] if os.path.basename(p) != "index.md"}
+    assert pages - linked == set()
+
+
+def test_mkdocs_builds_the_site_strictly(tmp_path):
+    """Every page in the nav, every link and anchor resolving, or the build fails."""
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+                           "--config-file", os.path.join(ROOT, "mkdocs.yml"), "--site-dir", str(tmp_path / "site")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "site" / "running" / "index.html").exists()
