@@ -7,7 +7,9 @@ state graph. A chunk of states (a (words, n) uint64 array,
 ``modelcheck.packing``) is expanded by the generated numpy kernel
 (``modelcheck.backends.numpy_codegen``): every guard on every state of the
 chunk, then each action instance's assignments on just the states where it
-is enabled, written straight into copies of the parents' words.
+is enabled, written straight into copies of the parents' words. Given a
+compiled kernel (``modelcheck.backends.compiled``), the chunk is expanded by
+machine code generated from the same expression trees instead.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ CHUNK = 1 << 15
 
 @dataclass
 class Expansion:
-    """Successors of a chunk, unique by fingerprint (sorted)."""
+    """Successors of a chunk, unique by fingerprint (sorted by fingerprint
+    from the numpy kernel, in discovery order from a compiled one)."""
 
     fps: np.ndarray  # uint64
     words: np.ndarray  # (words, k) uint64
@@ -49,38 +52,58 @@ class Expansion:
                          np.zeros(0, np.int32))
 
     @staticmethod
-    def merge(parts: list["Expansion"], words: int) -> "Expansion":
-        """Concatenate and keep the first of each fingerprint."""
+    def merge(parts: list["Expansion"], words: int, first_occurrences=None) -> "Expansion":
+        """Concatenate and keep the first of each fingerprint. ``first_occurrences``
+        (fps -> positions) finds them; by default, sorted by fingerprint."""
         if not parts:
             return Expansion.empty(words)
         fps = np.concatenate([p.fps for p in parts])
-        unique, first = np.unique(fps, return_index=True)
+        first = (first_occurrences or first_by_fingerprint)(fps)
+        unique = fps[first]
         return Expansion(unique, np.concatenate([p.words for p in parts], axis=1)[:, first],
                          np.concatenate([p.parents for p in parts])[first],
                          np.concatenate([p.actions for p in parts])[first])
 
 
-class Expander:
-    """Turns chunks of a level into their successors."""
+@dataclass
+class Generated:
+    """Every successor of a chunk, repeats included: their words, each one's
+    parent (index within the chunk) and action instance, and, from a
+    compiled kernel, their fingerprints."""
 
-    def __init__(self, model, check_deadlock: bool = False, instances=None, coverage=None, canonical=None,
-                 graph=_NoGraph()):
+    words: np.ndarray
+    parents: np.ndarray
+    actions: np.ndarray
+    fps: np.ndarray | None = None
+    rows: list | None = None  # per action instance, the chunk's states where it is enabled
+
+    def enabled(self, instances: int) -> list[np.ndarray]:
+        """Per action instance, the (sorted) chunk indices of the states where it is enabled."""
+        if self.rows is None:
+            order = np.argsort(self.actions, kind="stable")
+            bounds = np.searchsorted(self.actions[order], np.arange(instances + 1))
+            parents = self.parents[order]
+            self.rows = [parents[bounds[k]:bounds[k + 1]] for k in range(instances)]
+        return self.rows
+
+
+class NumpySuccessors:
+    """Successors by the numpy kernel: every guard on the whole chunk, then
+    each enabled instance's assignments on its states."""
+
+    def __init__(self, model, instances=None):
         from modelcheck.backends.numpy_codegen import compile_numpy
         self.kernel = compile_numpy(model, [], instances)
         self.packing = Packing(model.schema)
-        self.check_deadlock = check_deadlock
-        self.coverage = coverage  # a modelcheck.coverage.Coverage told of every state expanded, or None
-        self.canonical = canonical  # a modelcheck.canonical.Canonicaliser under symmetry
-        self.graph = graph  # a state-graph recorder told of every successor generated
 
-    def successors(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
-        """Every successor of a chunk, repeats included: (words, parent index
-        within the chunk, action instance, the enabled rows per instance)."""
+    @staticmethod
+    def first(fps: np.ndarray, key: np.ndarray) -> np.ndarray:
+        return first_of_each(fps, key)
+
+    def __call__(self, words: np.ndarray) -> Generated:
         packing, kernel = self.packing, self.kernel
         columns = packing.unpack(words)
         enabled = kernel.enabled(columns)
-        if self.coverage is not None:
-            self.coverage.expanded(columns, enabled)
         parts_words, parts_parents, parts_actions = [], [], []
         for index, rows in enumerate(enabled):
             if rows.size == 0:
@@ -92,30 +115,75 @@ class Expander:
             parts_parents.append(rows)
             parts_actions.append(np.full(rows.size, index, dtype=np.int32))
         if not parts_words:
-            return (np.zeros((packing.words, 0), np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int32), enabled)
-        return (np.concatenate(parts_words, axis=1), np.concatenate(parts_parents),
-                np.concatenate(parts_actions), enabled)
+            return Generated(np.zeros((packing.words, 0), np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int32),
+                             rows=enabled)
+        return Generated(np.concatenate(parts_words, axis=1), np.concatenate(parts_parents),
+                         np.concatenate(parts_actions), rows=enabled)
+
+
+class CompiledSuccessors:
+    """Successors by a compiled kernel (``modelcheck.backends.compiled``),
+    fingerprinted and in the reference engine's order as they are made."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def first(self, fps: np.ndarray, key: np.ndarray) -> np.ndarray:
+        """In discovery order already, the first of each fingerprint is its first occurrence."""
+        return self.kernel.first_occurrences(fps)
+
+    def __call__(self, words: np.ndarray) -> Generated:
+        return Generated(*self.kernel.successors(words))
+
+
+class Expander:
+    """Turns chunks of a level into their successors. ``compiled``: a
+    compiled kernel of the same action instances, used instead of the
+    numpy kernel."""
+
+    def __init__(self, model, check_deadlock: bool = False, instances=None, coverage=None, canonical=None,
+                 graph=_NoGraph(), compiled=None):
+        self.instances = len(model.instances if instances is None else instances)
+        self.generate = NumpySuccessors(model, instances) if compiled is None else CompiledSuccessors(compiled)
+        self.packing = Packing(model.schema)
+        self.check_deadlock = check_deadlock
+        self.coverage = coverage  # a modelcheck.coverage.Coverage told of every state expanded, or None
+        self.canonical = canonical  # a modelcheck.canonical.Canonicaliser under symmetry
+        self.graph = graph  # a state-graph recorder told of every successor generated
+
+    def generated(self, words: np.ndarray) -> Generated:
+        """Every successor of a chunk, repeats included, with coverage told."""
+        found = self.generate(words)
+        if self.coverage is not None:
+            self.coverage.expanded(self.packing.unpack(words), found.enabled(self.instances))
+        return found
+
+    def successors(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+        """Every successor of a chunk, repeats included: (words, parent index
+        within the chunk, action instance, the enabled rows per instance)."""
+        found = self.generated(words)
+        return found.words, found.parents, found.actions, found.enabled(self.instances)
 
     def expand(self, words: np.ndarray, offset: int, visited=None) -> Expansion:
         """Successors of the chunk, each credited to its first (parent, action);
         under symmetry, each replaced by its orbit's representative (those
         ``visited`` already holds, a ``VisitedFingerprints``, need no renaming)."""
-        all_words, parents, actions, enabled = self.successors(words)
+        found = self.generated(words)
+        all_words, parents, actions = found.words, found.parents, found.actions
         deadlocked = -1
         if self.check_deadlock:
             has_successor = np.zeros(words.shape[1], dtype=bool)
-            for rows in enabled:
-                has_successor[rows] = True
+            has_successor[parents] = True
             stuck = np.flatnonzero(~has_successor)
             deadlocked = int(stuck[0]) + offset if stuck.size else -1
         if all_words.shape[1] == 0:
             result = Expansion.empty(self.packing.words)
             result.deadlocked = deadlocked
             return result
-        fps = fingerprints(all_words)
+        fps = fingerprints(all_words) if found.fps is None else found.fps
         self.graph.expanded(parents + offset, fps, actions)
-        key = discovery_key(parents, actions, len(self.kernel.updates))
-        first = first_of_each(fps, key)
+        key = discovery_key(parents, actions, self.instances)
+        first = self.generate.first(fps, key)
         unique, successors = fps[first], all_words[:, first]
         if self.canonical is not None:  # each successor's representative, then unique again
             if visited is not None:  # a successor that is a visited representative needs no renaming
@@ -126,6 +194,11 @@ class Expander:
             again = first_of_each(canonical_fps, key[first])
             first, successors, unique = first[again], successors[:, again], canonical_fps[again]
         return Expansion(unique, successors, parents[first] + offset, actions[first], fps.size, deadlocked)
+
+
+def first_by_fingerprint(fps: np.ndarray) -> np.ndarray:
+    """The first position of each fingerprint, sorted by fingerprint."""
+    return np.unique(fps, return_index=True)[1]
 
 
 def first_of_each(fps: np.ndarray, key: np.ndarray) -> np.ndarray:

@@ -49,7 +49,7 @@ def to_python(e: Expr, temps: dict[int, str] | None = None) -> str:
     return go(e)
 
 
-def _shared_temps(exprs: list[Expr]) -> list[Expr]:
+def shared_temps(exprs: list[Expr]) -> list[Expr]:
     """Compound nodes used more than once across ``exprs``, children first."""
     uses: Counter[int] = Counter()
     by_id: dict[int, Expr] = {}
@@ -100,7 +100,7 @@ def _successors_source(instances, width: int, name: str) -> list[str]:
         lines.append(f"    # {inst.label()}")
         lines.append(f"    if {to_python(inst.guard)}:")
         updates = inst.updates
-        shared = _shared_temps(list(updates.values()))
+        shared = shared_temps(list(updates.values()))
         temps: dict[int, str] = {}
         for j, node in enumerate(shared):
             src = to_python(node, temps)

@@ -35,6 +35,10 @@ FAST_OPTIONS = (
     Option("--checkpoint-every", "checkpoint_every", "save at most this often (default 60).", kind=float,
            metavar="SECONDS", commands=(RUN,)),
     RESUME,
+    Option("--kernels", "kernels", "compiled (default: C built from the spec, falling back to numpy without a "
+           "C compiler) or numpy.", metavar="KIND", commands=(RUN,)),
+    Option("--workers", "workers", "threads the compiled kernels split each level between (default: the cores "
+           "available).", kind=int, metavar="N", commands=(RUN,)),
 )
 
 SPARK_OPTIONS = (

@@ -41,6 +41,7 @@ import numpy as np
 from modelcheck import checkpoint as ckpt
 from modelcheck.engines.base import DEADLOCK, NO_GRAPH, CheckOptions, CheckResult, Violation
 from modelcheck.engines.bfs import rebuild_trace
+from modelcheck.engines.kernels import choose as choose_kernels
 from modelcheck.engines.settings import FastSettings
 from modelcheck.expansion import CHUNK, Expander, Expansion, in_discovery_order
 from modelcheck.packing import Packing, fingerprints
@@ -99,6 +100,11 @@ class ParentStore:
         return out
 
 
+def compose(f, g):
+    """x -> f(g(x))."""
+    return lambda x: f(g(x))
+
+
 class FastChecker:
     name = "fast"
     collects_coverage = True
@@ -115,7 +121,14 @@ class _Search:
         self.model, self.options = model, options
         self.started = time.perf_counter()
         self.packing = Packing(model.schema)
-        self.predicates = compile_numpy(model, list(options.invariants) + list(model.sometimes)).predicates
+        self.settings = FastSettings.of(options.engine_options)
+        predicate_names = list(dict.fromkeys(list(options.invariants) + list(model.sometimes)))
+        self.kernels = choose_kernels(model, self.packing, predicate_names, self.settings.kernels,
+                                      self.settings.workers)
+        if self.kernels.compiled is not None:
+            self.predicates = self.kernels.compiled.predicates
+        else:
+            self.predicates = compose(compile_numpy(model, predicate_names).predicates, self.packing.unpack)
         self.canonical, self.rebuild = None, rebuild_trace
         if options.symmetry:  # one representative per orbit of the symmetric constants
             from modelcheck.canonical import Canonicaliser, genuine_trace
@@ -123,22 +136,27 @@ class _Search:
             self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.graph = options.graph.batched(model) if options.graph is not None else NO_GRAPH
         self.expander = Expander(model, options.check_deadlock, coverage=options.coverage, canonical=self.canonical,
-                                 graph=self.graph)
-        self.settings = FastSettings.of(options.engine_options)
+                                 graph=self.graph, compiled=self.kernels.compiled)
         self.orbit_states = 0 if self.canonical is not None and self.settings.orbit_sizes else None
         self.checkpoint_dir = self.settings.directory
         self.checkpoint_every = float(self.settings.checkpoint_every)
         self.identity = ckpt.RunIdentity.of(model, options)
-        self.visited, self.store = VisitedFingerprints(), ParentStore()
+        self.visited, self.store = self.visited_set(), ParentStore()
         self.sometimes_seen: dict[str, int | None] = {n: None for n in model.sometimes}
         self.generated = 0
-        self.notes: list[str] = []
+        self.notes: list[str] = list(self.kernels.notes)
+
+    def visited_set(self, fps: np.ndarray | None = None):
+        """The visited set: the compiled kernel's hash table, or a sorted array."""
+        compiled = self.kernels.compiled
+        return VisitedFingerprints(fps) if compiled is None else compiled.fingerprint_set(fps)
 
     # --- results --------------------------------------------------------------
     def finish(self, result: str, depth: int, violation: Violation | None = None,
                stopped: str | None = None, found: int | None = None) -> CheckResult:
         """``found``: at a violation, the states the reference engine had found when it stopped."""
         self.options.progress.clear()
+        self.kernels.close()
         found = len(self.visited) if found is None else found
         r = CheckResult("fast", result, found, depth, time.perf_counter() - self.started,
                         violation, self.generated, self.sometimes_seen, list(self.notes), stopped,
@@ -159,7 +177,7 @@ class _Search:
         if self.orbit_states is not None:
             self.orbit_states += int(self.canonical.orbit_sizes(words).sum())
         for start in range(0, words.shape[1], CHUNK):
-            results = self.predicates(self.packing.unpack(words[:, start:start + CHUNK]))
+            results = self.predicates(words[:, start:start + CHUNK])
             failing = [int(np.argmin(results[inv])) for inv in invariants if not results[inv].all()]
             row = min(failing) if failing else None
             for name, seen in self.sometimes_seen.items():  # only states before a violating one count
@@ -183,7 +201,7 @@ class _Search:
 
     def restore(self) -> tuple[int, np.ndarray, int]:
         state = ckpt.load(self.settings.resume, self.identity)
-        self.visited = VisitedFingerprints(state.visited)
+        self.visited = self.visited_set(state.visited)
         self.store = ParentStore(state.parents, state.actions)
         self.generated = state.generated
         self.sometimes_seen.update(state.sometimes)
@@ -245,7 +263,7 @@ class _Search:
             self.visited.add(expansion.fps)
             if options.coverage is not None:
                 options.coverage.new_states(expansion.actions)
-            expansion = in_discovery_order(expansion, len(self.expander.kernel.updates))
+            expansion = in_discovery_order(expansion, self.expander.instances)
             level_start = self.store.add_level(expansion.parents + level_start, expansion.actions)
             self.graph.level(level_start, expansion.words, expansion.fps)
             depth += 1
@@ -274,6 +292,7 @@ class _Search:
             if reason:
                 return Expansion.empty(self.packing.words), reason
         self.generated += generated
-        merged = Expansion.merge(parts, self.packing.words)
+        compiled = self.kernels.compiled
+        merged = Expansion.merge(parts, self.packing.words, None if compiled is None else compiled.first_occurrences)
         merged.deadlocked = deadlocked
         return merged, None

@@ -1,0 +1,258 @@
+"""Compile a model's expression trees into C, built by the system compiler.
+
+The same trees the numpy backend vectorises are written out here as scalar
+C over one state at a time: the packed words of a state are unpacked into
+locals once, every action instance's guard is tested inline, and an enabled
+instance's assignments are packed straight into the successor's words and
+fingerprinted, with no intermediate arrays.
+
+A range of a chunk's states is expanded in two passes: the first counts
+each state's successors, the second writes them at the offsets the counts
+give. So the successors come out in the reference engine's order (parent by
+parent, each parent's action instances in order) however the states are
+split between threads; ctypes releases the GIL while C runs, so threads use
+every core.
+
+The shared library is built once per source (named by its hash) in a cache
+directory (``kernel_cache_dir``); a later run with the same model loads it.
+``build`` says which happened and how long it took, and raises
+``CompilerUnavailable`` when no working compiler could build it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+
+from modelcheck.backends.python_codegen import shared_temps
+from modelcheck.expr import Expr
+
+WORD_MASK = (1 << 64) - 1
+SEED, M1, M2 = 0x9E3779B97F4A7C15, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53  # modelcheck.packing's fingerprint
+FLAGS = ("-O1", "-shared", "-fPIC", "-std=c99", "-w")
+
+_INFIX = {"add": "+", "sub": "-", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
+          "band": "&", "bor": "|", "bxor": "^", "and": "&&", "or": "||"}
+
+
+class CompilerUnavailable(Exception):
+    """No working C compiler could build the kernel; the message says why."""
+
+
+def kernel_cache_dir() -> str:
+    """Where built kernels are kept: $MODELCHECK_KERNEL_CACHE, else the user's cache directory."""
+    given = os.environ.get("MODELCHECK_KERNEL_CACHE")
+    if given:
+        return given
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "modelcheck", "kernels")
+
+
+def to_c(e: Expr, temps: dict[int, str] | None = None) -> str:
+    """C source for one expression over int64_t locals ``v0, v1, ...``."""
+    temps = temps or {}
+
+    def go(x: Expr) -> str:
+        name = temps.get(id(x))
+        if name is not None:
+            return name
+        op = x.op
+        if op == "const":
+            return f"((int64_t){int(x.args[0])}LL)"
+        if op == "var":
+            return f"v{x.args[0]}"
+        if op in _INFIX:
+            return "(" + f" {_INFIX[op]} ".join(go(a) for a in x.args) + ")"
+        if op == "not":
+            return f"(!{go(x.args[0])})"
+        if op == "ite":
+            c, a, b = x.args
+            return f"({go(c)} ? {go(a)} : {go(b)})"
+        raise ValueError(f"unknown operator {op}")
+
+    return go(e)
+
+
+def _u64(value: int) -> str:
+    return f"{value & WORD_MASK}ULL"
+
+
+def _unpack(layout, indent: str) -> list[str]:
+    """Locals p0, p1, ... (the words of state i) and v0, v1, ... (its slots)."""
+    lines = [f"{indent}const uint64_t p{w} = W[{w} * n + i];" for w in range(layout.words)]
+    for j, s in enumerate(layout.slots):
+        lines.append(f"{indent}const int64_t v{j} = (int64_t)((p{s.word} >> {s.shift}) & {_u64(s.mask)}) + {s.lo}LL;")
+    return lines
+
+
+def _pack(layout, values: dict[int, str], indent: str) -> list[str]:
+    """Words w[0], w[1], ... of a successor: the parent's, with the assigned slots replaced."""
+    lines = []
+    for w in range(layout.words):
+        changed = [j for j in sorted(values) if layout.slots[j].word == w]
+        if not changed:
+            lines.append(f"{indent}w[{w}] = p{w};")
+            continue
+        keep = ~sum(layout.slots[j].mask << layout.slots[j].shift for j in changed)
+        parts = [f"(p{w} & {_u64(keep)})"]
+        parts += [f"((uint64_t)((int64_t)({values[j]}) - {layout.slots[j].lo}LL) << {layout.slots[j].shift})"
+                  for j in changed]
+        lines.append(f"{indent}w[{w}] = " + " | ".join(parts) + ";")
+    return lines
+
+
+def _fingerprint(words: int) -> list[str]:
+    lines = ["static inline uint64_t fingerprint(const uint64_t *w) {", f"    uint64_t h = {_u64(SEED)};"]
+    for w in range(words):
+        lines += [f"    h ^= w[{w}];", "    h ^= h >> 33;", f"    h *= {_u64(M1)};", "    h ^= h >> 33;",
+                  f"    h *= {_u64(M2)};", f"    h = (h ^ (h >> 33)) + {_u64(SEED)};"]
+    return lines + ["    return h;", "}"]
+
+
+def _count(instances, layout) -> list[str]:
+    lines = ["void mc_count(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, int64_t *counts) {",
+             "    for (int64_t i = lo; i < hi; i++) {"]
+    lines += _unpack(layout, "        ")
+    lines.append("        int64_t c = 0;")
+    lines += [f"        if ({to_c(inst.guard)}) c++;" for inst in instances]
+    return lines + ["        counts[i] = c;", "    }", "}"]
+
+
+def _fill(instances, layout) -> list[str]:
+    words = layout.words
+    lines = ["void mc_fill(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, const int64_t *offsets,",
+             "             uint64_t *out, int64_t total, int64_t *parents, int32_t *actions, uint64_t *fps) {",
+             f"    uint64_t w[{words}];",
+             "    for (int64_t i = lo; i < hi; i++) {"]
+    lines += _unpack(layout, "        ")
+    lines.append("        int64_t k = offsets[i];")
+    for index, inst in enumerate(instances):
+        lines.append(f"        if ({to_c(inst.guard)}) {{")
+        temps: dict[int, str] = {}
+        for j, node in enumerate(shared_temps(list(inst.updates.values()))):
+            lines.append(f"            const int64_t t{j} = {to_c(node, temps)};")
+            temps[id(node)] = f"t{j}"
+        lines += _pack(layout, {slot: to_c(e, temps) for slot, e in inst.updates.items()}, "            ")
+        lines += [f"            out[{w} * total + k] = w[{w}];" for w in range(words)]
+        lines += ["            fps[k] = fingerprint(w);", "            parents[k] = i;",
+                  f"            actions[k] = {index};", "            k++;", "        }"]
+    return lines + ["    }", "}"]
+
+
+def _predicates(exprs: list[Expr], layout) -> list[str]:
+    lines = ["void mc_predicates(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, uint8_t *out) {",
+             "    for (int64_t i = lo; i < hi; i++) {"]
+    lines += _unpack(layout, "        ")
+    lines += [f"        out[{k} * n + i] = ({to_c(e)}) != 0;" for k, e in enumerate(exprs)]
+    return lines + ["    }", "}"]
+
+
+# A set of fingerprints: open addressing with linear probing over ``cap``
+# slots (a power of two; fingerprints are well mixed, so their low bits
+# pick the slot), 0 marking an empty slot, and slot ``cap`` recording
+# whether the fingerprint 0 itself is in the set.
+FINGERPRINT_SET = """
+static inline int set_put(uint64_t *t, uint64_t mask, uint64_t fp) {
+    if (fp == 0) { if (t[mask + 1]) return 0; t[mask + 1] = 1; return 1; }
+    uint64_t i = fp & mask;
+    while (t[i]) { if (t[i] == fp) return 0; i = (i + 1) & mask; }
+    t[i] = fp;
+    return 1;
+}
+
+static inline int set_has(const uint64_t *t, uint64_t mask, uint64_t fp) {
+    if (fp == 0) return t[mask + 1] != 0;
+    uint64_t i = fp & mask;
+    while (t[i]) { if (t[i] == fp) return 1; i = (i + 1) & mask; }
+    return 0;
+}
+
+/* adds fps[0..n) in order; fresh[i] (if fresh is not NULL) says whether fps[i] was new; returns how many were */
+int64_t mc_set_add(uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n, uint8_t *fresh) {
+    int64_t added = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int put = set_put(t, (uint64_t)cap - 1, fps[i]);
+        added += put;
+        if (fresh) fresh[i] = (uint8_t)put;
+    }
+    return added;
+}
+
+void mc_set_lacks(const uint64_t *t, int64_t cap, const uint64_t *fps, int64_t lo, int64_t hi, uint8_t *out) {
+    for (int64_t i = lo; i < hi; i++) out[i] = !set_has(t, (uint64_t)cap - 1, fps[i]);
+}
+"""
+
+
+def kernel_source(instances, predicates: list[Expr], layout) -> str:
+    """The C translation unit of one model: its successors, its predicates
+    and the fingerprint set."""
+    lines = ["/* generated by modelcheck from a model's expression trees */", "#include <stdint.h>", "",
+             FINGERPRINT_SET]
+    lines += _fingerprint(layout.words) + [""]
+    lines += _count(instances, layout) + [""]
+    lines += _fill(instances, layout) + [""]
+    lines += _predicates(predicates, layout)
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Built:
+    """A loaded kernel library, and how it was obtained."""
+
+    library: ctypes.CDLL
+    seconds: float  # building it, or loading it from the cache
+    cached: bool
+
+
+def compiler() -> str:
+    found = shutil.which(os.environ.get("CC") or "cc") or shutil.which("gcc") or shutil.which("clang")
+    if not found:
+        raise CompilerUnavailable("no C compiler found (set CC, or install gcc)")
+    return found
+
+
+def _writable(path: str) -> str:
+    try:
+        os.makedirs(path, exist_ok=True)
+        if os.access(path, os.W_OK):
+            return path
+    except OSError:
+        pass
+    fallback = os.path.join(tempfile.gettempdir(), "modelcheck-kernels")
+    os.makedirs(fallback, exist_ok=True)
+    return fallback
+
+
+def build(source: str, cache_dir: str | None = None) -> Built:
+    """The library of ``source``: loaded from the cache, or compiled into it."""
+    started = time.perf_counter()
+    cc = compiler()
+    digest = hashlib.sha256("\0".join((cc, *FLAGS, source)).encode()).hexdigest()[:24]
+    directory = _writable(cache_dir or kernel_cache_dir())
+    path = os.path.join(directory, f"kernel_{digest}.so")
+    cached = os.path.exists(path)
+    if not cached:
+        with tempfile.TemporaryDirectory(dir=directory) as scratch:
+            c_file, so_file = os.path.join(scratch, "kernel.c"), os.path.join(scratch, "kernel.so")
+            with open(c_file, "w") as f:
+                f.write(source)
+            try:
+                done = subprocess.run([cc, *FLAGS, "-o", so_file, c_file], capture_output=True, text=True)
+            except OSError as e:
+                raise CompilerUnavailable(f"{cc} did not start: {e}") from None
+            if done.returncode != 0:
+                first = (done.stderr.strip().splitlines() or ["no message"])[0]
+                raise CompilerUnavailable(f"{cc} failed: {first}")
+            os.replace(so_file, path)  # atomic: a concurrent run sees the whole library or none
+    try:
+        library = ctypes.CDLL(path)
+    except OSError as e:
+        raise CompilerUnavailable(f"the built kernel did not load: {e}") from None
+    return Built(library, time.perf_counter() - started, cached)

@@ -1,0 +1,187 @@
+"""A model's compiled kernel, called on numpy batches of packed states.
+
+``compile_kernel`` builds (or loads from the cache) the C kernel of
+``modelcheck.backends.c_codegen`` and wraps it for the batch engines:
+``successors`` and ``predicates`` take a (words, n) uint64 chunk, as the
+numpy kernel's callers hold it, and split its states into ranges, one per
+worker thread. C runs without the GIL, so the threads run on separate
+cores; each range writes its own part of the output, so the result does not
+depend on how many workers there are.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from modelcheck.backends.c_codegen import Built, CompilerUnavailable, build, kernel_source
+
+__all__ = ["CompiledKernel", "CompilerUnavailable", "compile_kernel", "default_workers"]
+
+_I64, _PTR = ctypes.c_int64, ctypes.c_void_p
+
+
+def default_workers() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _ranges(n: int, parts: int) -> list[tuple[int, int]]:
+    """``parts`` contiguous ranges covering 0..n-1 (fewer when n is small)."""
+    parts = max(1, min(parts, n // 1024 or 1))
+    bounds = [n * k // parts for k in range(parts + 1)]
+    return [(bounds[k], bounds[k + 1]) for k in range(parts)]
+
+
+@dataclass
+class CompiledKernel:
+    built: Built
+    words: int
+    instances: int
+    predicate_names: list[str]
+    workers: int = 1
+    _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        lib = self.built.library
+        lib.mc_count.argtypes = [_PTR, _I64, _I64, _I64, _PTR]
+        lib.mc_fill.argtypes = [_PTR, _I64, _I64, _I64, _PTR, _PTR, _I64, _PTR, _PTR, _PTR]
+        lib.mc_predicates.argtypes = [_PTR, _I64, _I64, _I64, _PTR]
+        lib.mc_set_add.argtypes = [_PTR, _I64, _PTR, _I64, _PTR]
+        lib.mc_set_add.restype = _I64
+        lib.mc_set_lacks.argtypes = [_PTR, _I64, _PTR, _I64, _I64, _PTR]
+        for f in (lib.mc_count, lib.mc_fill, lib.mc_predicates, lib.mc_set_lacks):
+            f.restype = None
+        if self.workers > 1:
+            self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="modelcheck-kernel")
+
+    def _split(self, n: int, call) -> None:
+        """``call(lo, hi)`` over ranges of 0..n-1, on the worker threads."""
+        ranges = _ranges(n, self.workers)
+        if self._pool is None or len(ranges) == 1:
+            for lo, hi in ranges:
+                call(lo, hi)
+            return
+        for future in [self._pool.submit(call, lo, hi) for lo, hi in ranges]:
+            future.result()
+
+    def successors(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every successor of a chunk, repeats included, in the reference
+        engine's order: (words, parent index within the chunk, action
+        instance, fingerprint)."""
+        words = np.ascontiguousarray(words, dtype=np.uint64)
+        n = words.shape[1]
+        lib, src = self.built.library, words.ctypes.data
+        counts = np.empty(n, np.int64)
+        self._split(n, lambda lo, hi: lib.mc_count(src, n, lo, hi, counts.ctypes.data))
+        offsets = np.empty(n + 1, np.int64)
+        offsets[0] = 0
+        np.cumsum(counts, out=offsets[1:])
+        total = int(offsets[-1])
+        out = np.empty((self.words, total), np.uint64)
+        parents, actions, fps = np.empty(total, np.int64), np.empty(total, np.int32), np.empty(total, np.uint64)
+        pointers = (offsets.ctypes.data, out.ctypes.data, total, parents.ctypes.data, actions.ctypes.data,
+                    fps.ctypes.data)
+        self._split(n, lambda lo, hi: lib.mc_fill(src, n, lo, hi, *pointers))
+        return out, parents, actions, fps
+
+    def predicates(self, words: np.ndarray) -> dict[str, np.ndarray]:
+        """Each predicate on each state of the chunk, by name."""
+        words = np.ascontiguousarray(words, dtype=np.uint64)
+        n = words.shape[1]
+        out = np.empty((len(self.predicate_names), n), np.bool_)
+        lib, src = self.built.library, words.ctypes.data
+        self._split(n, lambda lo, hi: lib.mc_predicates(src, n, lo, hi, out.ctypes.data))
+        return dict(zip(self.predicate_names, out))
+
+    def first_occurrences(self, fps: np.ndarray) -> np.ndarray:
+        """The positions of the first occurrence of each fingerprint, in order."""
+        scratch = FingerprintSet(self, fps.size)
+        return np.flatnonzero(scratch.add(fps))
+
+    def fingerprint_set(self, fps: np.ndarray | None = None) -> "FingerprintSet":
+        """A set of fingerprints held in a hash table, holding ``fps``."""
+        found = FingerprintSet(self, 0 if fps is None else fps.size)
+        if fps is not None:
+            found.add(fps)
+        return found
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
+def _capacity(count: int) -> int:
+    """Slots for ``count`` fingerprints: a power of two, at most half full."""
+    return max(1 << 16, 1 << (2 * count).bit_length())
+
+
+class FingerprintSet:
+    """Fingerprints in an open-addressing hash table (the kernel's C code):
+    adding and looking up a batch cost a probe per fingerprint, not a sort."""
+
+    def __init__(self, kernel: CompiledKernel, expected: int = 0):
+        self.kernel = kernel
+        self.cap = _capacity(expected)
+        self.table = np.zeros(self.cap + 1, np.uint64)
+        self.count = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def _make_room(self, incoming: int) -> None:
+        if 2 * (self.count + incoming) <= self.cap:
+            return
+        held = self.held()
+        self.cap = _capacity(self.count + incoming)
+        self.table = np.zeros(self.cap + 1, np.uint64)
+        self.count = 0
+        self.add(held)
+
+    def add(self, fps: np.ndarray) -> np.ndarray:
+        """Adds the fingerprints in order; returns which of them were new
+        (the first of repeats within ``fps`` counts as new)."""
+        fps = np.ascontiguousarray(fps, dtype=np.uint64)
+        self._make_room(fps.size)
+        fresh = np.empty(fps.size, np.uint8)
+        self.count += self.kernel.built.library.mc_set_add(self.table.ctypes.data, self.cap, fps.ctypes.data,
+                                                            fps.size, fresh.ctypes.data)
+        return fresh.view(np.bool_)
+
+    def unseen(self, fps: np.ndarray) -> np.ndarray:
+        """Mask of the fingerprints not in the set."""
+        fps = np.ascontiguousarray(fps, dtype=np.uint64)
+        out = np.empty(fps.size, np.uint8)
+        lib, table = self.kernel.built.library, self.table.ctypes.data
+        self.kernel._split(fps.size, lambda lo, hi: lib.mc_set_lacks(table, self.cap, fps.ctypes.data, lo, hi,
+                                                                     out.ctypes.data))
+        return out.view(np.bool_)
+
+    def held(self) -> np.ndarray:
+        """Every fingerprint held, in no particular order."""
+        slots = self.table[:self.cap]
+        held = slots[slots != 0]
+        return np.append(held, np.uint64(0)) if self.table[self.cap] else held
+
+    @property
+    def fps(self) -> np.ndarray:
+        """Every fingerprint held, sorted (as a checkpoint keeps them)."""
+        return np.sort(self.held())
+
+
+def compile_kernel(model, packing, predicate_names: list[str], workers: int = 1, instances=None,
+                   cache_dir: str | None = None) -> CompiledKernel:
+    """The compiled kernel of a model's Next (or of another list of action
+    instances) and of the named predicates. Raises ``CompilerUnavailable``."""
+    instances = model.instances if instances is None else instances
+    exprs = {**model.invariants, **model.sometimes}
+    source = kernel_source(instances, [exprs[n] for n in predicate_names], packing)
+    return CompiledKernel(build(source, cache_dir), packing.words, len(instances), list(predicate_names), workers)
