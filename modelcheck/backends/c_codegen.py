@@ -207,14 +207,18 @@ class Built:
     """A loaded kernel library, and how it was obtained."""
 
     library: ctypes.CDLL
+    path: str
     seconds: float  # building it, or loading it from the cache
     cached: bool
 
 
 def compiler() -> str:
-    found = shutil.which(os.environ.get("CC") or "cc") or shutil.which("gcc") or shutil.which("clang")
+    """The C compiler: $CC if set, else cc, gcc or clang, whichever is found first."""
+    given = os.environ.get("CC")
+    found = shutil.which(given) if given else (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang"))
     if not found:
-        raise CompilerUnavailable("no C compiler found (set CC, or install gcc)")
+        raise CompilerUnavailable(f"the C compiler {given!r} was not found" if given
+                                  else "no C compiler found (set CC, or install gcc)")
     return found
 
 
@@ -255,4 +259,4 @@ def build(source: str, cache_dir: str | None = None) -> Built:
         library = ctypes.CDLL(path)
     except OSError as e:
         raise CompilerUnavailable(f"the built kernel did not load: {e}") from None
-    return Built(library, time.perf_counter() - started, cached)
+    return Built(library, path, time.perf_counter() - started, cached)

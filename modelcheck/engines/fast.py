@@ -21,9 +21,14 @@ a time. So both engines number the states alike and stop at the same
 violating state, with the same trace and the same count: the distinct states
 found up to and including it (see ``found_before``).
 
+The kernels (``modelcheck.engines.kernels``): by default C generated from
+the spec's expression trees, run on as many threads as there are cores,
+with the visited set in the kernel's hash table; or the numpy kernel, which
+the compiled one is held to. Both number the states alike.
+
 Its settings (``modelcheck.engines.settings.FastSettings``): where to save
-checkpoints and how often, a checkpoint to resume, and under symmetry
-whether to add up the orbit sizes.
+checkpoints and how often, a checkpoint to resume, under symmetry whether to
+add up the orbit sizes, and the kernels and their threads.
 
 Asked for the state graph (``CheckOptions.graph``, for temporal
 properties), it hands each level and each chunk's successors (before
@@ -144,7 +149,9 @@ class _Search:
         self.visited, self.store = self.visited_set(), ParentStore()
         self.sometimes_seen: dict[str, int | None] = {n: None for n in model.sometimes}
         self.generated = 0
-        self.notes: list[str] = list(self.kernels.notes)
+        self.notes: list[str] = []
+        if self.kernels.told:
+            options.progress.note(self.kernels.told)
 
     def visited_set(self, fps: np.ndarray | None = None):
         """The visited set: the compiled kernel's hash table, or a sorted array."""

@@ -13,7 +13,7 @@ stderr, once per process: the answer is the same, only slower.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from modelcheck.backends.compiled import CompiledKernel, CompilerUnavailable, compile_kernel, default_workers
 
@@ -25,10 +25,11 @@ _told: set[str] = set()  # fallback reasons already said in this process
 
 @dataclass
 class KernelChoice:
-    """The compiled kernel, or None for numpy, and what the report says about it."""
+    """The compiled kernel, or None for numpy, and a line saying how it was
+    obtained (for the progress stream: the report stays the same either way)."""
 
     compiled: CompiledKernel | None
-    notes: list[str] = field(default_factory=list)
+    told: str | None = None
 
     def close(self) -> None:
         if self.compiled is not None:
@@ -51,7 +52,5 @@ def choose(model, packing, predicate_names: list[str], kernels: str, workers: in
     except CompilerUnavailable as e:
         fall_back(str(e))
         return KernelChoice(None)
-    if compiled.built.cached:
-        return KernelChoice(compiled)
-    return KernelChoice(compiled, [f"compiled the kernels in {compiled.built.seconds:.1f} s "
-                                   f"(kept for later runs of the same model)"])
+    how = "loaded the compiled kernels from" if compiled.built.cached else "compiled the kernels into"
+    return KernelChoice(compiled, f"{how} {compiled.built.path} in {compiled.built.seconds:.2f} s")

@@ -1,5 +1,7 @@
 """The fast engine must agree with the reference engine exactly."""
 
+from functools import lru_cache
+
 import pytest
 
 from support import model
@@ -29,11 +31,21 @@ def run(checker, m, invariants=None, **options):
     return checker.check(m, CheckOptions(tuple(invariants or m.spec.default_invariants), **options))
 
 
+@lru_cache(maxsize=None)
+def reference_run(name, consts, invariants):
+    return run(BfsChecker(), model(name, **dict(consts)), invariants)
+
+
+# the compiled kernel on two threads, and the numpy kernel it is held to
+KERNELS = [{"kernels": "compiled", "workers": 2}, {"kernels": "numpy"}]
+
+
+@pytest.mark.parametrize("kernels", KERNELS, ids=lambda k: k["kernels"])
 @pytest.mark.parametrize("name, consts, invariants", CASES)
-def test_fast_agrees_with_bfs(name, consts, invariants):
+def test_fast_agrees_with_bfs(name, consts, invariants, kernels):
     m = model(name, **consts)
-    reference = run(BfsChecker(), m, invariants)
-    fast = run(FastChecker(), m, invariants)
+    reference = reference_run(name, tuple(sorted(consts.items())), invariants)
+    fast = run(FastChecker(), m, invariants, engine_options=kernels)
     assert fast.result == reference.result
     assert fast.depth == reference.depth
     # the same count, also at a violation: both stop at the same state, having found the same states

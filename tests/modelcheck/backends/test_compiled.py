@@ -1,0 +1,127 @@
+"""The compiled kernel reads the same trees as the numpy kernel and the
+compiled Python functions: on every reachable state of small models of every
+spec, state by state, the three give the same successors in the same order,
+the same fingerprints and the same predicate values."""
+
+import subprocess
+
+import numpy as np
+import pytest
+
+from support import model, reachable, run_subprocess
+from modelcheck.backends.c_codegen import CompilerUnavailable, build, compiler
+from modelcheck.backends.compiled import compile_kernel
+from modelcheck.expansion import Expander
+from modelcheck.packing import Packing, fingerprints
+from specs import all_specs
+
+
+def small_model(name):
+    if name == "async-isr":
+        return model(name, MaxVersion=2, MaxOffset=1)
+    if name == "kip320-consumer":
+        return model(name, MaxLeaderEpoch=1)
+    return model(name, Replicas=2, MaxLeaderEpoch=1)
+
+
+def predicate_names(m):
+    return list(dict.fromkeys([*m.invariants, *m.sometimes]))
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("kernels"))
+
+
+def kernel(m, cache, workers=1):
+    return compile_kernel(m, Packing(m.schema), predicate_names(m), workers, cache_dir=cache)
+
+
+def per_parent(parents, actions, words, packing):
+    """The successors as {parent: [(action, state), ...]} in the order given."""
+    out: dict[int, list] = {}
+    for p, a, w in zip(parents, actions, words.T):
+        out.setdefault(int(p), []).append((int(a), packing.unpack_state(w)))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(all_specs()))
+def test_compiled_numpy_and_python_agree_state_by_state(name, cache):
+    m = small_model(name)
+    packing = Packing(m.schema)
+    states = reachable(m)
+    words = packing.pack_states(states)
+    compiled = kernel(m, cache)
+    got_words, parents, actions, fps = compiled.successors(words)
+    assert np.array_equal(fps, fingerprints(got_words))
+    by_compiled = per_parent(parents, actions, got_words, packing)
+    numpy_words, numpy_parents, numpy_actions, _ = Expander(m).successors(words)
+    order = np.argsort(numpy_parents * len(m.instances) + numpy_actions, kind="stable")
+    by_numpy = per_parent(numpy_parents[order], numpy_actions[order], numpy_words[:, order], packing)
+    for j, s in enumerate(states):
+        python = m.successors(s)
+        assert by_compiled.get(j, []) == python, (j, s)
+        assert by_numpy.get(j, []) == python, (j, s)
+    values = compiled.predicates(words)
+    for predicate in predicate_names(m):
+        assert [bool(v) for v in values[predicate]] == [bool(m.compiled.predicates[predicate](s)) for s in states]
+
+
+def test_workers_split_a_chunk_without_changing_its_successors(cache):
+    m = small_model("kip320")
+    words = Packing(m.schema).pack_states(reachable(m))
+    words = np.tile(words, 8)  # enough states for two ranges
+    one, two = kernel(m, cache, workers=1), kernel(m, cache, workers=2)
+    for a, b in zip(one.successors(words), two.successors(words)):
+        assert np.array_equal(a, b)
+    for name in predicate_names(m):
+        assert np.array_equal(one.predicates(words)[name], two.predicates(words)[name])
+    two.close()
+
+
+def test_fingerprint_set_keeps_first_occurrences_and_grows(cache):
+    k = kernel(small_model("kip320"), cache)
+    s = k.fingerprint_set()
+    fresh = s.add(np.array([5, 0, 5, 7, 0], np.uint64))
+    assert fresh.tolist() == [True, True, False, True, False] and len(s) == 3
+    assert s.unseen(np.array([7, 8, 0], np.uint64)).tolist() == [False, True, False]
+    many = np.random.default_rng(1).integers(1, 2 ** 63, 300_000, dtype=np.uint64)
+    assert s.add(many).sum() == np.unique(many).size  # grows past its first table
+    assert len(s) == 3 + np.unique(many).size
+    assert np.array_equal(s.fps, np.unique(np.concatenate([many, np.array([0, 5, 7], np.uint64)])))
+    assert not s.unseen(many).any()
+    assert k.first_occurrences(np.array([9, 3, 9, 1, 3], np.uint64)).tolist() == [0, 1, 3]
+
+
+def test_a_kernel_is_built_once_then_loaded_from_the_cache(tmp_path):
+    m = small_model("kip101")
+    first = kernel(m, str(tmp_path))
+    again = kernel(m, str(tmp_path))
+    assert (first.built.cached, again.built.cached) == (False, True)
+    assert first.built.path == again.built.path and len(list(tmp_path.glob("kernel_*.so"))) == 1
+
+
+def test_a_missing_compiler_is_said_plainly(monkeypatch, tmp_path):
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    with pytest.raises(CompilerUnavailable, match="no-such-cc"):
+        build("int x;\n", str(tmp_path))
+    monkeypatch.setenv("CC", "false")  # a compiler that fails
+    with pytest.raises(CompilerUnavailable, match="failed"):
+        build("int y;\n", str(tmp_path))
+
+
+def test_without_a_compiler_the_search_falls_back_to_numpy_and_says_so_once(tmp_path):
+    args = ("run", "kip320", "--const", "Replicas=2", "--const", "MaxLeaderEpoch=1", "--json", "-q")
+    env = {"MODELCHECK_KERNEL_CACHE": str(tmp_path)}
+    fallback = run_subprocess(*args, env={**env, "CC": str(tmp_path / "no-such-cc")})
+    compiled = run_subprocess(*args, env=env)
+    numpy = run_subprocess(*args, "--kernels", "numpy", env=env)
+    assert fallback.returncode == compiled.returncode == numpy.returncode == 0
+    assert fallback.stderr.count("compiled kernels unavailable") == 1
+    assert "searching with numpy" in fallback.stderr and "unavailable" not in compiled.stderr + numpy.stderr
+    drop = lambda out: {k: v for k, v in __import__("json").loads(out).items() if k != "seconds"}  # noqa: E731
+    assert drop(fallback.stdout) == drop(compiled.stdout) == drop(numpy.stdout)
+
+
+def test_the_compiler_is_found():
+    assert subprocess.run([compiler(), "--version"], capture_output=True).returncode == 0
