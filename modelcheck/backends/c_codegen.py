@@ -173,19 +173,43 @@ static inline int set_has(const uint64_t *t, uint64_t mask, uint64_t fp) {
     return 0;
 }
 
-/* adds fps[0..n) in order; fresh[i] (if fresh is not NULL) says whether fps[i] was new; returns how many were */
-int64_t mc_set_add(uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n, uint8_t *fresh) {
+/* A set may be split into parts, each its own table, a fingerprint going
+   to the part set_part picks: each part can then be worked on by its own
+   thread, and a part still sees its fingerprints in order. */
+static inline int64_t set_part(uint64_t fp, int64_t parts) { return (int64_t)((fp >> 40) % (uint64_t)parts); }
+
+/* adds the fps[0..n) of one part in order; fresh[i] says whether fps[i] was new (the first of repeats is);
+   returns how many were */
+int64_t mc_set_add(uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n, uint8_t *fresh,
+                   int64_t parts, int64_t part) {
     int64_t added = 0;
     for (int64_t i = 0; i < n; i++) {
+        if (parts > 1 && set_part(fps[i], parts) != part) continue;
         int put = set_put(t, (uint64_t)cap - 1, fps[i]);
         added += put;
-        if (fresh) fresh[i] = (uint8_t)put;
+        fresh[i] = (uint8_t)put;
     }
     return added;
 }
 
-void mc_set_lacks(const uint64_t *t, int64_t cap, const uint64_t *fps, int64_t lo, int64_t hi, uint8_t *out) {
-    for (int64_t i = lo; i < hi; i++) out[i] = !set_has(t, (uint64_t)cap - 1, fps[i]);
+/* out[i] = fps[i] is not in the set, for the fps[0..n) of one part */
+void mc_set_lacks(const uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n, uint8_t *out,
+                  int64_t parts, int64_t part) {
+    for (int64_t i = 0; i < n; i++) {
+        if (parts > 1 && set_part(fps[i], parts) != part) continue;
+        out[i] = !set_has(t, (uint64_t)cap - 1, fps[i]);
+    }
+}
+
+/* how many of fps[0..n) go to each part */
+void mc_set_split(const uint64_t *fps, int64_t n, int64_t parts, int64_t *counts) {
+    for (int64_t i = 0; i < n; i++) counts[set_part(fps[i], parts)]++;
+}
+
+/* moves every fingerprint of one table into another, larger one */
+void mc_set_rehash(const uint64_t *old, int64_t old_cap, uint64_t *t, int64_t cap) {
+    for (int64_t i = 0; i < old_cap; i++) if (old[i]) set_put(t, (uint64_t)cap - 1, old[i]);
+    t[cap] = old[old_cap];
 }
 """
 

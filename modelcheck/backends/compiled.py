@@ -54,23 +54,29 @@ class CompiledKernel:
         lib.mc_count.argtypes = [_PTR, _I64, _I64, _I64, _PTR]
         lib.mc_fill.argtypes = [_PTR, _I64, _I64, _I64, _PTR, _PTR, _I64, _PTR, _PTR, _PTR]
         lib.mc_predicates.argtypes = [_PTR, _I64, _I64, _I64, _PTR]
-        lib.mc_set_add.argtypes = [_PTR, _I64, _PTR, _I64, _PTR]
+        lib.mc_set_add.argtypes = [_PTR, _I64, _PTR, _I64, _PTR, _I64, _I64]
         lib.mc_set_add.restype = _I64
-        lib.mc_set_lacks.argtypes = [_PTR, _I64, _PTR, _I64, _I64, _PTR]
-        for f in (lib.mc_count, lib.mc_fill, lib.mc_predicates, lib.mc_set_lacks):
+        lib.mc_set_lacks.argtypes = [_PTR, _I64, _PTR, _I64, _PTR, _I64, _I64]
+        lib.mc_set_split.argtypes = [_PTR, _I64, _I64, _PTR]
+        lib.mc_set_rehash.argtypes = [_PTR, _I64, _PTR, _I64]
+        for f in (lib.mc_count, lib.mc_fill, lib.mc_predicates, lib.mc_set_lacks, lib.mc_set_split,
+                  lib.mc_set_rehash):
             f.restype = None
         if self.workers > 1:
             self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="modelcheck-kernel")
 
     def _split(self, n: int, call) -> None:
         """``call(lo, hi)`` over ranges of 0..n-1, on the worker threads."""
-        ranges = _ranges(n, self.workers)
-        if self._pool is None or len(ranges) == 1:
-            for lo, hi in ranges:
-                call(lo, hi)
-            return
-        for future in [self._pool.submit(call, lo, hi) for lo, hi in ranges]:
-            future.result()
+        self.on_workers([lambda lo=lo, hi=hi: call(lo, hi) for lo, hi in _ranges(n, self.workers)])
+
+    def on_workers(self, calls: list) -> list:
+        """Each call's result, the calls run at once on the worker threads
+        (the last one on this thread)."""
+        if self._pool is None or len(calls) == 1:
+            return [call() for call in calls]
+        futures = [self._pool.submit(call) for call in calls[:-1]]
+        last = calls[-1]()
+        return [f.result() for f in futures] + [last]
 
     def successors(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every successor of a chunk, repeats included, in the reference
@@ -119,57 +125,79 @@ class CompiledKernel:
             self._pool = None
 
 
+MAX_LOAD = 0.7  # of a table, before it grows
+
+
 def _capacity(count: int) -> int:
     """Slots for ``count`` fingerprints: a power of two, at most half full."""
-    return max(1 << 16, 1 << (2 * count).bit_length())
+    return max(1 << 14, 1 << (2 * count).bit_length())
 
 
 class FingerprintSet:
-    """Fingerprints in an open-addressing hash table (the kernel's C code):
-    adding and looking up a batch cost a probe per fingerprint, not a sort."""
+    """Fingerprints in open-addressing hash tables (the kernel's C code):
+    adding and looking up a batch cost a probe per fingerprint, not a sort.
+    The set is split into one part per worker thread, each part a table of
+    its own, so adding a batch is shared between the threads while each part
+    still meets its fingerprints in the batch's order."""
 
     def __init__(self, kernel: CompiledKernel, expected: int = 0):
         self.kernel = kernel
-        self.cap = _capacity(expected)
-        self.table = np.zeros(self.cap + 1, np.uint64)
-        self.count = 0
+        self.parts = kernel.workers
+        self.caps = [_capacity(expected // self.parts + 1)] * self.parts
+        self.tables = [np.zeros(cap + 1, np.uint64) for cap in self.caps]
+        self.counts = [0] * self.parts
 
     def __len__(self) -> int:
-        return self.count
+        return sum(self.counts)
 
-    def _make_room(self, incoming: int) -> None:
-        if 2 * (self.count + incoming) <= self.cap:
-            return
-        held = self.held()
-        self.cap = _capacity(self.count + incoming)
-        self.table = np.zeros(self.cap + 1, np.uint64)
-        self.count = 0
-        self.add(held)
+    def _make_room(self, fps: np.ndarray) -> None:
+        incoming = [fps.size]
+        if self.parts > 1:
+            incoming = np.zeros(self.parts, np.int64)
+            self.kernel.built.library.mc_set_split(fps.ctypes.data, fps.size, self.parts, incoming.ctypes.data)
+        for part, more in enumerate(incoming):
+            needed = self.counts[part] + int(more)
+            if needed > MAX_LOAD * self.caps[part]:
+                cap = _capacity(needed)
+                table = np.zeros(cap + 1, np.uint64)
+                self.kernel.built.library.mc_set_rehash(self.tables[part].ctypes.data, self.caps[part],
+                                                        table.ctypes.data, cap)
+                self.tables[part], self.caps[part] = table, cap
 
     def add(self, fps: np.ndarray) -> np.ndarray:
         """Adds the fingerprints in order; returns which of them were new
         (the first of repeats within ``fps`` counts as new)."""
         fps = np.ascontiguousarray(fps, dtype=np.uint64)
-        self._make_room(fps.size)
+        self._make_room(fps)
         fresh = np.empty(fps.size, np.uint8)
-        self.count += self.kernel.built.library.mc_set_add(self.table.ctypes.data, self.cap, fps.ctypes.data,
-                                                            fps.size, fresh.ctypes.data)
+        add = self.kernel.built.library.mc_set_add
+        added = self.kernel.on_workers([
+            lambda part=part: add(self.tables[part].ctypes.data, self.caps[part], fps.ctypes.data, fps.size,
+                                  fresh.ctypes.data, self.parts, part)
+            for part in range(self.parts)])
+        self.counts = [c + a for c, a in zip(self.counts, added)]
         return fresh.view(np.bool_)
 
     def unseen(self, fps: np.ndarray) -> np.ndarray:
         """Mask of the fingerprints not in the set."""
         fps = np.ascontiguousarray(fps, dtype=np.uint64)
         out = np.empty(fps.size, np.uint8)
-        lib, table = self.kernel.built.library, self.table.ctypes.data
-        self.kernel._split(fps.size, lambda lo, hi: lib.mc_set_lacks(table, self.cap, fps.ctypes.data, lo, hi,
-                                                                     out.ctypes.data))
+        lacks = self.kernel.built.library.mc_set_lacks
+        self.kernel.on_workers([
+            lambda part=part: lacks(self.tables[part].ctypes.data, self.caps[part], fps.ctypes.data, fps.size,
+                                    out.ctypes.data, self.parts, part)
+            for part in range(self.parts)])
         return out.view(np.bool_)
 
     def held(self) -> np.ndarray:
         """Every fingerprint held, in no particular order."""
-        slots = self.table[:self.cap]
-        held = slots[slots != 0]
-        return np.append(held, np.uint64(0)) if self.table[self.cap] else held
+        found = []
+        for table, cap in zip(self.tables, self.caps):
+            slots = table[:cap]
+            found.append(slots[slots != 0])
+            if table[cap]:
+                found.append(np.zeros(1, np.uint64))
+        return np.concatenate(found)
 
     @property
     def fps(self) -> np.ndarray:

@@ -45,7 +45,6 @@ import numpy as np
 
 from modelcheck import checkpoint as ckpt
 from modelcheck.engines.base import DEADLOCK, NO_GRAPH, CheckOptions, CheckResult, Violation
-from modelcheck.engines.bfs import rebuild_trace
 from modelcheck.engines.kernels import choose as choose_kernels
 from modelcheck.engines.settings import FastSettings
 from modelcheck.expansion import CHUNK, Expander, Expansion, in_discovery_order
@@ -134,7 +133,7 @@ class _Search:
             self.predicates = self.kernels.compiled.predicates
         else:
             self.predicates = compose(compile_numpy(model, predicate_names).predicates, self.packing.unpack)
-        self.canonical, self.rebuild = None, rebuild_trace
+        self.canonical, self.rebuild = None, self.replay
         if options.symmetry:  # one representative per orbit of the symmetric constants
             from modelcheck.canonical import Canonicaliser, genuine_trace
             self.canonical = Canonicaliser(model, self.packing)
@@ -171,6 +170,21 @@ class _Search:
         if self.orbit_states is not None:
             r.notes.append(f"the representatives stand for {self.orbit_states:,} states (the sum of their orbit sizes)")
         return r
+
+    def replay(self, model, path: list[int]) -> tuple[list[tuple], list[int | None]]:
+        """``rebuild_trace`` done with the engine's own kernel: each step's
+        successor by its action, from the packed state before it."""
+        words = self.packing.pack_states([model.init_states[-1 - path[0]]])
+        states, actions = [self.packing.unpack_state(words[:, 0])], [None]
+        for index in path[1:]:
+            found = self.expander.generate(words)
+            taken = np.flatnonzero(found.actions == index)
+            if taken.size == 0:
+                raise RuntimeError(f"trace replay failed: {model.instances[index].label()} is not enabled")
+            words = found.words[:, taken[:1]]
+            states.append(self.packing.unpack_state(words[:, 0]))
+            actions.append(index)
+        return states, actions
 
     def trace_to(self, number: int, invariant: str) -> Violation:
         states, actions = self.rebuild(self.model, self.store.path_to(number))

@@ -79,8 +79,9 @@ def test_workers_split_a_chunk_without_changing_its_successors(cache):
     two.close()
 
 
-def test_fingerprint_set_keeps_first_occurrences_and_grows(cache):
-    k = kernel(small_model("kip320"), cache)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_fingerprint_set_keeps_first_occurrences_and_grows(cache, workers):
+    k = kernel(small_model("kip320"), cache, workers)
     s = k.fingerprint_set()
     fresh = s.add(np.array([5, 0, 5, 7, 0], np.uint64))
     assert fresh.tolist() == [True, True, False, True, False] and len(s) == 3
@@ -91,6 +92,7 @@ def test_fingerprint_set_keeps_first_occurrences_and_grows(cache):
     assert np.array_equal(s.fps, np.unique(np.concatenate([many, np.array([0, 5, 7], np.uint64)])))
     assert not s.unseen(many).any()
     assert k.first_occurrences(np.array([9, 3, 9, 1, 3], np.uint64)).tolist() == [0, 1, 3]
+    k.close()
 
 
 def test_a_kernel_is_built_once_then_loaded_from_the_cache(tmp_path):
