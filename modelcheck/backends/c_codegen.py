@@ -116,24 +116,31 @@ def _fingerprint(words: int) -> list[str]:
 
 
 def _count(instances, layout) -> list[str]:
-    lines = ["void mc_count(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, int64_t *counts) {",
+    """Each state's guards, kept in ``enabled`` (a byte per state and instance), and its number of successors."""
+    k = len(instances)
+    lines = ["void mc_count(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, int64_t *counts, uint8_t *enabled) {",
              "    for (int64_t i = lo; i < hi; i++) {"]
     lines += _unpack(layout, "        ")
+    lines.append(f"        uint8_t *e = enabled + i * {k};")
+    lines += [f"        e[{index}] = ({to_c(inst.guard)}) != 0;" for index, inst in enumerate(instances)]
     lines.append("        int64_t c = 0;")
-    lines += [f"        if ({to_c(inst.guard)}) c++;" for inst in instances]
+    lines.append(f"        for (int j = 0; j < {k}; j++) c += e[j];")
     return lines + ["        counts[i] = c;", "    }", "}"]
 
 
 def _fill(instances, layout) -> list[str]:
-    words = layout.words
-    lines = ["void mc_fill(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, const int64_t *offsets,",
-             "             uint64_t *out, int64_t total, int64_t *parents, int32_t *actions, uint64_t *fps) {",
+    """The successors of the enabled instances, written from ``offsets[i]`` on for state i."""
+    words, k = layout.words, len(instances)
+    lines = ["void mc_fill(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, const uint8_t *enabled,",
+             "             const int64_t *offsets, uint64_t *out, int64_t total, int64_t *parents, int32_t *actions,",
+             "             uint64_t *fps) {",
              f"    uint64_t w[{words}];",
-             "    for (int64_t i = lo; i < hi; i++) {"]
+             "    for (int64_t i = lo; i < hi; i++) {",
+             f"        const uint8_t *e = enabled + i * {k};"]
     lines += _unpack(layout, "        ")
     lines.append("        int64_t k = offsets[i];")
     for index, inst in enumerate(instances):
-        lines.append(f"        if ({to_c(inst.guard)}) {{")
+        lines.append(f"        if (e[{index}]) {{")
         temps: dict[int, str] = {}
         for j, node in enumerate(shared_temps(list(inst.updates.values()))):
             lines.append(f"            const int64_t t{j} = {to_c(node, temps)};")

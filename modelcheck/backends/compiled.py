@@ -51,8 +51,8 @@ class CompiledKernel:
 
     def __post_init__(self):
         lib = self.built.library
-        lib.mc_count.argtypes = [_PTR, _I64, _I64, _I64, _PTR]
-        lib.mc_fill.argtypes = [_PTR, _I64, _I64, _I64, _PTR, _PTR, _I64, _PTR, _PTR, _PTR]
+        lib.mc_count.argtypes = [_PTR, _I64, _I64, _I64, _PTR, _PTR]
+        lib.mc_fill.argtypes = [_PTR, _I64, _I64, _I64, _PTR, _PTR, _PTR, _I64, _PTR, _PTR, _PTR]
         lib.mc_predicates.argtypes = [_PTR, _I64, _I64, _I64, _PTR]
         lib.mc_set_add.argtypes = [_PTR, _I64, _PTR, _I64, _PTR, _I64, _I64]
         lib.mc_set_add.restype = _I64
@@ -85,15 +85,15 @@ class CompiledKernel:
         words = np.ascontiguousarray(words, dtype=np.uint64)
         n = words.shape[1]
         lib, src = self.built.library, words.ctypes.data
-        counts = np.empty(n, np.int64)
-        self._split(n, lambda lo, hi: lib.mc_count(src, n, lo, hi, counts.ctypes.data))
+        counts, enabled = np.empty(n, np.int64), np.empty(n * self.instances, np.uint8)
+        self._split(n, lambda lo, hi: lib.mc_count(src, n, lo, hi, counts.ctypes.data, enabled.ctypes.data))
         offsets = np.empty(n + 1, np.int64)
         offsets[0] = 0
         np.cumsum(counts, out=offsets[1:])
         total = int(offsets[-1])
         out = np.empty((self.words, total), np.uint64)
         parents, actions, fps = np.empty(total, np.int64), np.empty(total, np.int32), np.empty(total, np.uint64)
-        pointers = (offsets.ctypes.data, out.ctypes.data, total, parents.ctypes.data, actions.ctypes.data,
+        pointers = (enabled.ctypes.data, offsets.ctypes.data, out.ctypes.data, total, parents.ctypes.data, actions.ctypes.data,
                     fps.ctypes.data)
         self._split(n, lambda lo, hi: lib.mc_fill(src, n, lo, hi, *pointers))
         return out, parents, actions, fps
@@ -143,7 +143,7 @@ class FingerprintSet:
     def __init__(self, kernel: CompiledKernel, expected: int = 0):
         self.kernel = kernel
         self.parts = kernel.workers
-        self.caps = [_capacity(expected // self.parts + 1)] * self.parts
+        self.caps = [_capacity(expected)] * self.parts  # room for all of them in any part
         self.tables = [np.zeros(cap + 1, np.uint64) for cap in self.caps]
         self.counts = [0] * self.parts
 
@@ -151,8 +151,8 @@ class FingerprintSet:
         return sum(self.counts)
 
     def _make_room(self, fps: np.ndarray) -> None:
-        incoming = [fps.size]
-        if self.parts > 1:
+        incoming = [fps.size] * self.parts  # at most; counted per part only when that might not fit
+        if self.parts > 1 and any(c + fps.size > MAX_LOAD * cap for c, cap in zip(self.counts, self.caps)):
             incoming = np.zeros(self.parts, np.int64)
             self.kernel.built.library.mc_set_split(fps.ctypes.data, fps.size, self.parts, incoming.ctypes.data)
         for part, more in enumerate(incoming):
