@@ -15,6 +15,7 @@ machine code generated from the same expression trees instead.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -97,8 +98,9 @@ class NumpySuccessors:
         self.packing = Packing(model.schema)
 
     @staticmethod
-    def first(fps: np.ndarray, key: np.ndarray) -> np.ndarray:
-        return first_of_each(fps, key)
+    def first(fps: np.ndarray, key) -> np.ndarray:
+        """The first discovery of each fingerprint; ``key()`` gives the discovery order."""
+        return first_of_each(fps, key())
 
     def __call__(self, words: np.ndarray) -> Generated:
         packing, kernel = self.packing, self.kernel
@@ -128,7 +130,7 @@ class CompiledSuccessors:
     def __init__(self, kernel):
         self.kernel = kernel
 
-    def first(self, fps: np.ndarray, key: np.ndarray) -> np.ndarray:
+    def first(self, fps: np.ndarray, key) -> np.ndarray:
         """In discovery order already, the first of each fingerprint is its first occurrence."""
         return self.kernel.first_occurrences(fps)
 
@@ -182,7 +184,7 @@ class Expander:
             return result
         fps = fingerprints(all_words) if found.fps is None else found.fps
         self.graph.expanded(parents + offset, fps, actions)
-        key = discovery_key(parents, actions, self.instances)
+        key = partial(discovery_key, parents, actions, self.instances)  # computed only where needed
         first = self.generate.first(fps, key)
         unique, successors = fps[first], all_words[:, first]
         if self.canonical is not None:  # each successor's representative, then unique again
@@ -191,7 +193,7 @@ class Expander:
                 first, successors = first[fresh], successors[:, fresh]
             successors = self.canonical.words(successors)
             canonical_fps = fingerprints(successors)
-            again = first_of_each(canonical_fps, key[first])
+            again = first_of_each(canonical_fps, key()[first])
             first, successors, unique = first[again], successors[:, again], canonical_fps[again]
         return Expansion(unique, successors, parents[first] + offset, actions[first], fps.size, deadlocked)
 
