@@ -185,27 +185,25 @@ static inline int set_has(const uint64_t *t, uint64_t mask, uint64_t fp) {
    thread, and a part still sees its fingerprints in order. */
 static inline int64_t set_part(uint64_t fp, int64_t parts) { return (int64_t)((fp >> 40) % (uint64_t)parts); }
 
-/* adds the fps[0..n) of one part in order; fresh[i] says whether fps[i] was new (the first of repeats is);
-   returns how many were */
+/* adds the fps[0..n) of one part in order; fresh[i] says whether fps[i] was new (the first of repeats is;
+   0 for the other parts' fingerprints: each part writes a fresh array of its own, so that two threads
+   never write into the same cache line); returns how many were */
 int64_t mc_set_add(uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n, uint8_t *fresh,
                    int64_t parts, int64_t part) {
     int64_t added = 0;
     for (int64_t i = 0; i < n; i++) {
-        if (parts > 1 && set_part(fps[i], parts) != part) continue;
-        int put = set_put(t, (uint64_t)cap - 1, fps[i]);
+        int put = (parts == 1 || set_part(fps[i], parts) == part) ? set_put(t, (uint64_t)cap - 1, fps[i]) : 0;
         added += put;
         fresh[i] = (uint8_t)put;
     }
     return added;
 }
 
-/* out[i] = fps[i] is not in the set, for the fps[0..n) of one part */
+/* out[i] = fps[i] belongs to this part and is not in the set (an array of the part's own, as above) */
 void mc_set_lacks(const uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n, uint8_t *out,
                   int64_t parts, int64_t part) {
-    for (int64_t i = 0; i < n; i++) {
-        if (parts > 1 && set_part(fps[i], parts) != part) continue;
-        out[i] = !set_has(t, (uint64_t)cap - 1, fps[i]);
-    }
+    for (int64_t i = 0; i < n; i++)
+        out[i] = (parts == 1 || set_part(fps[i], parts) == part) && !set_has(t, (uint64_t)cap - 1, fps[i]);
 }
 
 /* how many of fps[0..n) go to each part */

@@ -128,6 +128,13 @@ class CompiledKernel:
 MAX_LOAD = 0.7  # of a table, before it grows
 
 
+def _either(rows: np.ndarray) -> np.ndarray:
+    """The parts' flags (one row per part, each 0 outside its part) as one boolean mask."""
+    if rows.shape[0] == 1:
+        return rows[0].view(np.bool_)
+    return np.bitwise_or.reduce(rows, axis=0).view(np.bool_)
+
+
 def _capacity(count: int) -> int:
     """Slots for ``count`` fingerprints: a power of two, at most half full."""
     return max(1 << 14, 1 << (2 * count).bit_length())
@@ -169,25 +176,25 @@ class FingerprintSet:
         (the first of repeats within ``fps`` counts as new)."""
         fps = np.ascontiguousarray(fps, dtype=np.uint64)
         self._make_room(fps)
-        fresh = np.empty(fps.size, np.uint8)
+        fresh = np.empty((self.parts, fps.size), np.uint8)
         add = self.kernel.built.library.mc_set_add
         added = self.kernel.on_workers([
             lambda part=part: add(self.tables[part].ctypes.data, self.caps[part], fps.ctypes.data, fps.size,
-                                  fresh.ctypes.data, self.parts, part)
+                                  fresh[part].ctypes.data, self.parts, part)
             for part in range(self.parts)])
         self.counts = [c + a for c, a in zip(self.counts, added)]
-        return fresh.view(np.bool_)
+        return _either(fresh)
 
     def unseen(self, fps: np.ndarray) -> np.ndarray:
         """Mask of the fingerprints not in the set."""
         fps = np.ascontiguousarray(fps, dtype=np.uint64)
-        out = np.empty(fps.size, np.uint8)
+        out = np.empty((self.parts, fps.size), np.uint8)
         lacks = self.kernel.built.library.mc_set_lacks
         self.kernel.on_workers([
             lambda part=part: lacks(self.tables[part].ctypes.data, self.caps[part], fps.ctypes.data, fps.size,
-                                    out.ctypes.data, self.parts, part)
+                                    out[part].ctypes.data, self.parts, part)
             for part in range(self.parts)])
-        return out.view(np.bool_)
+        return _either(out)
 
     def held(self) -> np.ndarray:
         """Every fingerprint held, in no particular order."""
