@@ -165,6 +165,14 @@ def _predicates(exprs: list[Expr], layout) -> list[str]:
 # pick the slot), 0 marking an empty slot, and slot ``cap`` recording
 # whether the fingerprint 0 itself is in the set.
 FINGERPRINT_SET = """
+/* the slot a fingerprint a few places ahead will probe, fetched while this one is worked on: the tables
+   outgrow the caches, and a probe is otherwise a wait for memory */
+#if defined(__GNUC__)
+#define PREFETCH(t, mask, fps, i, n) do { if ((i) + 16 < (n)) __builtin_prefetch(&(t)[(fps)[(i) + 16] & (mask)]); } while (0)
+#else
+#define PREFETCH(t, mask, fps, i, n) do { } while (0)
+#endif
+
 static inline int set_put(uint64_t *t, uint64_t mask, uint64_t fp) {
     if (fp == 0) { if (t[mask + 1]) return 0; t[mask + 1] = 1; return 1; }
     uint64_t i = fp & mask;
@@ -192,6 +200,7 @@ int64_t mc_set_add(uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n, uin
                    int64_t parts, int64_t part) {
     int64_t added = 0;
     for (int64_t i = 0; i < n; i++) {
+        PREFETCH(t, (uint64_t)cap - 1, fps, i, n);
         int put = (parts == 1 || set_part(fps[i], parts) == part) ? set_put(t, (uint64_t)cap - 1, fps[i]) : 0;
         added += put;
         fresh[i] = (uint8_t)put;
@@ -202,8 +211,10 @@ int64_t mc_set_add(uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n, uin
 /* out[i] = fps[i] belongs to this part and is not in the set (an array of the part's own, as above) */
 void mc_set_lacks(const uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n, uint8_t *out,
                   int64_t parts, int64_t part) {
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < n; i++) {
+        PREFETCH(t, (uint64_t)cap - 1, fps, i, n);
         out[i] = (parts == 1 || set_part(fps[i], parts) == part) && !set_has(t, (uint64_t)cap - 1, fps[i]);
+    }
 }
 
 /* how many of fps[0..n) go to each part */
@@ -213,7 +224,10 @@ void mc_set_split(const uint64_t *fps, int64_t n, int64_t parts, int64_t *counts
 
 /* moves every fingerprint of one table into another, larger one */
 void mc_set_rehash(const uint64_t *old, int64_t old_cap, uint64_t *t, int64_t cap) {
-    for (int64_t i = 0; i < old_cap; i++) if (old[i]) set_put(t, (uint64_t)cap - 1, old[i]);
+    for (int64_t i = 0; i < old_cap; i++) {
+        PREFETCH(t, (uint64_t)cap - 1, old, i, old_cap);
+        if (old[i]) set_put(t, (uint64_t)cap - 1, old[i]);
+    }
     t[cap] = old[old_cap];
 }
 """
