@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what the test suite needs on a fresh Debian machine: a virtual
 # environment .venv holding the package (editable) with its [test] extra,
-# Debian's chromium (browser tests) and a Java 17+ runtime (Spark tests).
+# Debian's chromium (browser tests), a Java 17+ runtime (Spark tests) and a C
+# compiler (the compiled kernels).
 # Safe to run again: it skips what is present.
 set -eu
 cd "$(dirname "$0")/.."
@@ -10,6 +11,8 @@ need_apt=""
 # Debian's python3 has no ensurepip (so no venv) without python3-venv
 python3 -c "import ensurepip" >/dev/null 2>&1 || need_apt="$need_apt python3-venv"
 command -v chromium >/dev/null 2>&1 || need_apt="$need_apt chromium"
+# the fast engine's compiled kernels are built by the system C compiler (without one it falls back to numpy)
+command -v cc >/dev/null 2>&1 || need_apt="$need_apt gcc libc6-dev"
 if ! java -version >/dev/null 2>&1; then
     need_apt="$need_apt openjdk-17-jre-headless"
 fi
