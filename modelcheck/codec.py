@@ -168,8 +168,10 @@ class ReplicaSetSlot(Codec):
     def decode(self, value, out, path):
         mask = 0
         for x in json_set(value, path):
-            if not (isinstance(x, str) and x in self.names):
-                raise TraceFormatError(f"{path}: {_brief(x)} is not one of the replicas {', '.join(self.names)}")
+            if isinstance(x, dict) and set(x) == {"#bigint"}:  # sets of integer ids (brokers 1..n)
+                x = json_int(x, path)
+            if isinstance(x, bool) or not isinstance(x, (str, int)) or x not in self.names:
+                raise TraceFormatError(f"{path}: {_brief(x)} is not one of {', '.join(map(str, self.names))}")
             mask |= 1 << self.names.index(x)
         out[self.slot] = mask
 

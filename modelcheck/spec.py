@@ -128,6 +128,15 @@ class SpecDefinition:
     properties: tuple[Any, ...] = ()
     specifications: tuple[Any, ...] = ()
     origin: str = UPSTREAM  # where the TLA+ module comes from (its text is not in this repository)
+    # TLC's VIEW, when the module defines one as a tuple of its variables: the
+    # names of the variables it keeps (see Model.view). ``view_default``: whether
+    # a run applies it when not told (the module's own .cfg does).
+    view: tuple[str, ...] = ()
+    view_default: bool = False
+    # The order of Next's action instances, when it is not action by action:
+    # a function from the instances (in declaration order) to the same
+    # instances in the order TLC tries them (see spec.by_first_parameter).
+    instance_order: Callable[[list["ActionInstance"]], list["ActionInstance"]] | None = None
 
     def source(self) -> str:
         """The TLA+ module this spec ports and where that module comes from."""
@@ -191,8 +200,10 @@ class SpecDefinition:
                 listed = ", ".join(known) if known else "none"
                 raise InputError(f"{self.name} has no temporal property {n!r} (its properties: {listed})")
 
-    def instantiate(self, constants: Constants) -> "Model":
-        return Model(self, constants)
+    def instantiate(self, constants: Constants, view: bool | None = None) -> "Model":
+        """The model for these constants; ``view`` applies the module's VIEW
+        (None: its default)."""
+        return Model(self, constants, self.view_default if view is None else view)
 
 
 @dataclass
@@ -225,6 +236,10 @@ class Model:
 
     spec: SpecDefinition
     constants: Constants
+    # Whether states are told apart by the spec's VIEW only: two states with
+    # the same view count once, and the first found is kept (its full state
+    # goes on being explored), as in TLC.
+    view: bool = False
     schema: Schema = field(init=False)
     init_states: list[tuple] = field(init=False)
     instances: list[ActionInstance] = field(init=False)
@@ -241,7 +256,18 @@ class Model:
         self.invariants = {p.name: self._predicate(p, view) for p in spec.invariants}
         self.sometimes = {p.name: self._predicate(p, view) for p in spec.sometimes}
         self.codec = spec.variables(c, self.schema)
+        if self.view:
+            self.schema.view_slots = self._view_slots()
         self._compiled = None
+
+    def _view_slots(self) -> tuple[int, ...]:
+        if not self.spec.view:
+            raise InputError(f"{self.spec.name} defines no VIEW")
+        variables = self.codec.variables
+        unknown = [v for v in self.spec.view if v not in variables]
+        if unknown:
+            raise SpecDefinitionError(f"{self.spec.name}: its VIEW names unknown variables {', '.join(unknown)}")
+        return tuple(sorted(slot for v in self.spec.view for slot in variables[v].slots()))
 
     # --- building -------------------------------------------------------
     def _build_init(self, view: StateView) -> tuple:
@@ -279,6 +305,13 @@ class Model:
                     continue
                 shown = tuple((p, d.show(c, v)) for (p, d), v in zip(act.params, combo))
                 out.append(ActionInstance(len(out), act.name, tuple(params.items()), shown, guard, n.built_assignments()))
+        if actions is None and self.spec.instance_order is not None:
+            ordered = self.spec.instance_order(out)
+            if sorted(id(i) for i in ordered) != sorted(id(i) for i in out):
+                raise SpecDefinitionError(f"{self.spec.name}: instance_order must return every instance once")
+            for k, inst in enumerate(ordered):
+                inst.index = k
+            out = list(ordered)
         return out
 
     def _predicate(self, p: PredicateDef, view: StateView) -> Expr:
@@ -328,6 +361,8 @@ class Model:
     def key(self) -> tuple:
         """A small picklable name for this model: ``load_model(key)`` rebuilds
         it in another process (worker processes, Spark executors)."""
+        if self.view:
+            return (self.spec.name, tuple(self.constants.items()), "view")
         return (self.spec.name, tuple(self.constants.items()))
 
     def describe_constants(self) -> str:
@@ -358,8 +393,28 @@ def load_model(key: tuple) -> Model:
     model = _LOADED.get(key)
     if model is None:
         from specs import get_spec
-        name, items = key
+        name, items = key[:2]
         spec = get_spec(name)
-        model = spec.instantiate(spec.resolve_constants(parsed=dict(items)))
+        model = spec.instantiate(spec.resolve_constants(parsed=dict(items)), view="view" in key[2:])
         _LOADED[key] = model
     return model
+
+
+def by_first_parameter(actions: Sequence[ActionDef], after: Sequence[ActionDef] = ()):
+    """An ``instance_order`` for a Next of the form
+    ``(\E b \in S : A1(b) \/ A2(b) \/ ...) \/ B1 \/ ...``, which TLC
+    splits into the actions A1(b1), A2(b1), ..., A1(b2), ..., then B1, ...: the
+    instances of ``actions`` ordered by the value of their first parameter,
+    then by the action's place in ``actions``; then those of ``after``.
+    Within one action, instances keep their order (parameters nested as declared)."""
+    rank = {a.name: k for k, a in enumerate(actions)}
+    tail = {a.name: k for k, a in enumerate(after)}
+
+    def order(instances: list[ActionInstance]) -> list[ActionInstance]:
+        def key(pair):
+            position, inst = pair
+            if inst.action in rank:
+                return (0, inst.params[0][1], rank[inst.action], position)
+            return (1, tail.get(inst.action, len(tail)), 0, position)
+        return [inst for _, inst in sorted(enumerate(instances), key=key)]
+    return order

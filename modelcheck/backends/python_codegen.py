@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-from modelcheck.expr import Expr, nodes
+from modelcheck.expr import Expr
 
 _INFIX = {"add": "+", "sub": "-", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
           "band": "&", "bor": "|", "bxor": "^"}
@@ -50,25 +50,32 @@ def to_python(e: Expr, temps: dict[int, str] | None = None) -> str:
 
 
 def _shared_temps(exprs: list[Expr]) -> list[Expr]:
-    """Compound nodes used more than once across ``exprs``, children first."""
+    """Compound nodes used more than once across ``exprs``, children first.
+
+    One walk over the whole DAG (the roots share most of their nodes, so
+    walking each root separately would visit the shared part once per root)."""
     uses: Counter[int] = Counter()
-    by_id: dict[int, Expr] = {}
-    for root in exprs:
-        for node in nodes(root):
-            by_id[id(node)] = node
-            for child in (node.args if node.op not in ("const", "var") else ()):
-                uses[id(child)] += 1
-        uses[id(root)] += 1
-    order: list[Expr] = []
+    order: list[Expr] = []  # every distinct node, children before parents
     seen: set[int] = set()
+    stack: list[tuple[Expr, bool]] = [(root, False) for root in reversed(exprs)]
+    while stack:
+        e, expanded = stack.pop()
+        if expanded:
+            order.append(e)
+            continue
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if e.op in ("const", "var"):
+            continue
+        stack.append((e, True))
+        for child in reversed(e.args):
+            uses[id(child)] += 1
+            if id(child) not in seen:
+                stack.append((child, False))
     for root in exprs:
-        for node in nodes(root):
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            if node.op not in ("const", "var") and uses[id(node)] > 1:
-                order.append(node)
-    return order
+        uses[id(root)] += 1
+    return [node for node in order if uses[id(node)] > 1]
 
 
 @dataclass

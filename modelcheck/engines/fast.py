@@ -39,7 +39,7 @@ import numpy as np
 from modelcheck.engines import checkpoint as ckpt
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
 from modelcheck.engines.bfs import rebuild_trace
-from modelcheck.packing import Packing, fingerprints
+from modelcheck.packing import Packing
 
 CHUNK = 1 << 15
 
@@ -124,7 +124,7 @@ class Expander:
             result = Expansion.empty(self.packing.words)
             result.deadlocked = deadlocked
             return result
-        fps = fingerprints(all_words)
+        fps = self.packing.fingerprints(all_words)
         key = discovery_key(parents, actions, len(self.kernel.updates))
         first = first_of_each(fps, key)
         unique, successors = fps[first], all_words[:, first]
@@ -133,7 +133,7 @@ class Expander:
                 fresh = visited.unseen(unique)
                 first, successors = first[fresh], successors[:, fresh]
             successors = self.canonical.words(successors)
-            canonical_fps = fingerprints(successors)
+            canonical_fps = self.packing.fingerprints(successors)
             again = first_of_each(canonical_fps, key[first])
             first, successors, unique = first[again], successors[:, again], canonical_fps[again]
         return Expansion(unique, successors, parents[first] + offset, actions[first], fps.size, deadlocked)
@@ -308,7 +308,7 @@ class _Search:
         init_words = self.packing.pack_states(model.init_states)
         if self.canonical is not None:
             init_words = self.canonical.words(init_words)
-        fps, first = np.unique(fingerprints(init_words), return_index=True)
+        fps, first = np.unique(self.packing.fingerprints(init_words), return_index=True)
         order = np.sort(first)  # the spec's order of initial states
         self.generated += len(model.init_states)
         level_start = self.store.add_level(np.full(order.size, -1, np.int64), (-1 - order).astype(np.int32))
