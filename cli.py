@@ -101,12 +101,15 @@ def main():
               help="fast and spark engines: continue the search saved (spark: checkpointed) in DIR.")
 @coverage_option
 @click.option("--symmetry", is_flag=True, help=SYMMETRY_HELP)
+@click.option("--view/--no-view", "view", default=None,
+              help="Count states by the spec's VIEW, as TLC does (default: as the .cfg says, else the spec's own "
+                   ".cfg).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout instead of the report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @spark_options
 def run(spec, engine, consts, config, invariants, properties, specification, max_depth, check_deadlock, trace_out,
-        overwrite, max_states, max_memory, checkpoint, checkpoint_every, resume, coverage, symmetry, as_json, quiet,
-        **spark):
+        overwrite, max_states, max_memory, checkpoint, checkpoint_every, resume, coverage, symmetry, view, as_json,
+        quiet, **spark):
     """Check SPEC's invariants over every reachable state.
 
     Ctrl-C stops cleanly and prints what was explored (exit 130); a second
@@ -127,7 +130,7 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
                          invariants=tuple(invariants), max_depth=max_depth, check_deadlock=check_deadlock,
                          trace_out=trace_out, overwrite=overwrite, max_states=max_states, max_memory=max_memory,
                          engine_options=engine_options, properties=tuple(properties), specification=specification,
-                         coverage=coverage, symmetry=symmetry)
+                         coverage=coverage, symmetry=symmetry, view=view)
     prepared = prepare(request)
     warn(prepared.warnings)
     # a Spark run logs a line per level even into a file: such runs are long

@@ -48,6 +48,7 @@ class RunRequest:
     specification: str | None = None  # the named specification they are checked under
     coverage: str | None = None  # None, "actions" or "full" (modelcheck/coverage.py)
     symmetry: bool = False
+    view: bool | None = None  # apply the spec's VIEW (None: as the .cfg says, else the spec's default)
 
 
 @dataclass
@@ -96,6 +97,9 @@ def prepare(request: RunRequest) -> PreparedRun:
     # a run that asks about temporal properties checks only the invariants it names
     invariants = invariants or (() if properties else spec.default_invariants)
     spec.check_invariant_names(invariants)
+    if invariants or not properties:  # the port's own checks run whenever invariants are checked
+        invariants = tuple(invariants) + tuple(spec.port_checks) + \
+            ((spec.evaluation_check,) if spec.evaluation_check else ())
     invariants = tuple(dict.fromkeys(invariants))  # keep order, drop repeats
     if request.max_depth is not None and request.max_depth < 1:
         raise InputError(f"--max-depth must be at least 1, got {request.max_depth}")
@@ -111,7 +115,8 @@ def prepare(request: RunRequest) -> PreparedRun:
     if request.coverage and request.engine_options.get("resume"):
         raise InputError("--coverage counts a search from its start; it cannot continue one with --resume")
     _check_checkpoint_options(request)
-    model = spec.instantiate(constants)
+    from modelcheck.view import wanted_view
+    model = spec.instantiate(constants, view=wanted_view(request, spec, cfg, properties, warnings))
     symmetry = _symmetry(request, cfg, model, warnings)
     if properties and symmetry:
         # a lasso over orbit representatives need not map back to a fair lasso
@@ -178,6 +183,12 @@ class RunOutcome:
     coverage: Any = None  # a modelcheck.coverage.CoverageReport
 
     @property
+    def evaluation_failed(self) -> bool:
+        """The run stopped at a step TLC cannot evaluate (not at a violation)."""
+        v = self.result.violation
+        return v is not None and v.invariant == self.prepared.spec.evaluation_check
+
+    @property
     def exit_code(self) -> int:
         if self.result.stopped == INTERRUPTED:
             return 130
@@ -186,6 +197,9 @@ class RunOutcome:
             return EXIT_PROPERTY_VIOLATED
         if self.result.result != "violation":
             return 0
+        if self.evaluation_failed:
+            from modelcheck.evaluation import EXIT_EVALUATION_FAILED
+            return EXIT_EVALUATION_FAILED
         from modelcheck.engines.base import DEADLOCK
         return 11 if self.result.violation and self.result.violation.invariant == DEADLOCK else 12
 
@@ -203,7 +217,7 @@ class RunOutcome:
             "engine": r.engine,
             "constants": p.model.json_constants(),
             "invariants": list(p.invariants),
-            "result": r.result,
+            "result": "error" if self.evaluation_failed else r.result,
             "distinct_states": r.distinct_states,
             "depth": r.depth,
             "seconds": round(r.seconds, 3),
@@ -212,6 +226,7 @@ class RunOutcome:
             "properties": list(p.properties),
             "specification": p.specification.name if p.specification is not None else None,
             "symmetry": p.symmetry,
+            "view": p.model.view,
             **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
         }
 
@@ -242,6 +257,14 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
         from modelcheck.liveness.outcome import execute_liveness
         return execute_liveness(prepared, progress, result)
     trace_file = trace_text = explanation = None
+    if result.violation is not None and result.violation.invariant in prepared.spec.port_checks:
+        from modelcheck.explain import explain
+        v = result.violation
+        raise InputError(f"{prepared.spec.name}: {explain(prepared.model, v.states[-1], v.invariant)} "
+                         f"(a behaviour of {len(v.states)} states reaches it)")
+    if result.violation is not None and result.violation.invariant == prepared.spec.evaluation_check:
+        from modelcheck.evaluation import evaluation_failure
+        result, explanation = evaluation_failure(prepared.model, result)
     if result.violation is not None:
         v = result.violation
         trace = trace_from_states(prepared.model, v.states, v.actions, v.invariant, result.engine)
@@ -249,7 +272,7 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
         if saved.problem:
             warn([saved.problem])
         trace_file, trace_text = saved.file, story(trace, saved.file)
-        if v.invariant in prepared.model.invariants:
+        if v.invariant in prepared.model.invariants and explanation is None:
             from modelcheck.explain import explain
             explanation = explain(prepared.model, v.states[-1], v.invariant)
     return RunOutcome(prepared, result, trace_file, trace_text, explanation,
@@ -334,6 +357,8 @@ def violation_lines(outcome: RunOutcome) -> list[str]:
     the viewer's replica tables (``modelcheck show --diff``), and why."""
     v = outcome.result.violation
     what = "A deadlock is reached" if v.invariant == "Deadlock" else f"Invariant {v.invariant} is violated"
+    if outcome.evaluation_failed:
+        what = "The spec cannot be evaluated (TLC stops with an error)"
     lines = [f"{what} in state {v.length}, at the end of this shortest counterexample:", ""]
     lines.append(outcome.trace_text or "")
     lines.append("")

@@ -280,6 +280,14 @@ class NextState:
         self._assignments: dict[int, Expr] = {}
         self._writers: dict[str, Any] = {}  # bounded set/sequence name -> its writer rows
         self._pending: list[Any] = []  # writers with changes not yet assigned
+        self._failures: list[tuple[Expr, str]] = []  # (condition, message): where TLC cannot evaluate the step
+
+    def fails_if(self, condition, message: str) -> None:
+        """Where ``condition`` holds (with the guard), TLC cannot evaluate this
+        step (a sequence indexed outside its domain, Nil compared with a
+        number...) and stops with an error. The model then gives the step a
+        successor that says so (see Model), so every engine stops there too."""
+        self._failures.append((lift(condition), message))
 
     def require(self, *conditions) -> None:
         """Add conjuncts to the action's guard."""
@@ -304,8 +312,11 @@ class NextState:
         for when, fn in taken:
             child = NextState(self._schema, self._current)
             fn(child)
-            guards.append(and_(when, child.built_guard()))
+            guard = child.built_guard()
+            guards.append(and_(when, guard))
             writes.append((when, child.built_assignments()))
+            for failing, message in child._failures:
+                self._failures.append((and_(when, guard, failing), message))
         self.require(or_(*guards))
         slots = sorted({slot for _, assigned in writes for slot in assigned})
         for slot in slots:

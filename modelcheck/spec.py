@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 from modelcheck.constants import ConstantDecl, Constants, resolve
 from modelcheck.errors import InputError, SpecDefinitionError
-from modelcheck.expr import BOOL, FALSE, TRUE, Expr, const_value, is_const, lift
+from modelcheck.expr import BOOL, FALSE, TRUE, Expr, and_, const_value, is_const, ite, lift, not_, or_
 from modelcheck.schema import Field, NextState, Schema, StateView
 
 
@@ -137,6 +137,15 @@ class SpecDefinition:
     # a function from the instances (in declaration order) to the same
     # instances in the order TLC tries them (see spec.by_first_parameter).
     instance_order: Callable[[list["ActionInstance"]], list["ActionInstance"]] | None = None
+    # Invariants of the port itself rather than of the protocol (no bounded
+    # set or sequence overflows): checked in every run, and a violation is
+    # reported as constants the port does not support (exit 2), with the
+    # invariant's explanation, not as a protocol counterexample.
+    port_checks: tuple[str, ...] = ()
+    # The invariant that fails in the state a step TLC cannot evaluate leads
+    # to (NextState.fails_if): checked in every run and reported as TLC
+    # reports such a step, an evaluation error (exit 75), not a violation.
+    evaluation_check: str | None = None
 
     def source(self) -> str:
         """The TLA+ module this spec ports and where that module comes from."""
@@ -216,6 +225,7 @@ class ActionInstance:
     shown_params: tuple[tuple[str, Any], ...]
     guard: Expr
     updates: dict[int, Expr]
+    failure: bool = False  # the twin of an instance TLC cannot evaluate (see Model._failure_instance)
 
     def label(self) -> str:
         if not self.shown_params:
@@ -246,6 +256,8 @@ class Model:
     invariants: dict[str, Expr] = field(init=False)
     sometimes: dict[str, Expr] = field(init=False)
     codec: Any = field(init=False)
+    # Why TLC could not evaluate a step: message k - 1 for evaluation_error = k.
+    failure_messages: list[str] = field(init=False, default_factory=list)
 
     def __post_init__(self):
         spec, c = self.spec, self.constants
@@ -267,7 +279,8 @@ class Model:
         unknown = [v for v in self.spec.view if v not in variables]
         if unknown:
             raise SpecDefinitionError(f"{self.spec.name}: its VIEW names unknown variables {', '.join(unknown)}")
-        return tuple(sorted(slot for v in self.spec.view for slot in variables[v].slots()))
+        kept = {slot for v in self.spec.view for slot in variables[v].slots()}
+        return tuple(sorted(kept | set(getattr(self.codec, "hidden", ()))))
 
     # --- building -------------------------------------------------------
     def _build_init(self, view: StateView) -> tuple:
@@ -304,7 +317,11 @@ class Model:
                 if guard is FALSE:
                     continue
                 shown = tuple((p, d.show(c, v)) for (p, d), v in zip(act.params, combo))
-                out.append(ActionInstance(len(out), act.name, tuple(params.items()), shown, guard, n.built_assignments()))
+                failing = or_(*(cond for cond, _ in n._failures))
+                out.append(ActionInstance(len(out), act.name, tuple(params.items()), shown,
+                                          and_(guard, not_(failing)), n.built_assignments()))
+                if failing is not FALSE:
+                    out.append(self._failure_instance(len(out), out[-1], guard, n._failures))
         if actions is None and self.spec.instance_order is not None:
             ordered = self.spec.instance_order(out)
             if sorted(id(i) for i in ordered) != sorted(id(i) for i in out):
@@ -313,6 +330,23 @@ class Model:
                 inst.index = k
             out = list(ordered)
         return out
+
+    def _failure_instance(self, index: int, inst: "ActionInstance", guard: Expr, failures) -> "ActionInstance":
+        """Where TLC cannot evaluate an action instance (``NextState.fails_if``),
+        a twin instance leads to a state that records which evaluation failed
+        (the ``evaluation_error`` field, 1 + the message's number), which the
+        spec's evaluation check then reports. It sits right after the instance,
+        so it is met where TLC meets the error."""
+        if "evaluation_error" not in self.schema.by_name:
+            raise SpecDefinitionError(f"{self.spec.name}: fails_if needs a field named evaluation_error")
+        code: Expr = lift(0)
+        for cond, message in reversed(failures):
+            if message not in self.failure_messages:
+                self.failure_messages.append(message)
+            code = ite(cond, self.failure_messages.index(message) + 1, code)
+        slot = self.schema.slot("evaluation_error")
+        return ActionInstance(index, inst.action, inst.params, inst.shown_params,
+                              and_(guard, or_(*(c for c, _ in failures))), {slot: code}, failure=True)
 
     def _predicate(self, p: PredicateDef, view: StateView) -> Expr:
         e = lift(p.fn(view))

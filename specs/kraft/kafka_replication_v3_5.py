@@ -38,7 +38,7 @@ from specs.kraft.v3_5_functions import (apply_partition_change, blank_fetch_stat
                                         reset_pending_alter_partition, unreplicated_offset,
                                         update_hwm_invariant_vars, validate_alter_partition_request)
 from specs.kraft.v3_5_properties import CFG_INVARIANTS, INVARIANTS, SOMETIMES, converged
-from specs.kraft.v3_5_types import (BROKER, CONSTANTS, FENCED, FENCED_LEADER_EPOCH, FOLLOWER, LEADER, NIL, NIL_ROLE,
+from specs.kraft.v3_5_types import (BROKER, CAPACITIES, CONSTANTS, FENCED, FENCED_LEADER_EPOCH, FOLLOWER, LEADER, NIL, NIL_ROLE,
                                     NO_ERROR, NO_LEADER, NOT_LEADER_OR_FOLLOWER, OFFLINE_CLEAN, OFFLINE_DIRTY,
                                     RUNNING, STARTING, SWITCHES, UNFENCED, UNKNOWN_LEADER_EPOCH, VALUE, VIEW, bounds,
                                     broker_bit, brokers, check_constants, fields, int_max_code, types, variables)
@@ -308,12 +308,17 @@ def isr_and_epochs(s, b, proposed, current) -> dict:
 
 def follower_is_caught_up(s, b, k, current, timed_out):
     """FollowerIsCaughtUp(b, follower, ...): an ISR member that has not timed
-    out, or (with IsrJoinRequiresCaughtUp) another replica the leader has had a
-    fetch from at or past its high watermark and its epoch start offset."""
+    out, or another replica the leader has had a fetch from (IsrJoinRequiresFetch)
+    at or past its high watermark (IsrJoinRequiresHighWatermark) and the offset
+    its epoch started at (IsrJoinRequiresEpochStart). With a check off, that
+    condition is dropped; with IsrJoinRequiresFetch off, a follower the leader
+    has not heard from (its leo is Nil, which the other two cannot compare)
+    counts as caught up."""
+    c = s.c
     leo = s.partition_replica_state[b][k].leo
-    joining = TRUE
-    if s.c.IsrJoinRequiresCaughtUp:
-        joining = and_(ne(leo, NIL), le(hwm_of(s, b), leo), le(s.partition_leso[b], leo))
+    caught_up = and_(ne(leo, NIL), le(hwm_of(s, b), leo) if c.IsrJoinRequiresHighWatermark else TRUE,
+                     le(s.partition_leso[b], leo) if c.IsrJoinRequiresEpochStart else TRUE)
+    joining = caught_up if c.IsrJoinRequiresFetch else or_(eq(leo, NIL), caught_up)
     return or_(and_(member(current, k), not_(member(timed_out, k))),
                and_(not_(member(current, k)), joining))
 
@@ -491,11 +496,13 @@ def ReceiveFetchRequest(s, n, b, m, source):
     md = s.partition_metadata[b]
     n.require(messages(s, "fetch_request").present(m), eq(request.dest, b), eq(request.source, source),
               eq(s.broker_state[b].status, RUNNING))
-    last_epoch, last_offset, _undefined = last_offset_for_epoch(s, b, request.last_fetched_epoch, True)
+    last_epoch, last_offset, no_offset = last_offset_for_epoch(s, b, request.last_fetched_epoch, True)
     common = dict(leader_epoch=md.leader_epoch, fetch_offset=request.fetch_offset, hwm=hwm_of(s, b),
                   dest=source, source=b)
     stale = or_(ne(s.partition_status[b], LEADER), ne(md.leader_epoch, request.leader_epoch))
     diverging = or_(lt(last_epoch, request.last_fetched_epoch), lt(last_offset, request.fetch_offset))
+    n.fails_if(and_(not_(stale), not_(lt(last_epoch, request.last_fetched_epoch)), no_offset),
+               "LastOffsetForEpoch's offset is Nil, which the leader then compares with the fetch offset")
 
     def error_reply(n2):
         error = ite(lt(md.leader_epoch, request.leader_epoch), UNKNOWN_LEADER_EPOCH,
@@ -529,9 +536,10 @@ def ReceiveFetchRequest(s, n, b, m, source):
 
 
 def find_truncate_point(s, b, epoch, offset):
-    """FindTruncatePoint(b, diverging_epoch)."""
-    local_epoch, local_offset, _undefined = last_offset_for_epoch(s, b, epoch, False)
-    return ite(ne(local_epoch, epoch), local_offset, ite(lt(local_offset, offset), local_offset, offset))
+    """FindTruncatePoint(b, diverging_epoch), and where it is Nil (which TLC
+    cannot go on to compare)."""
+    local_epoch, local_offset, no_offset = last_offset_for_epoch(s, b, epoch, False)
+    return ite(ne(local_epoch, epoch), local_offset, ite(lt(local_offset, offset), local_offset, offset)), no_offset
 
 
 @action(b=BROKER, m=FETCH_RESPONSE, source=BROKER, where=lambda b, m, source: b != source)
@@ -546,9 +554,10 @@ def ReceiveFetchResponse(s, n, b, m, source):
     log = log_of(s, b)
     n.require(messages(s, "fetch_response").present(m), eq(response.dest, b), eq(response.source, source),
               eq(s.broker_state[b].status, RUNNING), f.pending_response)
-    mismatch = or_(ne(f.fetch_offset, response.fetch_offset),
-                   ne(s.partition_metadata[b].leader_epoch, response.leader_epoch))
-    ignore = or_(not_(f.added), and_(f.added, mismatch)) if s.c.FetchResponseMatchesFetcher else not_(f.added)
+    mismatch = or_(ne(f.fetch_offset, response.fetch_offset) if s.c.FetchResponseMatchesOffset else False,
+                   ne(s.partition_metadata[b].leader_epoch, response.leader_epoch)
+                   if s.c.FetchResponseMatchesEpoch else False)
+    ignore = or_(not_(f.added), and_(f.added, mismatch))
 
     def noop(n2):
         n2.broker_fetchers[b][source].update(pending_response=False)
@@ -562,7 +571,9 @@ def ReceiveFetchResponse(s, n, b, m, source):
             pending_response=False))
 
     def truncate(n2):
-        point = find_truncate_point(s, b, response.diverging_epoch, response.diverging_offset)
+        point, no_offset = find_truncate_point(s, b, response.diverging_epoch, response.diverging_offset)
+        n2.fails_if(no_offset, "FindTruncatePoint is Nil (LastOffsetForEpoch found no offset), which "
+                               "TruncateToSafePoint then compares with 1")
         keep = ite(lt(1, point), point - 1, 0)
         n2.partition_log[b].truncate(keep)
         new_leo = ite(lt(1, point), point, 1)
@@ -718,6 +729,7 @@ def Init(s, n):
     n.inv_neg_acked = 0
     n.inv_true_hwm = 1
     n.inv_consumed.clear()
+    n.evaluation_error = 0
 
 
 BROKER_ACTIONS = (BrokerStart, ReceiveBrokerRegResponse, ReceiveMetadataUpdate, SendAlterPartitionRequest,
@@ -730,12 +742,14 @@ SPEC = SpecDefinition(
     name="kraft-3.5",
     module="kafka_replication_v3_5",
     summary="Kafka 3.5 replication under the KRaft controller (brokers, metadata log, fetch, ISR changes)",
-    constants=CONSTANTS + SWITCHES,
+    constants=CONSTANTS + SWITCHES + CAPACITIES,
     fields=fields,
     init=Init,
     next=NEXT,
     invariants=INVARIANTS,
-    default_invariants=CFG_INVARIANTS + ("WithinCapacity",),
+    default_invariants=CFG_INVARIANTS,
+    port_checks=("WithinCapacity",),
+    evaluation_check="Evaluable",
     variables=variables,
     sometimes=SOMETIMES,
     check_constants=check_constants,

@@ -186,21 +186,36 @@ def acks_for(s, b, lower, higher) -> Expr:
     return mask
 
 
-def send_acks(s, n, positive, negative) -> None:
-    """The positive and negative acknowledgements of one step (each a set of
-    values, or None for none)."""
-    if positive is not None:
-        n.inv_pos_acked = bit_or(s.inv_pos_acked, positive)
-    if negative is not None:
-        n.inv_neg_acked = bit_or(s.inv_neg_acked, negative)
+def acks_fail(s, b, lower, higher) -> Expr:
+    """Where TLC cannot evaluate SendAcksFor(b, lower, higher, _): for some
+    value sent and not acknowledged, the search for its offset in
+    lower..higher finds none inside the log before it reads past the log's end."""
+    log = log_of(s, b)
+    c = s.c
+
+    def found(v):
+        return any_of(and_(le(lower, o), le(o, higher), here, eq(log_entry(s, b, o).value, v),
+                           le(floor_leader_offset(s, b), o))
+                      for o, here in log_offsets(s, b))
+    past_end = and_(le(lower, higher), lt(log.len, higher))
+    return and_(past_end, any_of(and_(member(s.inv_sent, v), not_(member(s.inv_pos_acked, v)),
+                                      not_(member(s.inv_neg_acked, v)), not_(found(v)))
+                                 for v in range(len(c.Values))))
 
 
 def update_hwm_invariant_vars(s, n, b, old_hwm, new_hwm, ack_type, when=TRUE) -> None:
     """UpdateHwmInvariantVars(b, old_hwm, new_hwm, ack_type), taking effect
     only ``when`` it holds (the callers' IF). ``ack_type`` may be a condition."""
     ack = lift(ack_type)
+    log = log_of(s, b)
     positive = acks_for(s, b, old_hwm, new_hwm - 1)
     negative = acks_for(s, b, old_hwm, leo_of(s, b) - 1)
+    n.fails_if(and_(when, ite(ack, acks_fail(s, b, old_hwm, new_hwm - 1), acks_fail(s, b, old_hwm, leo_of(s, b) - 1))),
+               "SendAcksFor reads LogEntry(b, offset) past the end of the leader's log")
+    n.fails_if(and_(when, lt(s.inv_true_hwm, new_hwm),
+                    or_(lt(log.len, s.inv_true_hwm), lt(log.len, new_hwm - 1))),
+               "SubSeq(LogOf(b), inv_true_hwm, new_hwm-1) in UpdateHwmInvariantVars reaches past the end of the "
+               "leader's log (it reads the log before this step's append)")
     n.inv_pos_acked = ite(and_(when, ack), bit_or(s.inv_pos_acked, positive), s.inv_pos_acked)
     n.inv_neg_acked = ite(and_(when, not_(ack)), bit_or(s.inv_neg_acked, negative), s.inv_neg_acked)
     advanced = and_(when, lt(s.inv_true_hwm, new_hwm))

@@ -181,13 +181,43 @@ def TestInv(s):
     return TRUE
 
 
-@invariant
+def explain_capacity(probe) -> str | None:
+    """Which set or sequence overflowed, and what to do about it."""
+    schema = probe.model.schema
+    for name, container in schema.compounds.items():
+        if not any(probe.state[slot] for slot in getattr(container, "overflow_slots", lambda _: [])(schema)):
+            continue
+        if "alter" in name:
+            capacity = container.capacity
+            return (f"{name} needs room for more than {capacity} AlterPartition messages with these constants; "
+                    f"run again with --const AlterPartitionCapacity={2 * capacity}")
+        return (f"{name} outgrew the capacity {container.capacity} the port derives from the limits "
+                f"(a bug in the port's bounds; please report it)")
+    return None
+
+
+@invariant(explain=explain_capacity)
 def WithinCapacity(s):
     """The port's own check, not upstream's: no bounded set or sequence has
     been asked to hold more than the capacity the limits give it (see
     specs/kraft/v3_5_types.py, ``bounds``). It is checked in every run; a
     violation means a capacity was derived too small, not a protocol bug."""
     return within_capacity(s)
+
+
+def explain_evaluation(probe) -> str | None:
+    code = probe.state[probe.model.schema.slot("evaluation_error")]
+    if not code:
+        return None
+    return f"TLC cannot evaluate the next step either: {probe.model.failure_messages[code - 1]}"
+
+
+@invariant(explain=explain_evaluation)
+def Evaluable(s):
+    """The port's own check, not upstream's: every step the spec allows can be
+    evaluated (TLC stops with an error where it cannot, as where a sequence is
+    read outside its domain)."""
+    return eq(s.evaluation_error, 0)
 
 
 @sometimes
@@ -211,7 +241,7 @@ def NoLeaderAtAll(s):
 INVARIANTS = (TypeOK, ValidBrokerState, ValidReplicaState, ValidFetcherState, ValidControllerState,
               ReplicationQuorumSupersetProperty, LeaderCandidateCompletenessProperty, LeaderCompletenessProperty,
               LogMatchingProperty, MetadataLogMatchingProperty, NoCommittedRecordLostGlobally,
-              ConsistentReadProperty, TestInv, WithinCapacity)
+              ConsistentReadProperty, TestInv, WithinCapacity, Evaluable)
 # The committed .cfg's INVARIANT list, in its order (TLC checks them in that order).
 CFG_INVARIANTS = ("LeaderCompletenessProperty", "LeaderCandidateCompletenessProperty",
                   "ReplicationQuorumSupersetProperty", "LogMatchingProperty", "MetadataLogMatchingProperty",

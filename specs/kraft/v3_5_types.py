@@ -64,6 +64,15 @@ CONSTANTS = (
                      "Standing data loss)"),
 )
 
+# Not upstream's: how many AlterPartition messages of each kind the port's
+# network holds (see ``bounds``). It changes no behaviour, only what a run
+# can hold; a run that needs more stops and says so.
+CAPACITIES = (
+    ConstantDecl("AlterPartitionCapacity", INT, 0, minimum=0, maximum=32,
+                 doc="room for AlterPartition requests in flight, responses, and requests handled (each); "
+                     "0 derives it from the limits"),
+)
+
 # The checks upstream marks `CHECK` (a check whose removal, its author says,
 # lets the model checker find data loss): each can be switched off.
 SWITCHES = (
@@ -74,11 +83,18 @@ SWITCHES = (
                      "in every new leader epoch, not only when it follows a new leader"),
     ConstantDecl("ResetStaleFollowerState", BOOL, True,
                  doc="a leader re-elected in a new epoch forgets what it knew of followers outside the ISR"),
-    ConstantDecl("IsrJoinRequiresCaughtUp", BOOL, True,
-                 doc="a follower joins the ISR only once the leader has had a fetch from it in this epoch "
-                     "at or past the high watermark and the leader's epoch start offset"),
-    ConstantDecl("FetchResponseMatchesFetcher", BOOL, True,
-                 doc="a follower ignores a fetch response for another fetch offset or leader epoch"),
+    ConstantDecl("IsrJoinRequiresFetch", BOOL, True,
+                 doc="a follower joins the ISR only once the leader has had a fetch from it in this leader epoch; "
+                     "off, one it has not heard from counts as caught up"),
+    ConstantDecl("IsrJoinRequiresHighWatermark", BOOL, True,
+                 doc="a follower joins the ISR only once it has fetched up to the leader's high watermark"),
+    ConstantDecl("IsrJoinRequiresEpochStart", BOOL, True,
+                 doc="a follower joins the ISR only once it has fetched up to the offset the leader's epoch "
+                     "started at"),
+    ConstantDecl("FetchResponseMatchesOffset", BOOL, True,
+                 doc="a follower ignores a fetch response for another fetch offset than its fetcher's"),
+    ConstantDecl("FetchResponseMatchesEpoch", BOOL, True,
+                 doc="a follower ignores a fetch response from another leader epoch than its own"),
     ConstantDecl("IsrJoinChecksBrokerEpoch", BOOL, True,
                  doc="the controller lets a replica join the ISR only with its current broker epoch "
                      "(KIP-903); off, being unfenced is enough"),
@@ -106,6 +122,7 @@ def check_constants(c) -> None:
 
 
 MAX_METADATA_LOG = 24
+MAX_EVALUATION_ERRORS = 8
 
 
 # --- bounds ----------------------------------------------------------------------
@@ -145,9 +162,13 @@ def _bounds(n: int, values: int, rf: int, init_isr: int, clean: int, unclean: in
     # controller fences), per reassignment, per accepted shrink or expansion.
     changes = fence + shutdowns + shutdowns + (out_of_sync + fence) + reassign + shrink + expansions
     log = 1 + changes
-    # Each accepted AlterPartition request is one of those changes; the rest
-    # (rejected ones) are bounded by the leaders' retries between changes.
-    alter = max(1, n + 2 * changes + shutdowns)
+    # AlterPartition messages pile up (a response the leader no longer waits
+    # for stays in the network), but only as partition changes make a
+    # leader's pending request stale: one more than the number of changes
+    # has held in every configuration measured. It is an estimate, not a
+    # proof, so every run checks it (WithinCapacity) and names the constant
+    # to raise if a behaviour needs more.
+    alter = changes + 1
     return Bounds(brokers=n, values=values, shutdowns=shutdowns, changes=changes, metadata_log=log,
                   leader_epoch=log, partition_epoch=log + 1, broker_epoch=n + shutdowns,
                   incarnation=n + shutdowns, offset=values + 1, registrations=max(1, shutdowns),
@@ -167,8 +188,13 @@ def bounds(c) -> Bounds:
     * AlterPartition messages: see ``_bounds``; this one bound is a generous
       estimate rather than a proof, so the run checks it (``within_capacity``).
     """
-    return _bounds(c.BrokerCount, len(c.Values), c.InitReplicationFactor, c.InitIsrSize, c.CleanShutdownLimit,
-                   c.UncleanShutdownLimit, c.FenceBrokerLimit, c.LeaderShrinkIsrLimit, c.ReassignmentLimit)
+    derived = _bounds(c.BrokerCount, len(c.Values), c.InitReplicationFactor, c.InitIsrSize, c.CleanShutdownLimit,
+                      c.UncleanShutdownLimit, c.FenceBrokerLimit, c.LeaderShrinkIsrLimit, c.ReassignmentLimit)
+    given = getattr(c, "AlterPartitionCapacity", 0)
+    if given:
+        from dataclasses import replace
+        return replace(derived, alter_partitions=given)
+    return derived
 
 
 # --- domains -------------------------------------------------------------------------
@@ -596,6 +622,9 @@ def fields(c) -> list:
         subset("inv_neg_acked", v),
         integer("inv_true_hwm", 1, b.offset),
         RecordSeq("inv_consumed", t.partition_record, v),
+        # Not a variable: set (to 1 + the number of the reason) in the state a
+        # step leads to where TLC could not evaluate it (see NextState.fails_if).
+        integer("evaluation_error", 0, MAX_EVALUATION_ERRORS),
     ]
 
 
@@ -708,4 +737,4 @@ def variables(c, schema):
         "inv_neg_acked": ReplicaSetSlot(slot("inv_neg_acked"), tuple(c.Values)),
         "inv_true_hwm": IntSlot(slot("inv_true_hwm"), 1, b.offset),
         "inv_consumed": comp["inv_consumed"].codec(schema),
-    })
+    }, hidden=[slot("evaluation_error")])

@@ -1,0 +1,52 @@
+"""Whether a run applies its spec's VIEW, and what a VIEW rules out.
+
+TLC's VIEW names an expression: states with the same value of it count as
+one, and the first found is kept (and explored, whole). A port declares its
+module's VIEW as the variables it keeps (``SpecDefinition.view``); the model
+then fingerprints only their slots (``Schema.view_slots``), while every
+engine keeps and expands full states. Because the engines also meet states
+in TLC's order, the state kept for each view is TLC's.
+
+A run applies the VIEW when asked (``--view`` / ``--no-view``), else when
+its .cfg has a VIEW line, else when the spec says its own .cfg does.
+"""
+
+from __future__ import annotations
+
+from modelcheck.errors import InputError
+
+# Engines whose search is by fingerprint of the (projected) state, keeping the
+# first state found per fingerprint in breadth-first order.
+VIEW_ENGINES = ("bfs", "fast")
+
+
+def wanted_view(request, spec, cfg, properties, warnings: list[str]) -> bool:
+    named = cfg.view if cfg is not None else None
+    if not spec.view:
+        if request.view:
+            raise InputError(f"{spec.name} defines no VIEW")
+        if named is not None:
+            warnings.append(f"{cfg.path}:{named[1]}: VIEW {named[0]} is not used by modelcheck "
+                            f"({spec.name} defines no VIEW)")
+        return False
+    if request.view is not None:
+        wanted = request.view
+    elif cfg is not None:
+        wanted = named is not None
+    else:
+        wanted = spec.view_default and not properties
+    if named is not None and named[0] != "view":
+        raise InputError(f"{cfg.path}:{named[1]}: {spec.name} knows only its module's VIEW, named view")
+    if not wanted:
+        return False
+    if properties:
+        raise InputError("temporal properties are checked on whole states: drop the VIEW (--no-view, or the "
+                         ".cfg's VIEW line)")
+    if request.symmetry:
+        raise InputError("--symmetry and a VIEW together are not supported; drop one (--no-view)")
+    if request.engine not in VIEW_ENGINES:
+        raise InputError(f"--engine {request.engine} does not apply a VIEW; use --engine "
+                         f"{' or '.join(VIEW_ENGINES)}, or --no-view")
+    if request.engine_options.get("checkpoint") or request.engine_options.get("resume"):
+        raise InputError("--checkpoint and --resume do not support a VIEW yet; drop them or use --no-view")
+    return True
