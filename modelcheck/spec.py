@@ -436,7 +436,7 @@ def load_model(key: tuple) -> Model:
 
 def by_first_parameter(actions: Sequence[ActionDef], after: Sequence[ActionDef] = ()):
     """An ``instance_order`` for a Next of the form
-    ``(\E b \in S : A1(b) \/ A2(b) \/ ...) \/ B1 \/ ...``, which TLC
+    ``(\\E b \\in S : A1(b) \\/ A2(b) \\/ ...) \\/ B1 \\/ ...``, which TLC
     splits into the actions A1(b1), A2(b1), ..., A1(b2), ..., then B1, ...: the
     instances of ``actions`` ordered by the value of their first parameter,
     then by the action's place in ``actions``; then those of ``after``.

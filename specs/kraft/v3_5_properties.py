@@ -24,6 +24,65 @@ def is_non_stale_leader(s, b):
                 eq(s.partition_metadata[b].leader_epoch, s.con_partition_metadata.leader_epoch))
 
 
+# --- explanations, in Kafka's terms ----------------------------------------------------------
+
+
+def _values_text(probe, mask: int) -> str:
+    names = [v for i, v in enumerate(probe.c.Values) if mask >> i & 1]
+    return ", ".join(names)
+
+
+def _broker_text(probe, b: int) -> str:
+    v = probe.values
+    status = v["broker_state"][b + 1]["status"]
+    role = v["partition_status"][b + 1]
+    return f"broker {b + 1} ({status.lower().replace('_', ' ')}, {'no role' if role == 'Nil' else role.lower()})"
+
+
+def _log_text(probe, b: int) -> str:
+    log = probe.values["partition_data"][b + 1]["log"]
+    if not log:
+        return "an empty log"
+    return "the log " + ", ".join(f"{r['value']}@{r['offset']}" for r in log)
+
+
+def explain_leader_completeness(probe) -> str | None:
+    v = probe.values
+    md = v["con_partition_metadata"]
+    leader = md["leader"]
+    if leader == "NoLeader":
+        return None
+    b = leader - 1
+    hwm = v["inv_true_hwm"]
+    acked = probe.state[probe.model.schema.slot("inv_pos_acked")]
+    missing = [x for i, x in enumerate(probe.c.Values) if acked >> i & 1
+               and not any(r["value"] == x for r in v["partition_data"][leader]["log"])]
+    lost = f"; acknowledged value(s) {', '.join(missing)} missing" if missing else ""
+    return (f"the controller's leader (epoch {md['leader_epoch']}) is {_broker_text(probe, b)} with "
+            f"{_log_text(probe, b)}, ending before the committed offset (high watermark {hwm}){lost}")
+
+
+def explain_candidate_completeness(probe) -> str | None:
+    v = probe.values
+    hwm = v["inv_true_hwm"]
+    short = [k - 1 for k in v["con_partition_metadata"]["isr"]
+             if v["partition_data"][k]["leo"] < hwm and v["broker_state"][k]["status"] == "RUNNING"]
+    if not short:
+        return None
+    return "; ".join(f"{_broker_text(probe, b)} is in the controller's ISR with {_log_text(probe, b)}, short of "
+                     f"the committed offset (high watermark {hwm})" for b in short)
+
+
+def explain_committed_lost(probe) -> str | None:
+    acked = probe.state[probe.model.schema.slot("inv_pos_acked")]
+    logs = probe.values["partition_data"]
+    gone = [x for i, x in enumerate(probe.c.Values)
+            if acked >> i & 1 and not any(r["value"] == x for k in logs for r in logs[k]["log"])]
+    if not gone:
+        return None
+    return f"value {', '.join(gone)} was acknowledged to the producer and is now in no replica's log"
+
+
 @invariant
 def TypeOK(s):
     """Every variable holds a value of its type: as the port encodes them,
@@ -99,7 +158,7 @@ def ReplicationQuorumSupersetProperty(s):
     return all_of(holds(b) for b in brokers(s.c))
 
 
-@invariant
+@invariant(explain=explain_candidate_completeness)
 def LeaderCandidateCompletenessProperty(s):
     """Once something is committed, every running member of the controller's
     ISR has the whole committed log (its log end offset is at least the true
@@ -115,7 +174,7 @@ def _has_value(s, b, v):
     return any_of(and_(here, eq(log_of(s, b).at(o).value, v)) for o, here in log_offsets(s, b))
 
 
-@invariant
+@invariant(explain=explain_leader_completeness)
 def LeaderCompletenessProperty(s):
     """Once something is committed, a running leader the controller has
     chosen has the whole committed log and every positively acknowledged value."""
@@ -154,7 +213,7 @@ def MetadataLogMatchingProperty(s):
                   for o in range(1, con.capacity + 1))
 
 
-@invariant
+@invariant(explain=explain_committed_lost)
 def NoCommittedRecordLostGlobally(s):
     """Every positively acknowledged value is still in some replica's log."""
     return all_of(implies(member(s.inv_pos_acked, v), any_of(_has_value(s, b, v) for b in brokers(s.c)))
