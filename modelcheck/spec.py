@@ -228,10 +228,11 @@ class ActionInstance:
     failure: bool = False  # the twin of an instance TLC cannot evaluate (see Model._failure_instance)
 
     def label(self) -> str:
+        failed = " (evaluation fails)" if self.failure else ""
         if not self.shown_params:
-            return self.action
+            return self.action + failed
         inner = ", ".join(f"{k}={_show(v)}" for k, v in self.shown_params)
-        return f"{self.action}({inner})"
+        return f"{self.action}({inner}){failed}"
 
 
 def _show(v: Any) -> str:

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-from modelcheck.expr import Expr
+from modelcheck.expr import Expr, slots_read
 
 _INFIX = {"add": "+", "sub": "-", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
           "band": "&", "bor": "|", "bxor": "^"}
@@ -102,29 +102,65 @@ def _unpack(width: int) -> str:
 
 
 def _successors_source(instances, width: int, name: str) -> list[str]:
-    lines = [f"def {name}(s):", f"    {_unpack(width)}", "    out = []", "    add = out.append"]
+    """The function testing every guard; an enabled instance's next state
+    comes from its update function ``_U[k]`` (see ``_lazy_updates``)."""
+    lines = [f"def {name}(s):", f"    {_unpack(width)}", "    out = []", "    add = out.append", "    U = _U"]
     for k, inst in enumerate(instances):
         lines.append(f"    # {inst.label()}")
         lines.append(f"    if {to_python(inst.guard)}:")
-        updates = inst.updates
-        shared = _shared_temps(list(updates.values()))
-        temps: dict[int, str] = {}
-        for j, node in enumerate(shared):
-            src = to_python(node, temps)
-            temps[id(node)] = f"t{j}"
-            lines.append(f"        t{j} = {src}")
-        cells = [to_python(updates[i], temps) if i in updates else f"v{i}" for i in range(width)]
-        tail = "," if width == 1 else ""
-        lines.append(f"        add(({k}, ({', '.join(cells)}{tail})))")
+        lines.append(f"        add(({k}, U[{k}](s)))")
     lines.append("    return out")
     return lines
+
+
+def _update_source(inst, width: int, name: str) -> list[str]:
+    """``name(s)``: the next state of one action instance, from the slots it reads."""
+    updates = inst.updates
+    read = sorted({slot for e in updates.values() for slot in slots_read(e)})
+    lines = [f"def {name}(s):"]
+    lines.extend(f"    v{i} = s[{i}]" for i in read)
+    shared = _shared_temps(list(updates.values()))
+    temps: dict[int, str] = {}
+    for j, node in enumerate(shared):
+        src = to_python(node, temps)
+        temps[id(node)] = f"t{j}"
+        lines.append(f"    t{j} = {src}")
+    if 3 * len(updates) < width:  # a few slots change: copy the state and set them
+        lines.append("    n = list(s)")
+        for i in sorted(updates):
+            lines.append(f"    n[{i}] = {to_python(updates[i], temps)}")
+        lines.append("    return tuple(n)")
+        return lines
+    cells = [to_python(updates[i], temps) if i in updates else f"s[{i}]" for i in range(width)]
+    tail = "," if width == 1 else ""
+    lines.append(f"    return ({', '.join(cells)}{tail})")
+    return lines
+
+
+def _lazy_updates(instances, width: int, label: str) -> list:
+    """Each instance's update function, compiled the first time the instance
+    is enabled (a search may never enable most of them, and compiling is the
+    slow part of starting one)."""
+    table: list = [None] * len(instances)
+
+    def stub(k):
+        def first_call(s):
+            source = "\n".join(_update_source(instances[k], width, "update")) + "\n"
+            namespace: dict = {}
+            exec(compile(source, f"<modelcheck {label}: {instances[k].label()}>", "exec"), namespace)
+            table[k] = namespace["update"]
+            return table[k](s)
+        return first_call
+    for k in range(len(instances)):
+        table[k] = stub(k)
+    return table
 
 
 def compile_successors(instances, width: int, label: str = "actions") -> Callable[[tuple], list]:
     """``successors(s)`` for any list of action instances: (position in the
     list, next state) for each one enabled in ``s``."""
     source = "\n".join(_successors_source(instances, width, "successors")) + "\n"
-    namespace: dict = {}
+    namespace: dict = {"_U": _lazy_updates(instances, width, label)}
     exec(compile(source, f"<modelcheck {label}>", "exec"), namespace)
     return namespace["successors"]
 
@@ -156,7 +192,7 @@ def compile_model(model) -> CompiledModel:
         lines.append(f"    return {to_python(exprs[name])}")
 
     source = "\n".join(lines) + "\n"
-    namespace: dict = {}
+    namespace: dict = {"_U": _lazy_updates(model.instances, width, model.spec.name)}
     exec(compile(source, f"<modelcheck {model.spec.name}>", "exec"), namespace)
     predicates = {name: namespace[f"predicate_{k}"] for k, name in enumerate(predicate_names)}
     return CompiledModel(namespace["successors"], predicates, source)

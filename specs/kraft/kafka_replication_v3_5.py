@@ -21,7 +21,7 @@ action parameters bound by equalities in the guard.
 
 from __future__ import annotations
 
-from modelcheck.expr import (TRUE, and_, bit_and, bit_or, cardinality, eq, ite, le, lt, member, ne, not_, or_,
+from modelcheck.expr import (FALSE, TRUE, and_, bit_and, bit_or, cardinality, eq, ite, le, lt, member, ne, not_, or_,
                              set_with, set_without, subset_of)
 from modelcheck.records import record_ite
 from modelcheck.spec import Domain, SpecDefinition, action, by_first_parameter
@@ -41,7 +41,8 @@ from specs.kraft.v3_5_properties import CFG_INVARIANTS, INVARIANTS, SOMETIMES, c
 from specs.kraft.v3_5_types import (BROKER, CAPACITIES, CONSTANTS, FENCED, FENCED_LEADER_EPOCH, FOLLOWER, LEADER, NIL, NIL_ROLE,
                                     NO_ERROR, NO_LEADER, NOT_LEADER_OR_FOLLOWER, OFFLINE_CLEAN, OFFLINE_DIRTY,
                                     RUNNING, STARTING, SWITCHES, UNFENCED, UNKNOWN_LEADER_EPOCH, VALUE, VIEW, bounds,
-                                    broker_bit, brokers, check_constants, fields, int_max_code, types, variables)
+                                    broker_bit, brokers, check_constants, fetch_pairs, fields, int_max_code, types,
+                                    variables)
 
 # --- parameter domains ------------------------------------------------------------------
 
@@ -54,8 +55,16 @@ REGISTER_REQUEST = _slots("RegisterBrokerRequest", lambda b: b.registrations)
 REGISTER_RESPONSE = _slots("RegisterBrokerResponse", lambda b: b.registrations)
 ALTER_REQUEST = _slots("AlterPartitionRequest", lambda b: b.alter_partitions)
 ALTER_RESPONSE = _slots("AlterPartitionResponse", lambda b: b.alter_partitions)
-FETCH_REQUEST = _slots("FetchRequest", lambda b: b.fetches)
-FETCH_RESPONSE = _slots("FetchResponse", lambda b: b.fetches)
+def _fetch_slots(kind: str) -> Domain:
+    """A fetch message's slot: one per (dest, source) pair."""
+    def show(c, v):
+        dest, source = fetch_pairs(c)[v]
+        return f"{kind}(dest={dest + 1}, source={source + 1})"
+    return Domain("m", lambda c: range(len(fetch_pairs(c))), show)
+
+
+FETCH_REQUEST = _fetch_slots("FetchRequest")
+FETCH_RESPONSE = _fetch_slots("FetchResponse")
 # A leader the controller may pick, or -1 where the action picks none.
 CANDIDATE = Domain("candidate", lambda c: range(-1, c.BrokerCount), lambda c, v: "none" if v < 0 else v + 1)
 # Offsets into the metadata log (1-based, as in TLA+).
@@ -75,6 +84,11 @@ def _show_set(c, mask: int) -> str:
 
 
 BROKER_SUBSET = Domain("brokers", lambda c: _subset_order(c.BrokerCount), _show_set)
+
+
+def under_limit(counter, limit: int):
+    """counter < limit; known false when the limit is 0 (so the action's instances drop out)."""
+    return FALSE if limit == 0 else lt(counter, limit)
 
 
 def offline(s, b):
@@ -153,7 +167,7 @@ def FenceBroker(s, n, b, candidate):
     """The controller fences an unfenced broker (standing in for missed
     heartbeats): out of the ISR unless it is the last member, and out of
     leadership."""
-    n.require(lt(s.aux_ctrs.fence_broker_ctr, s.c.FenceBrokerLimit), eq(s.con_broker_reg[b].status, UNFENCED))
+    n.require(under_limit(s.aux_ctrs.fence_broker_ctr, s.c.FenceBrokerLimit), eq(s.con_broker_reg[b].status, UNFENCED))
     handle_broker_fenced(s, n, b, candidate)
     n.con_broker_reg[b].update(status=FENCED)
     n.aux_ctrs.update(fence_broker_ctr=s.aux_ctrs.fence_broker_ctr + 1)
@@ -343,7 +357,7 @@ def SendAlterPartitionRequest(s, n, b, timed_out):
     t = types(s.c)
     md = s.partition_metadata[b]
     current = md.isr
-    may_shrink = lt(s.aux_ctrs.leader_shrink_isr_ctr, s.c.LeaderShrinkIsrLimit)
+    may_shrink = under_limit(s.aux_ctrs.leader_shrink_isr_ctr, s.c.LeaderShrinkIsrLimit)
     n.require(eq(s.broker_state[b].status, RUNNING), not_(pending_alter_partition_response(s, b)),
               eq(s.partition_status[b], LEADER),
               ite(may_shrink, and_(subset_of(timed_out, current), not_(member(timed_out, b))), eq(timed_out, 0)) if
@@ -450,7 +464,7 @@ def PerformPartitionReassignment(s, n, removing, adding, leader):
     md = s.con_partition_metadata
     size = s.c.BrokerCount
     n_adding, n_removing = bin(adding).count("1"), bin(removing).count("1")
-    n.require(lt(s.aux_ctrs.reassignment_ctr, s.c.ReassignmentLimit), not_(reassignment_in_progress(s)),
+    n.require(under_limit(s.aux_ctrs.reassignment_ctr, s.c.ReassignmentLimit), not_(reassignment_in_progress(s)),
               n_adding >= 1 or n_removing >= 1,
               le(s.c.MinISR, cardinality(md.replicas, size) + n_adding - n_removing),
               eq(bit_and(md.replicas, adding), 0), subset_of(removing, md.replicas))
@@ -643,7 +657,7 @@ def UncleanShutdown(s, n, b, candidate):
     """A broker stops uncleanly and loses its whole log; the controller fences
     it. With AvoidLastReplicaStanding, not the sole member of the ISR."""
     md = s.con_partition_metadata
-    n.require(lt(s.aux_ctrs.unclean_shutdown_ctr, s.c.UncleanShutdownLimit), not_(offline(s, b)))
+    n.require(under_limit(s.aux_ctrs.unclean_shutdown_ctr, s.c.UncleanShutdownLimit), not_(offline(s, b)))
     if s.c.AvoidLastReplicaStanding:
         n.require(not_(and_(member(md.isr, b), eq(cardinality(md.isr, s.c.BrokerCount), 1))))
     shut_down(s, n, b, OFFLINE_DIRTY, candidate)
@@ -656,7 +670,7 @@ def UncleanShutdown(s, n, b, candidate):
 @action(b=BROKER, candidate=CANDIDATE)
 def CleanShutdown(s, n, b, candidate):
     """A broker stops cleanly (its log kept); the controller fences it."""
-    n.require(lt(s.aux_ctrs.clean_shutdown_ctr, s.c.CleanShutdownLimit), not_(offline(s, b)))
+    n.require(under_limit(s.aux_ctrs.clean_shutdown_ctr, s.c.CleanShutdownLimit), not_(offline(s, b)))
     shut_down(s, n, b, OFFLINE_CLEAN, candidate)
     n.aux_ctrs.update(clean_shutdown_ctr=s.aux_ctrs.clean_shutdown_ctr + 1)
 

@@ -583,6 +583,14 @@ MESSAGE_TYPES = ("RegisterBrokerRequest", "RegisterBrokerResponse", "AlterPartit
                  "AlterPartitionResponse", "FetchRequest", "FetchResponse")
 
 
+FETCH_SETS = ("fetch_request", "fetch_response")
+
+
+def fetch_pairs(c) -> list[tuple[int, int]]:
+    """The (dest, source) pairs a fetch can travel between, in TLC's order of fetch messages."""
+    return [(d, s) for d in range(c.BrokerCount) for s in range(c.BrokerCount) if d != s]
+
+
 def int_max_code(c) -> int:
     """How aux_flo holds IntMax: one past the largest offset (it only ever
     compares as larger than every offset)."""
@@ -591,6 +599,7 @@ def int_max_code(c) -> int:
 
 def fields(c) -> list:
     from modelcheck.bounded import RecordSeq, RecordSet
+    from modelcheck.keyed import KeyedRecordSet
     from modelcheck.records import RecordVar
     from modelcheck.schema import integer, subset
     b, t, n, v = bounds(c), types(c), c.BrokerCount, len(c.Values)
@@ -612,7 +621,11 @@ def fields(c) -> list:
         integer("partition_leso", NIL, b.offset, (n,)),
         RecordVar("partition_replica_state", t.peer, (n, n)),
         RecordVar("partition_pending_ap", t.pending_alter, (n,)),
-        *[RecordSet("net_" + kind, getattr(t, kind), capacity[kind]) for kind in MESSAGE_SETS],
+        *[RecordSet("net_" + kind, getattr(t, kind), capacity[kind]) for kind in MESSAGE_SETS
+          if kind not in FETCH_SETS],
+        # A fetcher has at most one fetch in flight: one slot per (dest, source) pair.
+        *[KeyedRecordSet("net_" + kind, getattr(t, kind), ("dest", "source"), fetch_pairs(c))
+          for kind in FETCH_SETS],
         RecordSet("discarded_alter_request", t.alter_request, b.alter_partitions),
         integer("aux_broker_epoch", n, b.broker_epoch),
         RecordVar("aux_ctrs", t.counters),
