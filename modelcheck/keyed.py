@@ -48,9 +48,7 @@ class KeyedRecordSet:
     def __init__(self, name: str, rtype: RecordType, key: Sequence[str], values: Sequence[tuple[int, ...]],
                  shape: tuple[int, ...] = ()):
         self.name, self.rtype, self.key, self.shape = name, rtype, tuple(key), tuple(shape)
-        self.values = [tuple(v) for v in values]
-        if not self.values:
-            raise SpecDefinitionError(f"{name}: a keyed set needs at least one key value")
+        self.values = [tuple(v) for v in values]  # none: the set stays empty (one broker has no one to fetch from)
         if list(rtype.order[:len(self.key)]) != list(self.key):
             raise SpecDefinitionError(f"{name}: the key parts {', '.join(self.key)} must lead the order of "
                                       f"{rtype.name} records, so that slots follow TLC's order")
