@@ -31,4 +31,7 @@ def evaluation_failure(model, result):
     text = f"{reason} (taking {failed.label()} from the last state)."
     trimmed = Violation(v.invariant, v.states[:-1], v.actions[:-1])
     found = result.distinct_states - 1 if result.distinct_states is not None else None
-    return replace(result, violation=trimmed, distinct_states=found), text
+    # TLC's depth: the deepest level it had reached, which is the recording
+    # state's only if another state of that level came first
+    depth = result.depth - 1 if v.first_in_level and result.depth is not None else result.depth
+    return replace(result, violation=trimmed, distinct_states=found, depth=depth), text

@@ -93,9 +93,11 @@ class BfsChecker:
             return CheckResult(self.name, result, len(visited), depth, time.perf_counter() - started,
                                violation, generated, sometimes_seen, stopped=stopped)
 
+        level_first = 0  # the number of the first state of the level being found
+
         def violation_at(number: int, invariant: str) -> Violation:
             states, actions = rebuild(model, visited.path_to(number))
-            return Violation(invariant, states, actions)
+            return Violation(invariant, states, actions, first_in_level=number == level_first)
 
         def note_sometimes(state: tuple, depth: int) -> None:
             for name, pred in list(pending_sometimes.items()):
@@ -128,6 +130,7 @@ class BfsChecker:
                 return finish("bounded-ok", depth, stopped=reason)
             next_frontier: list[tuple[int, tuple]] = []
             add = visited.add
+            level_first = len(visited)
             for parent, state in frontier:
                 succ = successors(state)
                 if not succ and options.check_deadlock:

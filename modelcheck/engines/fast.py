@@ -280,7 +280,9 @@ class _Search:
             if row is not None:
                 invariant = next(inv for inv in invariants if not results[inv][row])
                 number = first_number + start + row
-                return self.finish("violation", depth, self.trace_to(number, invariant), found=number + 1)
+                violation = self.trace_to(number, invariant)
+                violation.first_in_level = number == first_number
+                return self.finish("violation", depth, violation, found=number + 1)
         return None
 
     # --- checkpoints ------------------------------------------------------------

@@ -65,8 +65,8 @@ def test_a_step_tlc_cannot_evaluate_stops_the_run_as_it_stops_tlc(in_tmp):
     code, out, _ = invoke_json("run", "kraft-3.5", "--engine", "bfs", "-q", *consts_args(
         {**SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "Values": "{A,B}"}))
     assert code == 75
-    assert (out["result"], out["distinct_states"], out["violation"]["invariant"],
-            out["violation"]["trace_length"]) == ("error", 84, "Evaluable", 4)
+    assert (out["result"], out["distinct_states"], out["depth"], out["violation"]["invariant"],
+            out["violation"]["trace_length"]) == ("error", 84, 5, "Evaluable", 4)
 
 
 def test_a_network_outgrowing_its_capacity_is_refused_with_one_line(in_tmp):
