@@ -89,6 +89,7 @@ FORMS = {
     "leads_to": "P ~> Q",
     "eventually_always_step": "<>[][A]_vars",
     "infinitely_often_implies_eventually": "([]<>P) => <>Q",
+    "infinitely_often_implies_infinitely_often": "([]<>P) => []<>Q",
 }
 
 
@@ -124,6 +125,14 @@ def infinitely_often_implies_eventually(p, q) -> Formula:
     return Formula("infinitely_often_implies_eventually",
                    (_condition(p, "infinitely_often_implies_eventually"),
                     _condition(q, "infinitely_often_implies_eventually")))
+
+
+def infinitely_often_implies_infinitely_often(p, q) -> Formula:
+    """([]<>P) => []<>Q: if P holds infinitely often, so does Q (what
+    []<>(P ~> Q) amounts to, a leads-to being an always-formula)."""
+    return Formula("infinitely_often_implies_infinitely_often",
+                   (_condition(p, "infinitely_often_implies_infinitely_often"),
+                    _condition(q, "infinitely_often_implies_infinitely_often")))
 
 
 @dataclass(frozen=True)
@@ -197,7 +206,8 @@ class Negation:
 
 def negation(f: Formula) -> Negation:
     """~<>P = []~P; ~[]<>P = <>[]~P; ~<>[]P = []<>~P; ~(P ~> Q) = <>(P /\\ []~Q);
-    ~<>[][A]_v = []<><<~A>>_v; ~(([]<>P) => <>Q) = []<>P /\\ []~Q."""
+    ~<>[][A]_v = []<><<~A>>_v; ~(([]<>P) => <>Q) = []<>P /\\ []~Q;
+    ~(([]<>P) => []<>Q) = []<>P /\\ <>[]~Q."""
     a = f.args
     if f.form == "eventually":
         return Negation("initial", TRUE, not_(a[0]))
@@ -211,6 +221,8 @@ def negation(f: Formula) -> Negation:
         return Negation("anywhere", TRUE, TRUE, infinitely_steps=(not_(a[0]),))
     if f.form == "infinitely_often_implies_eventually":
         return Negation("initial", TRUE, not_(a[1]), infinitely_states=(a[0],))
+    if f.form == "infinitely_often_implies_infinitely_often":
+        return Negation("anywhere", TRUE, not_(a[1]), infinitely_states=(a[0],))
     raise SpecDefinitionError(f"unknown temporal form {f.form}")
 
 

@@ -36,8 +36,8 @@ class StateGraph:
     src: np.ndarray  # int64, one entry per distinct state-changing step
     dst: np.ndarray  # int64
     instance: np.ndarray  # int32: a Next instance that takes the step
-    fair_taken: np.ndarray  # uint32 bitmask per edge: fairness condition i's action is satisfied by it
-    fair_enabled: np.ndarray  # uint32 bitmask per node: <<A_i>>_vars enabled there
+    fair_taken: np.ndarray  # uint64 bitmask per edge: fairness condition i's action is satisfied by it
+    fair_enabled: np.ndarray  # uint64 bitmask per node: <<A_i>>_vars enabled there
     on_nodes: Callable[[dict[str, Expr]], dict[str, np.ndarray]]  # state conditions on every node
     on_edges: Callable[[dict[str, Expr]], dict[str, np.ndarray]]  # step conditions on every edge
     state: Callable[[int], tuple]  # a node's state
@@ -122,8 +122,8 @@ def explore_explicit(model, fair_actions, progress) -> StateGraph:
     s_arr, d_arr, i_arr = distinct_steps(np.array(src, np.int64), np.array(dst_fp, np.int64),
                                          np.array(inst, np.int32), count)
 
-    fair_taken = np.zeros(s_arr.size, np.uint32)
-    fair_enabled = np.zeros(count, np.uint32)
+    fair_taken = np.zeros(s_arr.size, np.uint64)
+    fair_enabled = np.zeros(count, np.uint64)
     width = model.schema.width
     for bit, act in enumerate(fair_actions):
         step = compile_successors(model.instances_of(act), width, act.name)
@@ -132,13 +132,13 @@ def explore_explicit(model, fair_actions, progress) -> StateGraph:
             for _, t in step(state):
                 if t == state:
                     continue
-                fair_enabled[node] |= np.uint32(1 << bit)
+                fair_enabled[node] |= np.uint64(1 << bit)
                 target = number.get(fingerprint(t))
                 if target is not None:
                     t_src.append(node)
                     t_dst.append(target)
         taken = mark_steps(s_arr, d_arr, count, np.array(t_src, np.int64), np.array(t_dst, np.int64))
-        fair_taken[taken] |= np.uint32(1 << bit)
+        fair_taken[taken] |= np.uint64(1 << bit)
 
     def on_nodes(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:
         fns = compile_conditions(exprs, width)
@@ -231,8 +231,8 @@ def explore_batched(model, fair_actions, progress) -> StateGraph:
     s_arr, d_arr, i_arr = distinct_steps(src, dst, inst, count)
     del src, dst, inst
 
-    fair_taken = np.zeros(s_arr.size, np.uint32)
-    fair_enabled = np.zeros(count, np.uint32)
+    fair_taken = np.zeros(s_arr.size, np.uint64)
+    fair_enabled = np.zeros(count, np.uint64)
     node_fps = fingerprints(all_words)
     for bit, act in enumerate(fair_actions):
         step = Expander(model, instances=model.instances_of(act))
@@ -245,14 +245,14 @@ def explore_batched(model, fair_actions, progress) -> StateGraph:
             fps = fingerprints(words)
             moving = fps != node_fps[parents]
             parents, fps = parents[moving], fps[moving]
-            fair_enabled[parents] |= np.uint32(1 << bit)
+            fair_enabled[parents] |= np.uint64(1 << bit)
             targets = node_of(fps)
             inside = targets >= 0
             t_src.append(parents[inside])
             t_dst.append(targets[inside])
         if t_src:
             taken = mark_steps(s_arr, d_arr, count, np.concatenate(t_src), np.concatenate(t_dst))
-            fair_taken[taken] |= np.uint32(1 << bit)
+            fair_taken[taken] |= np.uint64(1 << bit)
 
     def on_nodes(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:
         conditions = compile_conditions(exprs)

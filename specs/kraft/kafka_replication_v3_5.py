@@ -25,6 +25,7 @@ from modelcheck.expr import (FALSE, TRUE, and_, bit_and, bit_or, cardinality, eq
                              set_with, set_without, subset_of)
 from modelcheck.records import record_ite
 from modelcheck.spec import Domain, SpecDefinition, action, by_first_parameter
+from modelcheck.temporal import Specification
 from specs.kraft import UPSTREAM_COMMIT, UPSTREAM_REPOSITORY
 from specs.kraft.network import discard, messages, previously_sent, reply, send
 from specs.kraft.v3_5_functions import (apply_partition_change, blank_fetch_state, blank_metadata,
@@ -37,6 +38,7 @@ from specs.kraft.v3_5_functions import (apply_partition_change, blank_fetch_stat
                                         reset_follower_state_of_all_but_isr, reset_pending_acks,
                                         reset_pending_alter_partition, unreplicated_offset,
                                         update_hwm_invariant_vars, validate_alter_partition_request)
+from specs.kraft.v3_5_liveness import PROPERTIES, liveness_specification
 from specs.kraft.v3_5_properties import CFG_INVARIANTS, INVARIANTS, SOMETIMES, converged
 from specs.kraft.v3_5_types import (BROKER, CAPACITIES, CONSTANTS, FENCED, FENCED_LEADER_EPOCH, FOLLOWER, LEADER, NIL, NIL_ROLE,
                                     NO_ERROR, NO_LEADER, NOT_LEADER_OR_FOLLOWER, OFFLINE_CLEAN, OFFLINE_DIRTY,
@@ -752,6 +754,12 @@ BROKER_ACTIONS = (BrokerStart, ReceiveBrokerRegResponse, ReceiveMetadataUpdate, 
                   ReceiveAlterPartitionRequest, FenceBroker, UnfenceBroker)
 NEXT = BROKER_ACTIONS + (PerformPartitionReassignment,)
 
+# Upstream's Liveness: weak fairness on these, per broker (v3_5_liveness).
+HEALING = (BrokerStart, ReceiveBrokerRegResponse, ReceiveMetadataUpdate, SendAlterPartitionRequest,
+           ReceiveAlterPartitionResponse, SendFetchRequest, ReceiveFetchRequest, ReceiveFetchResponse,
+           ReceiveBrokerRegRequest, ReceiveAlterPartitionRequest, UnfenceBroker)
+MOST_BROKERS = next(d.maximum for d in CONSTANTS if d.name == "BrokerCount")
+
 SPEC = SpecDefinition(
     name="kraft-3.5",
     module="kafka_replication_v3_5",
@@ -769,6 +777,9 @@ SPEC = SpecDefinition(
     check_constants=check_constants,
     view=VIEW,
     view_default=True,
+    properties=PROPERTIES,
+    specifications=(Specification("Spec", (), "Init /\\ [][Next]_vars (no fairness)."),
+                    liveness_specification(HEALING, MOST_BROKERS)),
     instance_order=by_first_parameter(BROKER_ACTIONS, (PerformPartitionReassignment,)),
     origin=f"from {UPSTREAM_REPOSITORY} at commit {UPSTREAM_COMMIT} (kafka_data_replication/kraft/v3.5/)",
     notes="Counts are taken under the module's VIEW by default, as its .cfg does.",
