@@ -418,6 +418,11 @@ class _Shifted:
     def __init__(self, schema: Schema):
         self.by_name = schema.by_name
         self.base = {name: base + schema.width for name, base in schema.base.items()}
+        self.compounds = schema.compounds  # records, sets and sequences find their slots through slot()
+        self._schema = schema
+
+    def slot(self, name: str, *index: int) -> int:
+        return self._schema.slot(name, *index) + self._schema.width
 
 
 _LOADED: dict[tuple, Model] = {}

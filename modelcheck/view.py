@@ -35,6 +35,12 @@ def wanted_view(request, spec, cfg, properties, warnings: list[str]) -> bool:
         wanted = named is not None
     else:
         wanted = spec.view_default and not properties
+    if wanted and request.view is None and request.engine not in VIEW_ENGINES:
+        # the VIEW only decides counts: an engine that cannot apply it runs on whole states
+        if request.engine != "z3":
+            warnings.append(f"--engine {request.engine} does not apply {spec.name}'s VIEW: its counts are of "
+                            f"whole states, not TLC's counts under the VIEW")
+        return False
     if named is not None and named[0] != "view":
         raise InputError(f"{cfg.path}:{named[1]}: {spec.name} knows only its module's VIEW, named view")
     if not wanted:
