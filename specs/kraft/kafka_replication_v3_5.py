@@ -29,22 +29,23 @@ from modelcheck.temporal import Specification
 from specs.kraft import UPSTREAM_COMMIT, UPSTREAM_REPOSITORY
 from specs.kraft.network import discard, messages, previously_sent, reply, send
 from specs.kraft.v3_5_functions import (apply_partition_change, blank_fetch_state, blank_metadata,
-                                        commit_offset_on_fetch, commit_offset_on_write, drop_fetch_sessions,
+                                        can_advance_hwm, commit_offset_on_fetch, commit_offset_on_write, drop_fetch_sessions,
                                         fail_pending_writes, handle_broker_fenced, handle_broker_unfenced, hwm_of,
                                         last_offset_for_epoch, leo_of, log_of, maybe_advance_high_watermark,
                                         maybe_fail_pending_writes, maybe_update_hwm_and_ack_on_partition_change,
                                         partition_needs_action, pending_alter_partition_response,
-                                        reassignment_in_progress, reset_all_follower_state,
+                                        process_unclean_broker, reassignment_in_progress, reset_all_follower_state,
                                         reset_follower_state_of_all_but_isr, reset_pending_acks,
                                         reset_pending_alter_partition, unreplicated_offset,
-                                        update_hwm_invariant_vars, validate_alter_partition_request)
+                                        update_elr_on_isr_or_replica_change, update_hwm_invariant_vars,
+                                        validate_alter_partition_request)
 from specs.kraft.v3_5_liveness import PROPERTIES, liveness_specification
 from specs.kraft.v3_5_properties import CFG_INVARIANTS, INVARIANTS, SOMETIMES, converged
 from specs.kraft.v3_5_types import (BROKER, CAPACITIES, CONSTANTS, FENCED, FENCED_LEADER_EPOCH, FOLLOWER, LEADER, NIL, NIL_ROLE,
                                     NO_ERROR, NO_LEADER, NOT_LEADER_OR_FOLLOWER, OFFLINE_CLEAN, OFFLINE_DIRTY,
                                     RUNNING, STARTING, SWITCHES, UNFENCED, UNKNOWN_LEADER_EPOCH, VALUE, VIEW, bounds,
-                                    broker_bit, brokers, check_constants, fetch_pairs, fields, int_max_code, types,
-                                    variables)
+                                    broker_bit, brokers, check_constants, fetch_pairs, fields, int_max_code,
+                                    keyed_fetch_sets, types, variables)
 
 # --- parameter domains ------------------------------------------------------------------
 
@@ -58,8 +59,11 @@ REGISTER_RESPONSE = _slots("RegisterBrokerResponse", lambda b: b.registrations)
 ALTER_REQUEST = _slots("AlterPartitionRequest", lambda b: b.alter_partitions)
 ALTER_RESPONSE = _slots("AlterPartitionResponse", lambda b: b.alter_partitions)
 def _fetch_slots(kind: str) -> Domain:
-    """A fetch message's slot: one per (dest, source) pair."""
+    """A fetch message's slot: one per (dest, source) pair where the set is
+    keyed by them, else one per message the sorted set can hold (as many)."""
     def show(c, v):
+        if ("fetch_" + kind[5:].lower()) not in keyed_fetch_sets(c):
+            return f"{kind}#{v}"
         dest, source = fetch_pairs(c)[v]
         return f"{kind}(dest={dest + 1}, source={source + 1})"
     return Domain("m", lambda c: range(len(fetch_pairs(c))), show)
@@ -107,10 +111,13 @@ def BrokerStart(s, n, b):
     sends the controller a registration request."""
     t, incarnation = types(s.c), s.aux_ctrs.incarn_ctr
     n.require(offline(s, b))
-    n.broker_state[b].set(t.broker_side.new(status=STARTING, broker_epoch=0, incarnation_id=incarnation,
+    # KIP-966: the broker reads its broker epoch from file (0 if it lost it) and sends it
+    on_file = s.broker_state[b].broker_epoch if t.elr else 0
+    n.broker_state[b].set(t.broker_side.new(status=STARTING, broker_epoch=on_file, incarnation_id=incarnation,
                                             registered=False))
     n.partition_status[b] = NIL_ROLE
-    send(n, "register_request", t.register_request.new(broker_id=b, incarnation_id=incarnation, source=b))
+    send(n, "register_request", t.register_request.new(broker_id=b, broker_epoch=on_file, incarnation_id=incarnation,
+                                                       source=b))
     n.aux_ctrs.update(incarn_ctr=incarnation + 1)
 
 
@@ -128,7 +135,11 @@ def ReceiveBrokerRegRequest(s, n, b, m, candidate):
     broker_epoch = s.aux_broker_epoch + 1
     n.con_broker_reg[b].set(t.controller_side.new(status=UNFENCED, broker_epoch=broker_epoch,
                                                   incarnation_id=request.incarnation_id))
-    handle_broker_unfenced(s, n, b, candidate)
+    if t.elr:  # KIP-966: a broker without a broker epoch on file may have lost data
+        n.cases((eq(request.broker_epoch, 0), lambda n2: process_unclean_broker(s, n2, b, candidate)),
+                otherwise=lambda n2: handle_broker_unfenced(s, n2, b, candidate))
+    else:
+        handle_broker_unfenced(s, n, b, candidate)
     reply(s, n, "register_request", m, "register_response",
           t.register_response.new(broker_epoch=broker_epoch, incarnation_id=request.incarnation_id,
                                   metadata_offset=s.con_metadata_log.len, dest=b))
@@ -214,7 +225,7 @@ def ensure_leadership_renounced(s, n, b, isr, leader) -> None:
 def remain_leader(s, n, b, record) -> None:
     """RemainLeader: maybe advance the high watermark on the new ISR; a
     pending AlterPartition request the update covers is no longer pending."""
-    maybe_update_hwm_and_ack_on_partition_change(s, n, b, record.isr)
+    maybe_update_hwm_and_ack_on_partition_change(s, n, b, record.isr, record.isr)
     covered = le(s.partition_pending_ap[b].epoch, record.partition_epoch)
     n.partition_pending_ap[b].set(record_ite(covered, types(s.c).pending_alter.new(), s.partition_pending_ap[b]))
 
@@ -224,7 +235,7 @@ def become_leader_in_new_epoch(s, n, b, record, is_new_leader) -> None:
     knew of followers (all of them if newly leader, else those outside the
     ISR); stop fetching."""
     n.partition_status[b] = LEADER
-    maybe_update_hwm_and_ack_on_partition_change(s, n, b, record.isr)
+    maybe_update_hwm_and_ack_on_partition_change(s, n, b, record.isr, record.isr)
     n.partition_leso[b] = leo_of(s, b)
     reset_all_follower_state_if = is_new_leader
     for k in brokers(s.c):
@@ -403,6 +414,7 @@ def ReceiveAlterPartitionRequest(s, n, b, m, leader):
                     le(s.c.MinISR, cardinality(final_isr, s.c.BrokerCount)))
     new_replicas = ite(complete, final_replicas, md.replicas)
     new_isr = ite(complete, final_isr, request.isr)
+    new_elr = update_elr_on_isr_or_replica_change(s, new_isr, new_replicas) if t.elr else None
     new_leader_epoch = ite(complete, md.leader_epoch + 1, md.leader_epoch)
     new_adding = ite(complete, 0, md.adding)
     new_removing = ite(complete, 0, md.removing)
@@ -415,7 +427,7 @@ def ReceiveAlterPartitionRequest(s, n, b, m, leader):
     n.require(eq(error, NO_ERROR), member(new_isr, leader),
               or_(not_(member(new_isr, md.leader, s.c.BrokerCount)), eq(md.leader, leader)))
     apply_partition_change(s, n, new_replicas, leader, new_isr, new_leader_epoch, md.partition_epoch + 1, new_adding,
-                           new_removing)
+                           new_removing, elr=new_elr)
     reply(s, n, "alter_request", m, "alter_response",
           t.alter_response.new(success=True, error=NO_ERROR, replicas=new_replicas, isr=new_isr, leader=leader,
                                leader_epoch=new_leader_epoch, partition_epoch=md.partition_epoch + 1, dest=b,
@@ -445,7 +457,7 @@ def ReceiveAlterPartitionResponse(s, n, b, m):
     rolled_back = md.replace(maximal_isr=md.isr)
     state = record_ite(success, adopted, rolled_back)
     n.partition_metadata[b].set(state)
-    maybe_update_hwm_and_ack_on_partition_change(s, n, b, state.maximal_isr)
+    maybe_update_hwm_and_ack_on_partition_change(s, n, b, state.maximal_isr, state.isr)
     reset_pending_alter_partition(s, n, b)
     discard(s, n, "alter_response", m)
 
@@ -477,9 +489,11 @@ def PerformPartitionReassignment(s, n, removing, adding, leader):
                     lt(0, cardinality(final_replicas, size)))
     new_isr = ite(complete, final_isr, md.isr)
     n.require(member(new_isr, leader), or_(not_(member(new_isr, md.leader, size)), eq(md.leader, leader)))
+    new_elr = ite(complete, update_elr_on_isr_or_replica_change(s, final_isr, final_replicas), md.elr) \
+        if types(s.c).elr else None
     apply_partition_change(s, n, ite(complete, final_replicas, grow), leader, new_isr,
                            ite(complete, md.leader_epoch + 1, md.leader_epoch), md.partition_epoch + 1,
-                           ite(complete, 0, adding), ite(complete, 0, removing))
+                           ite(complete, 0, adding), ite(complete, 0, removing), elr=new_elr)
     n.aux_ctrs.update(reassignment_ctr=s.aux_ctrs.reassignment_ctr + 1)
 
 
@@ -537,13 +551,14 @@ def ReceiveFetchRequest(s, n, b, m, source):
             return fetched if k == source else s.partition_replica_state[b][k]
         old_hwm = hwm_of(s, b)
         new_hwm = commit_offset_on_fetch(s, b, updated) + 1
-        maybe_advance_high_watermark(s, n2, b, old_hwm, new_hwm, True)
+        advance = can_advance_hwm(s, md.isr, old_hwm, new_hwm)
+        maybe_advance_high_watermark(s, n2, b, old_hwm, new_hwm, True, md.isr)
         n2.partition_replica_state[b][source].set(fetched)
         has_record = lt(request.fetch_offset, leo_of(s, b))
         entry = log_of(s, b).at(request.fetch_offset)
         reply(s, n2, "fetch_request", m, "fetch_response",
               t.fetch_response.new(error=NO_ERROR, leader_epoch=md.leader_epoch, fetch_offset=request.fetch_offset,
-                                   hwm=ite(lt(old_hwm, new_hwm), new_hwm, old_hwm), has_record=has_record,
+                                   hwm=ite(advance, new_hwm, old_hwm), has_record=has_record,
                                    record_epoch=ite(has_record, entry.epoch, 0),
                                    record_offset=ite(has_record, entry.offset, 1),
                                    record_value=ite(has_record, entry.value, 0), dest=source, source=b))
@@ -625,7 +640,7 @@ def WriteRecordToLeader(s, n, b, v):
     n.partition_log[b].append(types(s.c).partition_record.new(epoch=md.leader_epoch, offset=leo, value=v))
     old_hwm = hwm_of(s, b)
     new_hwm = commit_offset_on_write(s, b, new_leo) + 1
-    advance = lt(old_hwm, new_hwm)
+    advance = can_advance_hwm(s, md.isr, old_hwm, new_hwm)
     n.partition_data[b].update(leo=new_leo, hwm=ite(advance, new_hwm, old_hwm))
     update_hwm_invariant_vars(s, n, b, old_hwm, new_hwm, True, when=advance)
     n.inv_sent = set_with(s.inv_sent, v)
@@ -638,11 +653,12 @@ def fail_pending_writes_if_leader(s, n, b) -> None:
     n.inv_neg_acked = ite(fail, bit_or(s.inv_neg_acked, fail_pending_writes(s, b)), s.inv_neg_acked)
 
 
-def shut_down(s, n, b, status, candidate) -> None:
+def shut_down(s, n, b, status, candidate, epoch_on_file=0) -> None:
     """What both shutdowns do: the broker goes offline (unregistered, no
-    epoch), its fetch sessions are dropped, its leadership state is lost,
-    its pending writes fail, and the controller fences it."""
-    n.broker_state[b].set(types(s.c).broker_side.new(status=status, broker_epoch=0, incarnation_id=0,
+    epoch but, under KIP-966's clean shutdown, the one it writes to file),
+    its fetch sessions are dropped, its leadership state is lost, its pending
+    writes fail, and the controller fences it."""
+    n.broker_state[b].set(types(s.c).broker_side.new(status=status, broker_epoch=epoch_on_file, incarnation_id=0,
                                                      registered=False))
     drop_fetch_sessions(s, n, b)
     n.partition_status[b] = NIL_ROLE

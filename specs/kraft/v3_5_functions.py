@@ -9,8 +9,8 @@ the action's guard.
 
 from __future__ import annotations
 
-from modelcheck.expr import (TRUE, Expr, all_of, and_, any_of, bit_and, bit_or, cardinality, eq, ite, le, lift,
-                             lt, member, ne, not_, or_, set_with, set_without)
+from modelcheck.expr import (TRUE, Expr, all_of, and_, any_of, bit_and, bit_or, bit_xor, cardinality, eq, ite, le,
+                             lift, lt, member, ne, not_, or_, set_with, set_without)
 from modelcheck.records import RecordView, record_ite
 from specs.kraft.v3_5_types import (FENCED_LEADER_EPOCH, INELIGIBLE_REPLICA, LEADER, NIL, NO_ERROR, NO_LEADER,
                                     UNFENCED, bounds, brokers, int_max_code, types)
@@ -237,9 +237,22 @@ def _keep_unless(writer, before, after, cond) -> None:
                                 or_(before.contents.overflow, and_(c, after.contents.overflow)))
 
 
-def maybe_advance_high_watermark(s, n, b, old_hwm, new_hwm, ack_type) -> None:
-    """MaybeAdvanceHighWatermark(b, old_hwm, new_hwm, ack_type)."""
-    advance = lt(old_hwm, new_hwm)
+def safe_to_advance_hwm(s, isr) -> Expr:
+    """KIP-966's SafeToAdvanceHwm(b, isr): the ISR (not the maximal ISR) has MinISR members."""
+    return le(s.c.MinISR, cardinality(isr, size(s)))
+
+
+def can_advance_hwm(s, isr, old_hwm, new_hwm) -> Expr:
+    """CanAdvanceHwm: a higher high watermark, and (KIP-966) an ISR of at least MinISR members."""
+    if types(s.c).elr:
+        return and_(lt(old_hwm, new_hwm), safe_to_advance_hwm(s, isr))
+    return lt(old_hwm, new_hwm)
+
+
+def maybe_advance_high_watermark(s, n, b, old_hwm, new_hwm, ack_type, isr=None) -> None:
+    """MaybeAdvanceHighWatermark(b, [isr,] old_hwm, new_hwm, ack_type); KIP-966
+    advances only on an ISR of MinISR members or more."""
+    advance = can_advance_hwm(s, isr, old_hwm, new_hwm)
     n.partition_data[b].update(hwm=ite(advance, new_hwm, hwm_of(s, b)))
     update_hwm_invariant_vars(s, n, b, old_hwm, new_hwm, ack_type, when=advance)
 
@@ -256,30 +269,49 @@ def maybe_fail_pending_writes(s, n, b, isr, leader) -> None:
     n.inv_neg_acked = ite(fail, bit_or(s.inv_neg_acked, fail_pending_writes(s, b)), s.inv_neg_acked)
 
 
-def maybe_update_hwm_and_ack_on_partition_change(s, n, b, maximal_isr) -> None:
-    """MaybeUpdateHwmAndAckOnPartitionChange(b, part_md, _)."""
+def maybe_update_hwm_and_ack_on_partition_change(s, n, b, maximal_isr, isr=None) -> None:
+    """MaybeUpdateHwmAndAckOnPartitionChange(b, part_md, _), for a partition
+    state with this maximal ISR (and ISR, which KIP-966 checks)."""
     new_hwm = commit_offset_on_update(s, b, maximal_isr) + 1
     ack_type = le(s.c.MinISR, cardinality(maximal_isr, size(s)))
-    maybe_advance_high_watermark(s, n, b, hwm_of(s, b), new_hwm, ack_type)
+    maybe_advance_high_watermark(s, n, b, hwm_of(s, b), new_hwm, ack_type, isr)
 
 
 # --- partition changes on the controller ---------------------------------------------------------
 
 
-def change_record(s, replicas, leader, isr, leader_epoch, partition_epoch, adding, removing) -> RecordView:
-    return types(s.c).change_record.new(replicas=replicas, isr=isr, leader=leader, leader_epoch=leader_epoch,
-                                        partition_epoch=partition_epoch, adding=adding, removing=removing,
-                                        full=True)
-
-
 def apply_partition_change(s, n, replicas, leader, isr, leader_epoch, partition_epoch, adding, removing,
-                           when=TRUE) -> None:
-    """ApplyPartitionChange(...), taking effect only ``when`` it holds."""
-    md = types(s.c).controller_partition.new(replicas=replicas, isr=isr, leader=leader, leader_epoch=leader_epoch,
-                                             partition_epoch=partition_epoch, adding=adding, removing=removing)
+                           when=TRUE, elr=None) -> None:
+    """ApplyPartitionChange(...), taking effect only ``when`` it holds. Under
+    KIP-966 it also sets the ELR and the last known ELR: emptied once the ISR
+    has MinISR members, else growing by the replicas that left the ELR."""
+    t = types(s.c)
+    extra = {}
+    if t.elr:
+        con = s.con_partition_metadata
+        left_elr = bit_and(con.elr, bit_xor(elr, (1 << size(s)) - 1))
+        last_known = ite(le(s.c.MinISR, cardinality(isr, size(s))), 0,
+                         bit_or(con.last_known_elr, bit_and(replicas, left_elr)))
+        extra = {"elr": elr, "last_known_elr": last_known}
+    md = t.controller_partition.new(replicas=replicas, isr=isr, leader=leader, leader_epoch=leader_epoch,
+                                    partition_epoch=partition_epoch, adding=adding, removing=removing, **extra)
     n.con_partition_metadata.set(record_ite(when, md, s.con_partition_metadata))
-    n.con_metadata_log.append_if(when, change_record(s, replicas, leader, isr, leader_epoch, partition_epoch,
-                                                     adding, removing))
+    n.con_metadata_log.append_if(when, t.change_record.new(
+        replicas=replicas, isr=isr, leader=leader, leader_epoch=leader_epoch, partition_epoch=partition_epoch,
+        adding=adding, removing=removing, full=True, **extra))
+
+
+def update_elr(s, elr, original_isr, proposed_isr, replicas) -> Expr:
+    """KIP-966's UpdateElr: empty once the proposed ISR has MinISR members,
+    else the ELR (still replicas) plus the replicas leaving the ISR."""
+    removed = bit_and(bit_and(original_isr, replicas), bit_xor(proposed_isr, (1 << size(s)) - 1))
+    return ite(le(s.c.MinISR, cardinality(proposed_isr, size(s))), 0, bit_or(bit_and(elr, replicas), removed))
+
+
+def update_elr_on_isr_or_replica_change(s, proposed_isr, replicas) -> Expr:
+    """UpdateElrOnIsrOrReplicaChange(proposed_isr, replicas)."""
+    con = s.con_partition_metadata
+    return update_elr(s, con.elr, con.isr, proposed_isr, replicas)
 
 
 def maybe_remove_broker_from_isr(s, isr, b) -> Expr:
@@ -292,6 +324,36 @@ def no_leader_change(s, new_isr, new_unfenced) -> Expr:
     leader = s.con_partition_metadata.leader
     return or_(and_(eq(leader, NO_LEADER), eq(bit_and(new_isr, new_unfenced), 0)),
                and_(member(new_isr, leader, size(s)), member(new_unfenced, leader, size(s))))
+
+
+def maybe_update_partition_on_broker_change_elr(s, n, new_isr, new_elr, new_unfenced, candidate, when=TRUE) -> None:
+    """KIP-966's MaybeUpdatePartitionOnBrokerChange(new_isr, new_elr,
+    new_unfenced): the ISR may be empty; a leader is elected from the ISR
+    (any member), else from the unfenced ELR members (which then join the
+    ISR), else there is none. ``candidate`` is the choice, -1 where there is none."""
+    md = s.con_partition_metadata
+    k = size(s)
+    stays = or_(and_(eq(md.leader, NO_LEADER), eq(new_isr, 0), eq(bit_and(new_elr, new_unfenced), 0)),
+                member(new_isr, md.leader, k))
+    same = and_(eq(new_isr, md.isr), eq(new_elr, md.elr))
+    from_isr = and_(when, not_(stays), ne(new_isr, 0))
+    elr_candidates = bit_and(new_elr, new_unfenced)
+    from_elr = and_(when, not_(stays), eq(new_isr, 0), ne(elr_candidates, 0))
+    if candidate >= 0:
+        bit = 1 << candidate
+        n.cases((from_isr, lambda n2: (n2.require(member(new_isr, candidate)), apply_partition_change(
+                    s, n2, md.replicas, candidate, new_isr, md.leader_epoch + 1, md.partition_epoch + 1, md.adding,
+                    md.removing, elr=new_elr))),
+                (from_elr, lambda n2: (n2.require(member(elr_candidates, candidate)), apply_partition_change(
+                    s, n2, md.replicas, candidate, bit_or(new_isr, bit), md.leader_epoch + 1, md.partition_epoch + 1,
+                    md.adding, md.removing, elr=bit_and(new_elr, (1 << k) - 1 - bit)))))
+        return
+    n.require(not_(from_isr), not_(from_elr))
+    changed = and_(stays, not_(same))
+    leaderless = and_(not_(stays), eq(new_isr, 0), eq(elr_candidates, 0))
+    apply_partition_change(s, n, md.replicas, ite(changed, md.leader, NO_LEADER), new_isr,
+                           ite(changed, md.leader_epoch, md.leader_epoch + 1), md.partition_epoch + 1, md.adding,
+                           md.removing, when=and_(when, or_(changed, leaderless)), elr=new_elr)
 
 
 def maybe_update_partition_on_broker_change(s, n, new_isr, new_unfenced, candidate, when=TRUE) -> None:
@@ -320,18 +382,39 @@ def maybe_update_partition_on_broker_change(s, n, new_isr, new_unfenced, candida
 
 
 def handle_broker_fenced(s, n, b, candidate) -> None:
-    """HandleBrokerFenced(b)."""
-    new_isr = maybe_remove_broker_from_isr(s, s.con_partition_metadata.isr, b)
+    """HandleBrokerFenced(b). Under KIP-966 the broker leaves the ISR even as
+    its last member, and the ELR is updated."""
+    md = s.con_partition_metadata
     new_unfenced = set_without(s.con_unfenced, b, size(s))
-    maybe_update_partition_on_broker_change(s, n, new_isr, new_unfenced, candidate)
+    if types(s.c).elr:
+        new_isr = set_without(md.isr, b, size(s))
+        new_elr = update_elr_on_isr_or_replica_change(s, new_isr, md.replicas)
+        maybe_update_partition_on_broker_change_elr(s, n, new_isr, new_elr, new_unfenced, candidate)
+    else:
+        new_isr = maybe_remove_broker_from_isr(s, md.isr, b)
+        maybe_update_partition_on_broker_change(s, n, new_isr, new_unfenced, candidate)
     n.con_unfenced = new_unfenced
 
 
 def handle_broker_unfenced(s, n, b, candidate) -> None:
     """HandleBrokerUnfenced(b): a leader is chosen only if there is none."""
+    md = s.con_partition_metadata
     new_unfenced = set_with(s.con_unfenced, b)
-    maybe_update_partition_on_broker_change(s, n, s.con_partition_metadata.isr, new_unfenced, candidate,
-                                            when=eq(s.con_partition_metadata.leader, NO_LEADER))
+    leaderless = eq(md.leader, NO_LEADER)
+    if types(s.c).elr:
+        maybe_update_partition_on_broker_change_elr(s, n, md.isr, md.elr, new_unfenced, candidate, when=leaderless)
+    else:
+        maybe_update_partition_on_broker_change(s, n, md.isr, new_unfenced, candidate, when=leaderless)
+    n.con_unfenced = new_unfenced
+
+
+def process_unclean_broker(s, n, b, candidate) -> None:
+    """KIP-966's ProcessUncleanBroker(b): a broker that registers without a
+    broker epoch on file may have lost data; it leaves the ISR and the ELR."""
+    md = s.con_partition_metadata
+    new_unfenced = set_with(s.con_unfenced, b)
+    maybe_update_partition_on_broker_change_elr(s, n, set_without(md.isr, b, size(s)),
+                                                set_without(md.elr, b, size(s)), new_unfenced, candidate)
     n.con_unfenced = new_unfenced
 
 

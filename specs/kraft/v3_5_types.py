@@ -103,6 +103,18 @@ SWITCHES = (
 )
 
 
+def is_kip966(c) -> bool:
+    """Whether these constants are KIP-966's (its shutdown limits replace 3.5's)."""
+    return "DataLossShutdownLimit" in dict(c.items())
+
+
+def shutdown_limits(c) -> tuple[int, int]:
+    """(clean, unclean) shutdowns: KIP-966 calls them no-data-loss and data-loss shutdowns."""
+    if is_kip966(c):
+        return c.NoDataLossShutdownLimit, c.DataLossShutdownLimit
+    return c.CleanShutdownLimit, c.UncleanShutdownLimit
+
+
 def check_constants(c) -> None:
     """The module's ASSUMEs, and the sizes the port supports."""
     if c.InitReplicationFactor > c.BrokerCount:
@@ -148,14 +160,15 @@ class Bounds:
 
 @lru_cache(maxsize=None)
 def _bounds(n: int, values: int, rf: int, init_isr: int, clean: int, unclean: int, fence: int, shrink: int,
-            reassign: int) -> Bounds:
+            reassign: int, elr: bool = False) -> Bounds:
     shutdowns = clean + unclean
     out_of_sync = rf - init_isr
     # ISR expansions the controller can accept: each adds a replica the ISR
     # lacked. The ISR starts `out_of_sync` short and loses at most one member
-    # per fence or shutdown, at most n-1 per shrinking request, and a
-    # reassignment adds at most n replicas to the replica set.
-    expansions = out_of_sync + fence + shutdowns + shrink * (n - 1) + reassign * n
+    # per fence or shutdown (and, with KIP-966, per registration after a
+    # shutdown that lost the epoch on file), at most n-1 per shrinking
+    # request, and a reassignment adds at most n replicas to the replica set.
+    expansions = out_of_sync + fence + shutdowns * (2 if elr else 1) + shrink * (n - 1) + reassign * n
     # A partition change record per fence or shutdown, per registration or
     # unfencing that elects a leader (registrations follow restarts; brokers
     # fenced while running are the initially out-of-sync ones and those the
@@ -188,8 +201,8 @@ def bounds(c) -> Bounds:
     * AlterPartition messages: see ``_bounds``; this one bound is a generous
       estimate rather than a proof, so the run checks it (``within_capacity``).
     """
-    derived = _bounds(c.BrokerCount, len(c.Values), c.InitReplicationFactor, c.InitIsrSize, c.CleanShutdownLimit,
-                      c.UncleanShutdownLimit, c.FenceBrokerLimit, c.LeaderShrinkIsrLimit, c.ReassignmentLimit)
+    derived = _bounds(c.BrokerCount, len(c.Values), c.InitReplicationFactor, c.InitIsrSize, *shutdown_limits(c),
+                      c.FenceBrokerLimit, c.LeaderShrinkIsrLimit, c.ReassignmentLimit, is_kip966(c))
     given = getattr(c, "AlterPartitionCapacity", 0)
     if given:
         from dataclasses import replace
@@ -242,6 +255,7 @@ class Types:
     pending_alter: RecordType
     partition_data: RecordType
     counters: RecordType
+    elr: bool = False  # KIP-966: the controller keeps Eligible Leader Replicas
 
 
 def _brokers_of(c) -> tuple[int, ...]:
@@ -275,9 +289,12 @@ def alter_request_parts(c, b: Bounds, prefix: str = "") -> list:
 def alter_request_order(c, prefix: str = "") -> list:
     """TLC compares an AlterPartition request by source, broker_epoch, leader,
     leader_epoch, partition_epoch, isr, then isr_and_epochs (its dest is always
-    the controller)."""
-    return ([prefix + p for p in ("source", "broker_epoch", "leader", "leader_epoch", "partition_epoch", "isr")]
-            + [f"{prefix}epoch_of_{k}" for k in brokers(c)])
+    the controller); under KIP-966's module, whose text names broker_epoch and
+    isr sooner, by broker_epoch, source, isr, leader, leader_epoch,
+    partition_epoch, isr_and_epochs."""
+    names = ("broker_epoch", "source", "isr", "leader", "leader_epoch", "partition_epoch") if is_kip966(c) else \
+        ("source", "broker_epoch", "leader", "leader_epoch", "partition_epoch", "isr")
+    return [prefix + p for p in names] + [f"{prefix}epoch_of_{k}" for k in brokers(c)]
 
 
 def alter_request_tla(c, v, prefix: str = "") -> Record:
@@ -316,10 +333,15 @@ def _types(c) -> Types:
     partition_record = RecordType("PartitionRecord", [
         number("epoch", 0, b.leader_epoch), number("offset", 1, off), choice("value", values)])
 
+    elr = is_kip966(c)
+
     def change_tla(v):
         rec = [("type", "PartitionChangeRecord"), ("replicas", _set(v["replicas"], ids)),
-               ("isr", _set(v["isr"], ids)), ("leader", _leader(v["leader"])),
-               ("leader_epoch", v["leader_epoch"]), ("partition_epoch", v["partition_epoch"])]
+               ("isr", _set(v["isr"], ids))]
+        if elr:
+            rec += [("elr", _set(v["elr"], ids)), ("last_known_elr", _set(v["last_known_elr"], ids))]
+        rec += [("leader", _leader(v["leader"])), ("leader_epoch", v["leader_epoch"]),
+                ("partition_epoch", v["partition_epoch"])]
         if v["full"]:
             rec += [("adding", _set(v["adding"], ids)), ("removing", _set(v["removing"], ids))]
         return Record(rec)
@@ -331,30 +353,47 @@ def _types(c) -> Types:
              "partition_epoch": _tla_int(_field(x, "partition_epoch", path), path), "full": int("adding" in x)}
         v["adding"] = _mask(x["adding"], ids, path) if "adding" in x else 0
         v["removing"] = _mask(x["removing"], ids, path) if "removing" in x else 0
+        if elr:
+            v["elr"] = _mask(_field(x, "elr", path), ids, path)
+            v["last_known_elr"] = _mask(_field(x, "last_known_elr", path), ids, path)
         return v
+
+    elr_parts = [members("elr", ids), members("last_known_elr", ids)] if elr else []
 
     # The records PartitionChange appends carry `adding` and `removing`;
     # Init's record does not (`full` tells them apart: such records differ).
     change_record = RecordType("PartitionChangeRecord", [
         members("replicas", ids), members("isr", ids), number("leader", -1, n - 1, nil="NoLeader", shift=1),
         number("leader_epoch", 0, b.leader_epoch), number("partition_epoch", 0, b.partition_epoch),
-        members("adding", ids), members("removing", ids), flag("full")],
+        members("adding", ids), members("removing", ids), flag("full")] + elr_parts,
         to_tla=change_tla, from_tla=change_values)
 
+    def register_request_tla(v):
+        rec = [("type", "RegisterBrokerRequest"), ("broker_id", v["broker_id"] + 1)]
+        if elr:  # KIP-966's request carries the broker epoch on file (0: none)
+            rec.append(("broker_epoch", v["broker_epoch"]))
+        rec += [("incarnation_id", v["incarnation_id"]), ("dest", CONTROLLER), ("source", v["source"] + 1)]
+        return Record(rec)
+
+    def register_request_values(x, path):
+        v = {"broker_id": _tla_int(_field(x, "broker_id", path), path) - 1,
+             "incarnation_id": _tla_int(_field(x, "incarnation_id", path), path),
+             "source": _tla_int(_field(x, "source", path), path) - 1, "broker_epoch": 0}
+        if elr:
+            v["broker_epoch"] = _tla_int(_field(x, "broker_epoch", path), path)
+        return v
+
     register_request = RecordType("RegisterBrokerRequest", [
-        number("broker_id", 0, n - 1), number("incarnation_id", 1, b.incarnation), number("source", 0, n - 1)],
-        order=["broker_id", "incarnation_id", "source"],
-        to_tla=lambda v: Record((("type", "RegisterBrokerRequest"), ("broker_id", v["broker_id"] + 1),
-                                 ("incarnation_id", v["incarnation_id"]), ("dest", CONTROLLER),
-                                 ("source", v["source"] + 1))),
-        from_tla=lambda x, path: {"broker_id": _tla_int(_field(x, "broker_id", path), path) - 1,
-                                  "incarnation_id": _tla_int(_field(x, "incarnation_id", path), path),
-                                  "source": _tla_int(_field(x, "source", path), path) - 1})
+        number("broker_id", 0, n - 1), number("broker_epoch", 0, b.broker_epoch),
+        number("incarnation_id", 1, b.incarnation), number("source", 0, n - 1)],
+        order=["broker_id", "broker_epoch", "incarnation_id", "source"],
+        to_tla=register_request_tla, from_tla=register_request_values)
 
     register_response = RecordType("RegisterBrokerResponse", [
         number("broker_epoch", 1, b.broker_epoch), number("incarnation_id", 1, b.incarnation),
         number("metadata_offset", 0, b.metadata_log), number("dest", 0, n - 1)],
-        order=["incarnation_id", "dest", "broker_epoch", "metadata_offset"],
+        order=(["broker_epoch", "incarnation_id", "dest", "metadata_offset"] if elr
+               else ["incarnation_id", "dest", "broker_epoch", "metadata_offset"]),
         to_tla=lambda v: Record((("type", "RegisterBrokerResponse"), ("broker_epoch", v["broker_epoch"]),
                                  ("incarnation_id", v["incarnation_id"]),
                                  ("metadata_offset", v["metadata_offset"]), ("dest", v["dest"] + 1),
@@ -402,7 +441,8 @@ def _types(c) -> Types:
         flag("success"), choice("error", ERRORS, blank=NO_ERROR), number("leader", 0, n - 1),
         number("leader_epoch", 0, b.leader_epoch), number("partition_epoch", 0, b.partition_epoch),
         members("replicas", ids), members("isr", ids)] + alter_request_parts(c, b, "req_") + [number("dest", 0, n - 1)],
-        order=["success", "dest", "leader", "leader_epoch", "partition_epoch", "replicas", "isr"]
+        order=(["success", "dest", "isr", "leader", "leader_epoch", "partition_epoch", "replicas"] if elr
+               else ["success", "dest", "leader", "leader_epoch", "partition_epoch", "replicas", "isr"])
         + alter_request_order(c, "req_") + ["error"],
         to_tla=alter_response_tla, from_tla=alter_response_values)
 
@@ -410,7 +450,8 @@ def _types(c) -> Types:
         number("broker_epoch", 0, b.broker_epoch), number("leader_epoch", 0, b.leader_epoch),
         number("fetch_offset", 1, off), number("last_fetched_epoch", 0, b.leader_epoch),
         number("dest", 0, n - 1), number("source", 0, n - 1)],
-        order=["dest", "source", "broker_epoch", "leader_epoch", "fetch_offset", "last_fetched_epoch"],
+        order=(["broker_epoch", "dest", "source", "leader_epoch", "fetch_offset", "last_fetched_epoch"] if elr
+               else ["dest", "source", "broker_epoch", "leader_epoch", "fetch_offset", "last_fetched_epoch"]),
         to_tla=lambda v: Record((("type", "FetchRequest"), ("broker_epoch", v["broker_epoch"]),
                                  ("partition", Record((("leader_epoch", v["leader_epoch"]),
                                                        ("fetch_offset", v["fetch_offset"]),
@@ -485,7 +526,8 @@ def _types(c) -> Types:
         choice("status", ("FENCED", "UNFENCED")), number("broker_epoch", 0, b.broker_epoch),
         number("incarnation_id", 0, b.incarnation)])
     controller_partition = RecordType("ControllerPartitionMetadata", [
-        members("replicas", ids), members("isr", ids), number("leader", -1, n - 1, nil="NoLeader", shift=1),
+        members("replicas", ids), members("isr", ids)] + elr_parts + [
+        number("leader", -1, n - 1, nil="NoLeader", shift=1),
         number("leader_epoch", 0, b.leader_epoch), number("partition_epoch", 0, b.partition_epoch),
         members("adding", ids), members("removing", ids)])
     replica_partition = RecordType("ReplicaPartitionMetadata", [
@@ -530,14 +572,17 @@ def _types(c) -> Types:
         number("epoch", 0, b.partition_epoch + 1), flag("has_request")] + alter_request_parts(c, b, "req_"),
         to_tla=pending_tla, from_tla=pending_values)
     partition_data = RecordType("PartitionData", [number("hwm", 1, off), number("leo", 1, off)])
+    clean, unclean = shutdown_limits(c)
+    clean_ctr, unclean_ctr = ("no_data_loss_shutdown_ctr", "data_loss_shutdown_ctr") if elr else \
+        ("clean_shutdown_ctr", "unclean_shutdown_ctr")
     counters = RecordType("StateSpaceLimitCtrs", [
-        number("incarn_ctr", 0, b.incarnation + 1), number("clean_shutdown_ctr", 0, c.CleanShutdownLimit),
-        number("unclean_shutdown_ctr", 0, c.UncleanShutdownLimit), number("fence_broker_ctr", 0, c.FenceBrokerLimit),
+        number("incarn_ctr", 0, b.incarnation + 1), number(clean_ctr, 0, clean),
+        number(unclean_ctr, 0, unclean), number("fence_broker_ctr", 0, c.FenceBrokerLimit),
         number("leader_shrink_isr_ctr", 0, c.LeaderShrinkIsrLimit),
         number("reassignment_ctr", 0, c.ReassignmentLimit)])
     return Types(partition_record, change_record, register_request, register_response, alter_request,
                  alter_response, fetch_request, fetch_response, broker_side, controller_side, controller_partition,
-                 replica_partition, fetcher, peer, pending_alter, partition_data, counters)
+                 replica_partition, fetcher, peer, pending_alter, partition_data, counters, elr)
 
 
 def types(c) -> Types:
@@ -586,6 +631,13 @@ MESSAGE_TYPES = ("RegisterBrokerRequest", "RegisterBrokerResponse", "AlterPartit
 FETCH_SETS = ("fetch_request", "fetch_response")
 
 
+def keyed_fetch_sets(c) -> tuple[str, ...]:
+    """The fetch sets held one slot per (dest, source) pair: those whose TLC
+    order starts with dest and source. Under KIP-966's module a fetch
+    request's broker_epoch comes first, so its requests are kept sorted."""
+    return ("fetch_response",) if is_kip966(c) else FETCH_SETS
+
+
 def fetch_pairs(c) -> list[tuple[int, int]]:
     """The (dest, source) pairs a fetch can travel between, in TLC's order of fetch messages."""
     return [(d, s) for d in range(c.BrokerCount) for s in range(c.BrokerCount) if d != s]
@@ -622,10 +674,10 @@ def fields(c) -> list:
         RecordVar("partition_replica_state", t.peer, (n, n)),
         RecordVar("partition_pending_ap", t.pending_alter, (n,)),
         *[RecordSet("net_" + kind, getattr(t, kind), capacity[kind]) for kind in MESSAGE_SETS
-          if kind not in FETCH_SETS],
+          if kind not in keyed_fetch_sets(c)],
         # A fetcher has at most one fetch in flight: one slot per (dest, source) pair.
         *[KeyedRecordSet("net_" + kind, getattr(t, kind), ("dest", "source"), fetch_pairs(c))
-          for kind in FETCH_SETS],
+          for kind in keyed_fetch_sets(c)],
         RecordSet("discarded_alter_request", t.alter_request, b.alter_partitions),
         integer("aux_broker_epoch", n, b.broker_epoch),
         RecordVar("aux_ctrs", t.counters),

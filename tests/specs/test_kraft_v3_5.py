@@ -91,3 +91,13 @@ def test_defaults_are_the_committed_configuration():
 
 def consts_args(consts):
     return [arg for k, v in consts.items() for arg in ("--const", f"{k}={v}")]
+
+
+def test_liveness_verdicts_match_tlc(in_tmp):
+    """TLC (LivenessSpec, no VIEW) finds these hold on the smallest configuration."""
+    code, out, _ = invoke_json("run", "kraft-3.5", "--engine", "bfs", "-q", "--specification", "LivenessSpec",
+                               "--prop", "EventuallyMetadataConverges", "--prop", "EventuallyWriteIsAcceptedOrRejected",
+                               *consts_args(SMALL))
+    assert code == 0 and out["result"] == "ok" and out["view"] is False
+    code, _, err = invoke("run", "kraft-3.5", "-q", "--view", "--prop", "EventuallyRuns", *consts_args(SMALL))
+    assert code == 2 and "whole states" in one_error_line(err)

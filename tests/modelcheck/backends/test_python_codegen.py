@@ -16,6 +16,9 @@ KRAFT_SMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitI
 def small_model(name):
     if name == "async-isr":
         return model(name, MaxVersion=2, MaxOffset=1)
+    if name == "kraft-kip966":
+        return model(name, **{("DataLossShutdownLimit" if k == "UncleanShutdownLimit" else k): v
+                              for k, v in KRAFT_SMALL.items()})
     if name.startswith("kraft"):
         return model(name, **KRAFT_SMALL)
     return model(name, **SMALL)

@@ -25,11 +25,13 @@ CONFIGS = {
     # messages, sequences and records: a few states suffice to meet every form
     "kraft-3.5": [({"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1,
                     "UncleanShutdownLimit": 0, "FenceBrokerLimit": 0}, 12)],
+    "kraft-kip966": [({"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 2,
+                       "DataLossShutdownLimit": 0, "FenceBrokerLimit": 1}, 12)],
 }
 # Specs whose steps from arbitrary (unreachable) states may leave the declared
 # ranges: their bounds are derived for reachable states (kraft's epochs and
 # counters grow with the limits), so only reachable states are compared.
-REACHABLE_ONLY = {"kraft-3.5"}
+REACHABLE_ONLY = {"kraft-3.5", "kraft-kip966"}
 FAMILY = [({"Replicas": 2}, 150), ({"Replicas": 3, "MaxLeaderEpoch": 1}, 100)]
 RANDOM_STATES = 40
 
