@@ -1,4 +1,4 @@
-"""kraft-3.5 against TLC, and what each message slot costs.
+"""kraft-3.5 and kraft-kip966 against TLC, and what each message slot costs.
 
 ``tlc``: every configuration below, run with ``modelcheck run kraft-3.5``
 (``--engine``, default fast), against TLC's figures on the same constants
@@ -74,8 +74,36 @@ TLC = {
                  7, 5.7),
     "vab_c2": ({**SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "Values": "{A,B}"}, 84, 5, "error", 4, 38.1),
 }
-# The .cfg's rule: NoCommittedRecordLostGlobally is left out when MinISR = UncleanShutdownLimit.
-WITHOUT_NCLG = {"v06", "lrs_v_b2i1", "lrs_v_b2i1_avoid", "lrs_v_b2f1", "lrs_v_b2f1_avoid"}
+KSMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1, "NoDataLossShutdownLimit": 0,
+          "DataLossShutdownLimit": 0, "FenceBrokerLimit": 0, "LeaderShrinkIsrLimit": 0, "ReassignmentLimit": 0}
+KTHREE = {**KSMALL, "BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 3}
+# kraft-kip966 (its invariant list adds MinIsrRecoveryQuorum)
+TLC_KIP966 = {
+    "k_calib": (KSMALL, 130, 15, "ok", None, 2.4),
+    "k01": ({**KSMALL, "InitIsrSize": 2}, 14, 8, "ok", None, 1.8),
+    "k02": ({**KSMALL, "InitIsrSize": 2, "NoDataLossShutdownLimit": 1}, 1079, 22, "ok", None, 2.4),
+    "k03": ({**KSMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1}, 1260, 21, "ok", None, 2.5),
+    "k04": ({**KSMALL, "InitIsrSize": 2, "LeaderShrinkIsrLimit": 1}, 254, 16, "ok", None, 2.0),
+    "k05": ({**KSMALL, "InitIsrSize": 2, "DataLossShutdownLimit": 1}, 945, 25, "ok", None, 2.3),
+    "k06": ({**KSMALL, "BrokerCount": 3, "InitIsrSize": 2, "ReassignmentLimit": 1}, 12472, 29, "ok", None, 8.3),
+    "k07": (KTHREE, 128, 17, "ok", None, 1.7),
+    "k08": ({**KTHREE, "InitIsrSize": 2}, 1163, 25, "ok", None, 2.4),
+    "k10": ({**KTHREE, "DataLossShutdownLimit": 1}, 101378, 40, "ok", None, 33.7),
+    "k11": ({**KTHREE, "FenceBrokerLimit": 1}, 152650, 36, "ok", None, 56.7),
+    "k12": ({**KTHREE, "LeaderShrinkIsrLimit": 1}, 14831, 26, "ok", None, 18.4),
+    "k13": ({**KSMALL, "BrokerCount": 3, "ReassignmentLimit": 1}, 306451, 40, "ok", None, 244.5),
+    "lrs_k_b2i1": ({**KSMALL, "DataLossShutdownLimit": 1}, 4428, 30, "ok", None, 10.3),
+    "lrs_k_b2f1": ({**KSMALL, "InitIsrSize": 2, "DataLossShutdownLimit": 1, "FenceBrokerLimit": 1}, 40719, 35, "ok",
+                   None, 43.4),
+    "lrs_k_b2m2f1": ({**KSMALL, "MinISR": 2, "InitIsrSize": 2, "DataLossShutdownLimit": 1, "FenceBrokerLimit": 1},
+                     282201, 41, "ok", None, 157.3),
+    "lrs_k_b2i1_nclg": ({**KSMALL, "DataLossShutdownLimit": 1}, 49, 5, "NoCommittedRecordLostGlobally", 5, 2.5),
+}
+# The .cfg's rule: NoCommittedRecordLostGlobally is left out when MinISR = UncleanShutdownLimit
+# (DataLossShutdownLimit under KIP-966).
+WITHOUT_NCLG = {"v06", "lrs_v_b2i1", "lrs_v_b2i1_avoid", "lrs_v_b2f1", "lrs_v_b2f1_avoid", "k05", "lrs_k_b2i1",
+                "lrs_k_b2f1"}
+KIP966_INVARIANTS = CFG_INVARIANTS[:-1] + ("MinIsrRecoveryQuorum", "NoCommittedRecordLostGlobally")
 
 
 def tlc(args) -> None:
@@ -84,11 +112,14 @@ def tlc(args) -> None:
           f"{'TLC s':>7} {'ours s':>7}")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (consts, distinct, depth, verdict, length, tlc_seconds) in TLC.items():
+        table = [("kraft-3.5", name, row) for name, row in TLC.items()] + \
+            [("kraft-kip966", name, row) for name, row in TLC_KIP966.items()]
+        for spec, name, (consts, distinct, depth, verdict, length, tlc_seconds) in table:
             if args.only and name not in args.only:
                 continue
-            invariants = CFG_INVARIANTS[:-1] if name in WITHOUT_NCLG else CFG_INVARIANTS
-            cmd = modelcheck_command("run", "kraft-3.5", "--engine", args.engine, "--json", "-q",
+            every = KIP966_INVARIANTS if spec == "kraft-kip966" else CFG_INVARIANTS
+            invariants = every[:-1] if name in WITHOUT_NCLG else every
+            cmd = modelcheck_command("run", spec, "--engine", args.engine, "--json", "-q",
                                      *[a for k, v in consts.items() for a in ("--const", f"{k}={v}")],
                                      *[a for inv in invariants for a in ("--inv", inv)])
             run = measure_once(cmd, tmp, ok_codes=(0, 12, 75))
