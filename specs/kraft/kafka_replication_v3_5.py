@@ -22,7 +22,7 @@ action parameters bound by equalities in the guard.
 from __future__ import annotations
 
 from modelcheck.expr import (FALSE, TRUE, and_, bit_and, bit_or, cardinality, eq, ite, le, lt, member, ne, not_, or_,
-                             set_with, set_without, subset_of)
+                             set_with, subset_of)
 from modelcheck.records import record_ite
 from modelcheck.spec import Domain, SpecDefinition, action, by_first_parameter
 from modelcheck.temporal import Specification
@@ -35,14 +35,14 @@ from specs.kraft.v3_5_functions import (apply_partition_change, blank_fetch_stat
                                         maybe_fail_pending_writes, maybe_update_hwm_and_ack_on_partition_change,
                                         partition_needs_action, pending_alter_partition_response,
                                         process_unclean_broker, reassignment_in_progress, reset_all_follower_state,
-                                        reset_follower_state_of_all_but_isr, reset_pending_acks,
+                                        reset_pending_acks,
                                         reset_pending_alter_partition, unreplicated_offset,
                                         update_elr_on_isr_or_replica_change, update_hwm_invariant_vars,
                                         validate_alter_partition_request)
 from specs.kraft.v3_5_liveness import PROPERTIES, liveness_specification
 from specs.kraft.v3_5_properties import CFG_INVARIANTS, INVARIANTS, SOMETIMES, converged
 from specs.kraft.v3_5_types import (BROKER, CAPACITIES, CONSTANTS, FENCED, FENCED_LEADER_EPOCH, FOLLOWER, LEADER, NIL, NIL_ROLE,
-                                    NO_ERROR, NO_LEADER, NOT_LEADER_OR_FOLLOWER, OFFLINE_CLEAN, OFFLINE_DIRTY,
+                                    NO_ERROR, NOT_LEADER_OR_FOLLOWER, OFFLINE_CLEAN, OFFLINE_DIRTY,
                                     RUNNING, STARTING, SWITCHES, UNFENCED, UNKNOWN_LEADER_EPOCH, VALUE, VIEW, bounds,
                                     broker_bit, brokers, check_constants, fetch_pairs, fields, int_max_code,
                                     keyed_fetch_sets, types, variables)
@@ -232,8 +232,8 @@ def remain_leader(s, n, b, record) -> None:
 
 def become_leader_in_new_epoch(s, n, b, record, is_new_leader) -> None:
     """BecomeLeaderInNewEpoch: lead from the current log end; forget what it
-    knew of followers (all of them if newly leader, else those outside the
-    ISR); stop fetching."""
+    knew of followers (all of them if newly leader, else, as
+    ResetFollowerStateOfAllButISR, those outside the ISR); stop fetching."""
     n.partition_status[b] = LEADER
     maybe_update_hwm_and_ack_on_partition_change(s, n, b, record.isr, record.isr)
     n.partition_leso[b] = leo_of(s, b)

@@ -67,13 +67,6 @@ def reset_all_follower_state(s, n, b) -> None:
         n.partition_replica_state[b][k].set(blank_replica_state(s))
 
 
-def reset_follower_state_of_all_but_isr(s, n, b, isr) -> None:
-    """ResetFollowerStateOfAllButISR(b, new_part_md)."""
-    for k in brokers(s.c):
-        n.partition_replica_state[b][k].set(
-            record_ite(member(isr, k), s.partition_replica_state[b][k], blank_replica_state(s)))
-
-
 def floor_leader_offset(s, b) -> Expr:
     return s.aux_flo[b]
 
