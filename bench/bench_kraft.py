@@ -72,6 +72,11 @@ TLC = {
     "chk_c524": ({**SMALL, "IsrJoinRequiresFetch": "FALSE"}, 115, 8, "LeaderCandidateCompletenessProperty", 8, 5.2),
     "chk_c526": ({**SMALL, "IsrJoinRequiresHighWatermark": "FALSE"}, 43, 7, "LeaderCandidateCompletenessProperty",
                  7, 5.7),
+    # found by the port on three brokers, then confirmed with TLC (the CHECK line turned off in a copy of the module)
+    "chk_c528_v12": ({**THREE, "UncleanShutdownLimit": 1, "IsrJoinRequiresEpochStart": "FALSE"}, 48681, 22,
+                     "LeaderCandidateCompletenessProperty", 22, 17.0),
+    "chk_c449_v12": ({**THREE, "UncleanShutdownLimit": 1, "IsrJoinChecksBrokerEpoch": "FALSE"}, 28584, 19,
+                     "LeaderCandidateCompletenessProperty", 19, 12.0),
     "vab_c2": ({**SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "Values": "{A,B}"}, 84, 5, "error", 4, 38.1),
 }
 KSMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1, "NoDataLossShutdownLimit": 0,
