@@ -101,3 +101,11 @@ def test_liveness_verdicts_match_tlc(in_tmp):
     assert code == 0 and out["result"] == "ok" and out["view"] is False
     code, _, err = invoke("run", "kraft-3.5", "-q", "--view", "--prop", "EventuallyRuns", *consts_args(SMALL))
     assert code == 2 and "whole states" in one_error_line(err)
+
+
+def test_whole_state_count_is_tlc_s_with_only_the_discarded_requests_the_spec_reads(in_tmp):
+    """Without the VIEW: 161 states, depth 15, as TLC counts under a VIEW of
+    every variable with messages_discard cut down to its AlterPartition requests."""
+    code, out, _ = invoke_json("run", "kraft-3.5", "--engine", "bfs", "-q", "--no-view", "--inv", "TypeOK",
+                               *consts_args(SMALL))
+    assert (code, out["distinct_states"], out["depth"], out["view"]) == (0, 161, 15, False)
