@@ -2,11 +2,10 @@
 
 modelcheck takes CONSTANT(S), INVARIANT(S), CHECK_DEADLOCK, SYMMETRY (what it
 names is interpreted in modelcheck/canonical.py), SPECIFICATION (the name of
-one of the spec's named specifications) and PROPERTY/PROPERTIES (its temporal
-properties) from them.
-Other sections (INIT, NEXT, CONSTRAINT,
-VIEW...) name TLA+ operators modelcheck does not evaluate; they are skipped
-with a warning. Model-value declarations such as ``r1 = r1`` are accepted
+one of the spec's named specifications), PROPERTY/PROPERTIES (its temporal
+properties) and VIEW (for a spec that defines one) from them.
+Other sections (INIT, NEXT, CONSTRAINT...) name TLA+ operators modelcheck does
+not evaluate; they are skipped with a warning. Model-value declarations such as ``r1 = r1`` are accepted
 and need nothing.
 """
 
@@ -18,9 +17,9 @@ from dataclasses import dataclass, field
 from modelcheck.errors import InputError
 
 USED = {"CONSTANT", "CONSTANTS", "INVARIANT", "INVARIANTS", "CHECK_DEADLOCK", "SYMMETRY", "SPECIFICATION",
-        "PROPERTY", "PROPERTIES"}
+        "PROPERTY", "PROPERTIES", "VIEW"}
 SKIPPED = {"INIT", "NEXT", "CONSTRAINT", "CONSTRAINTS",
-           "ACTION_CONSTRAINT", "ACTION_CONSTRAINTS", "VIEW", "POSTCONDITION", "ALIAS"}
+           "ACTION_CONSTRAINT", "ACTION_CONSTRAINTS", "POSTCONDITION", "ALIAS"}
 KEYWORDS = USED | SKIPPED
 
 _TOKEN = re.compile(r"""
@@ -47,6 +46,7 @@ class ConfigFile:
     warnings: list[str] = field(default_factory=list)
     specification: str | None = None
     properties: list[str] = field(default_factory=list)
+    view: tuple[str, int] | None = None  # (the operator VIEW names, its line)
 
 
 def _tokens(text: str, path: str) -> list[tuple[str, str, int]]:
@@ -181,6 +181,14 @@ def parse_config(text: str, path: str = "<cfg>") -> ConfigFile:
             if i == start:
                 raise InputError(f"{path}:{line}: SYMMETRY names nothing")
             cfg.symmetry.append(("".join(t[1] for t in toks[start:i]), line))
+        elif word == "VIEW":
+            start = i
+            while i < len(toks) and not at_keyword():
+                i += 1
+            names = [t[1] for t in toks[start:i]]
+            if len(names) != 1 or toks[start][0] != "ident":
+                raise InputError(f"{path}:{line}: VIEW names one operator")
+            cfg.view = (names[0], line)
         elif word == "CHECK_DEADLOCK":
             t = peek()
             if t is None or t[1] not in ("TRUE", "FALSE"):

@@ -111,11 +111,14 @@ def main():
 @click.option("--max-memory", metavar="SIZE", help="Stop cleanly when memory use reaches SIZE (e.g. 2G, 512M).")
 @coverage_option
 @click.option("--symmetry", is_flag=True, help=SYMMETRY_HELP)
+@click.option("--view/--no-view", "view", default=None,
+              help="Count states by the spec's VIEW, as TLC does (default: as the .cfg says, else the spec's own "
+                   ".cfg).")
 @json_option()
 @quiet_option
 @engine_options()
 def run(spec, engine, consts, config, invariants, properties, specification, max_depth, check_deadlock, trace_out,
-        overwrite, max_states, max_memory, coverage, symmetry, as_json, quiet, **given):
+        overwrite, max_states, max_memory, coverage, symmetry, view, as_json, quiet, **given):
     """Check SPEC's invariants over every reachable state.
 
     Ctrl-C stops cleanly and prints what was explored (exit 130); a second
@@ -134,7 +137,7 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
                          invariants=tuple(invariants), max_depth=max_depth, check_deadlock=check_deadlock,
                          trace_out=trace_out, overwrite=overwrite, max_states=max_states, max_memory=max_memory,
                          engine_options=engine_values(given), properties=tuple(properties),
-                         specification=specification, coverage=coverage, symmetry=symmetry)
+                         specification=specification, coverage=coverage, symmetry=symmetry, view=view)
     prepared = prepare(request)
     warn(prepared.warnings)
     progress = _progress(quiet, always=entry(engine).logs_levels)  # a line per level, even into a file

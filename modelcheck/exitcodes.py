@@ -14,6 +14,7 @@ DEADLOCK = 11  # a state without successors, with --check-deadlock (TLC's code)
 INVARIANT_VIOLATED = 12  # an invariant is violated (TLC's code); for prove, the base case fails
 PROPERTY_VIOLATED = 13  # a temporal property is violated (TLC's code)
 NOT_INDUCTIVE = 20  # prove: no counterexample from Init, but the induction step fails
+EVALUATION_FAILED = 75  # the spec cannot be evaluated in a reached state (TLC's exit status for it)
 INTERRUPTED = 130  # Ctrl-C: the report shows what was done (128 + SIGINT, as shells count)
 
 # what each code means, as the README's table says it
@@ -26,5 +27,6 @@ MEANINGS: dict[int, str] = {
     INVARIANT_VIOLATED: "invariant violated",
     PROPERTY_VIOLATED: "temporal property violated",
     NOT_INDUCTIVE: "prove: not inductive",
+    EVALUATION_FAILED: "the spec cannot be evaluated (as TLC, which stops with an error)",
     INTERRUPTED: "interrupted (Ctrl-C)",
 }

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from modelcheck.packing import Packing, fingerprints
+from modelcheck.packing import Packing
 
 DEADLOCK = "Deadlock"  # what a state without successors is reported as breaking, with --check-deadlock
 
@@ -112,7 +112,7 @@ class Expander:
             result = Expansion.empty(self.packing.words)
             result.deadlocked = deadlocked
             return result
-        fps = fingerprints(all_words)
+        fps = self.packing.fingerprints(all_words)
         self.graph.expanded(parents + offset, fps, actions)
         key = discovery_key(parents, actions, len(self.kernel.updates))
         first = first_of_each(fps, key)
@@ -122,7 +122,7 @@ class Expander:
                 fresh = visited.unseen(unique)
                 first, successors = first[fresh], successors[:, fresh]
             successors = self.canonical.words(successors)
-            canonical_fps = fingerprints(successors)
+            canonical_fps = self.packing.fingerprints(successors)
             again = first_of_each(canonical_fps, key[first])
             first, successors, unique = first[again], successors[:, again], canonical_fps[again]
         return Expansion(unique, successors, parents[first] + offset, actions[first], fps.size, deadlocked)

@@ -84,6 +84,8 @@ def violation_lines(outcome: RunOutcome) -> list[str]:
     the viewer's replica tables (``modelcheck show --diff``), and why."""
     v = outcome.result.violation
     what = "A deadlock is reached" if v.invariant == "Deadlock" else f"Invariant {v.invariant} is violated"
+    if outcome.evaluation_failed:
+        what = "The spec cannot be evaluated (TLC stops with an error)"
     lines = [f"{what} in state {v.length}, at the end of this shortest counterexample:", ""]
     lines.append(outcome.trace_text or "")
     lines.append("")

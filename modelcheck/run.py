@@ -21,6 +21,7 @@ from modelcheck.destinations import check_output_destination
 from modelcheck.engines import DEFAULT_ENGINE, engine_settings, get_engine
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult
 from modelcheck.engines.contract import RUN
+from modelcheck.errors import InputError
 from modelcheck.fingerprint import collision_probability
 from modelcheck.limits import INTERRUPTED, Limits, StopRequest, interrupt_requests, parse_size
 from modelcheck.outputs import save_trace, story
@@ -49,6 +50,7 @@ class RunRequest:
     coverage: str | None = None  # None, "actions" or "full" (modelcheck/coverage.py)
     symmetry: bool = False
     command: str = RUN  # the command whose engine options these are ("run" or "simulate")
+    view: bool | None = None  # apply the spec's VIEW (None: as the .cfg says, else the spec's default)
 
 
 @dataclass
@@ -78,6 +80,9 @@ def prepare(request: RunRequest) -> PreparedRun:
     # a run that asks about temporal properties checks only the invariants it names
     invariants = choose_invariants(spec, request.invariants, cfg, defaults=not properties)
     check_bounds(request.max_depth, request.max_states)
+    if invariants or not properties:  # the port's own checks run whenever invariants are checked
+        invariants = tuple(dict.fromkeys(tuple(invariants) + tuple(spec.port_checks) +
+                                         ((spec.evaluation_check,) if spec.evaluation_check else ())))
     check_deadlock = request.check_deadlock
     if check_deadlock is None:
         check_deadlock = bool(cfg.check_deadlock) if cfg and cfg.check_deadlock is not None else False
@@ -87,7 +92,8 @@ def prepare(request: RunRequest) -> PreparedRun:
                                                                                                     None)))
     if settings is not None and hasattr(settings, "check"):
         settings.check()
-    model = spec.instantiate(resolved.constants)
+    from modelcheck.view import wanted_view
+    model = spec.instantiate(resolved.constants, view=wanted_view(request, spec, cfg, properties, settings, warnings))
     wanted = symmetry.symmetry_requested(request.symmetry, cfg, model, request.engine, warnings)
     if properties and wanted:
         temporal.check_request(request.engine, request.max_depth, settings, symmetry=True)
@@ -106,6 +112,12 @@ class RunOutcome:
     coverage: Any = None  # a modelcheck.coverage.CoverageReport
 
     @property
+    def evaluation_failed(self) -> bool:
+        """The run stopped at a step TLC cannot evaluate (not at a violation)."""
+        v = self.result.violation
+        return v is not None and v.invariant == self.prepared.spec.evaluation_check
+
+    @property
     def exit_code(self) -> int:
         if self.result.stopped == INTERRUPTED:
             return exitcodes.INTERRUPTED
@@ -113,6 +125,8 @@ class RunOutcome:
             return exitcodes.PROPERTY_VIOLATED
         if self.result.result != "violation":
             return exitcodes.OK
+        if self.evaluation_failed:
+            return exitcodes.EVALUATION_FAILED
         if self.result.violation and self.result.violation.invariant == DEADLOCK:
             return exitcodes.DEADLOCK
         return exitcodes.INVARIANT_VIOLATED
@@ -131,7 +145,7 @@ class RunOutcome:
             "engine": r.engine,
             "constants": p.model.json_constants(),
             "invariants": list(p.invariants),
-            "result": r.result,
+            "result": "error" if self.evaluation_failed else r.result,
             "distinct_states": r.distinct_states,
             "depth": r.depth,
             "seconds": round(r.seconds, 3),
@@ -140,6 +154,7 @@ class RunOutcome:
             "properties": list(p.properties),
             "specification": p.specification.name if p.specification is not None else None,
             "symmetry": p.symmetry,
+            "view": p.model.view,
             **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
         }
 
@@ -178,6 +193,14 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
         return RunOutcome(prepared, result, decided.trace_file, decided.trace_text, decided.explanation,
                           decided.liveness, coverage_report)
     trace_file = trace_text = explanation = None
+    if result.violation is not None and result.violation.invariant in prepared.spec.port_checks:
+        from modelcheck.explain import explain
+        v = result.violation
+        raise InputError(f"{prepared.spec.name}: {explain(prepared.model, v.states[-1], v.invariant)} "
+                         f"(a behaviour of {len(v.states)} states reaches it)")
+    if result.violation is not None and result.violation.invariant == prepared.spec.evaluation_check:
+        from modelcheck.evaluation import evaluation_failure
+        result, explanation = evaluation_failure(prepared.model, result)
     if result.violation is not None:
         v = result.violation
         trace = trace_from_states(prepared.model, v.states, v.actions, v.invariant, result.engine)
@@ -185,7 +208,7 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
         if saved.problem:
             warn([saved.problem])
         trace_file, trace_text = saved.file, story(trace, saved.file)
-        if v.invariant in prepared.model.invariants:
+        if v.invariant in prepared.model.invariants and explanation is None:
             from modelcheck.explain import explain
             explanation = explain(prepared.model, v.states[-1], v.invariant)
     return RunOutcome(prepared, result, trace_file, trace_text, explanation, coverage=coverage_report)

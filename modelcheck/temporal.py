@@ -116,6 +116,14 @@ def infinitely_often_implies_eventually(p, q) -> Formula:
                     _condition(q, "infinitely_often_implies_eventually")))
 
 
+def infinitely_often_implies_infinitely_often(p, q) -> Formula:
+    """([]<>P) => []<>Q: if P holds infinitely often, so does Q (what
+    []<>(P ~> Q) amounts to, a leads-to being an always-formula)."""
+    return Formula("infinitely_often_implies_infinitely_often",
+                   (_condition(p, "infinitely_often_implies_infinitely_often"),
+                    _condition(q, "infinitely_often_implies_infinitely_often")))
+
+
 @dataclass(frozen=True)
 class ForAll:
     """\\A x \\in DOMAIN : body(x), one formula per value."""
@@ -297,9 +305,27 @@ class InfinitelyOftenImpliesEventually(Form):
                 f"but the second holds in no state")
 
 
+class InfinitelyOftenImpliesInfinitelyOften(Form):
+    name, notation = "infinitely_often_implies_infinitely_often", "([]<>P) => []<>Q"
+
+    def negation(self, args):  # ~(([]<>P) => []<>Q) = []<>P /\ <>[]~Q
+        return Negation("anywhere", TRUE, not_(args[1]), infinitely_states=(args[0],))
+
+    def violated(self, value, lasso):
+        cycle = list(lasso.cycle_states())
+        return any(value[0][k] for k in cycle) and not any(value[1][k] for k in cycle)
+
+    def what_fails(self, value, lasso, span):
+        k = next(k for k in lasso.cycle_states() if value[0][k])
+        return (f"the first condition holds in state {k + 1} on the cycle ({span}), so infinitely often, "
+                f"but the second holds in no state of the cycle, so from state {lasso.loop + 1} on it never "
+                f"holds again")
+
+
 # every form, by name: a new one is a Form here, added to FORMS, and a function above that builds its Formula
 FORMS: dict[str, Form] = {f.name: f for f in (Eventually(), AlwaysEventually(), EventuallyAlways(), LeadsTo(),
-                                              EventuallyAlwaysStep(), InfinitelyOftenImpliesEventually())}
+                                              EventuallyAlwaysStep(), InfinitelyOftenImpliesEventually(),
+                                              InfinitelyOftenImpliesInfinitelyOften())}
 
 
 def negation(f: Formula) -> Negation:

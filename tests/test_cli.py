@@ -11,7 +11,7 @@ from modelcheck import __version__
 from support import invoke, invoke_json, one_error_line, run_on_terminal, run_subprocess
 
 JSON_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
-               "properties", "specification", "violation", "symmetry"}
+               "properties", "specification", "violation", "symmetry", "view"}
 
 
 def test_ok_run_as_json(in_tmp):
@@ -189,7 +189,7 @@ def test_list_shows_every_spec():
     code, out, _ = invoke("list", "--json")
     specs = {s["name"]: s for s in json.loads(out)}
     assert set(specs) == {"truncate-to-hw", "kip101", "kip279", "kip320", "kip320-first-try", "async-isr",
-                          "kip320-consumer", "kafka-clients"}
+                          "kip320-consumer", "kafka-clients", "kraft-3.5", "kraft-kip966"}
     assert "FencedFollowerFetch" in specs["kip320"]["actions"]
     assert specs["kip320"]["constants"] == {"Replicas": "{r1, r2, r3}", "LogSize": "2", "MaxRecords": "2",
                                             "MaxLeaderEpoch": "2"}

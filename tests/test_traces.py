@@ -46,6 +46,21 @@ CLIENT_BUGS = [
     ("kafka-clients", {"ConsumerFencing": "FALSE"}, ("NoSpuriousOutOfRange",),
      "kafka-clients-no-fetch-fencing-out-of-range.itf.json", 14),
 ]
+# Kafka 3.5 under KRaft (docs/kraft.md): Last Replica Standing, and the
+# upstream CHECKs whose removal TLC confirms loses committed data.
+KRAFT_SMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1,
+               "UncleanShutdownLimit": 0, "FenceBrokerLimit": 0}
+KRAFT_CFG_INVARIANTS = ("LeaderCompletenessProperty", "LeaderCandidateCompletenessProperty",
+                        "ReplicationQuorumSupersetProperty", "LogMatchingProperty", "MetadataLogMatchingProperty",
+                        "ConsistentReadProperty")
+KRAFT_BUGS = [
+    ("kraft-3.5", {**KRAFT_SMALL, "UncleanShutdownLimit": 1, "AvoidLastReplicaStanding": "FALSE"},
+     KRAFT_CFG_INVARIANTS, "kraft-3.5-last-replica-standing.itf.json", 8),
+    ("kraft-3.5", {**KRAFT_SMALL, "IsrJoinRequiresFetch": "FALSE"}, KRAFT_CFG_INVARIANTS,
+     "kraft-3.5-no-isr-join-fetch-check.itf.json", 8),
+    ("kraft-3.5", {**KRAFT_SMALL, "IsrJoinRequiresHighWatermark": "FALSE"}, KRAFT_CFG_INVARIANTS,
+     "kraft-3.5-no-isr-join-hwm-check.itf.json", 7),
+]
 REGENERATE = bool(os.environ.get("MODELCHECK_REGENERATE_TRACES"))
 
 
@@ -60,8 +75,8 @@ def comparable(itf: dict) -> dict:
     return out
 
 
-@pytest.mark.parametrize("spec, consts, invariants, name, length", BUGS + CONSUMER_BUGS + CLIENT_BUGS,
-                         ids=[b[3].removesuffix(".itf.json") for b in BUGS + CONSUMER_BUGS + CLIENT_BUGS])
+@pytest.mark.parametrize("spec, consts, invariants, name, length", BUGS + CONSUMER_BUGS + CLIENT_BUGS + KRAFT_BUGS,
+                         ids=[b[3].removesuffix(".itf.json") for b in BUGS + CONSUMER_BUGS + CLIENT_BUGS + KRAFT_BUGS])
 def test_committed_trace_is_what_the_checker_finds(spec, consts, invariants, name, length):
     m = model(spec, **consts)
     r = BfsChecker().check(m, CheckOptions(tuple(invariants) or m.spec.default_invariants))
@@ -123,3 +138,31 @@ def test_client_traces_replay_and_are_explained(spec, consts, invariants, name, 
     [broken] = report["violations"]
     assert (broken["invariant"], broken["state"]) == (invariants[0], length)
     assert "conjunct" not in broken["explanation"]  # the property's own account, not the generic one
+
+
+@pytest.mark.parametrize("spec, consts, invariants, name, length", KRAFT_BUGS,
+                         ids=[b[3].removesuffix(".itf.json") for b in KRAFT_BUGS])
+def test_kraft_traces_replay_and_are_explained(spec, consts, invariants, name, length):
+    args = [a for k, v in consts.items() for a in ("--const", f"{k}={v}")]
+    code, out, _ = invoke("replay", spec, trace_path(name), *args, "--inv", invariants[0], "--inv", invariants[1],
+                          "--json")
+    report = json.loads(out)
+    assert code == 12 and report["invalid_step"] is None and report["states"] == length
+    broken = {v["invariant"]: v for v in report["violations"]}
+    assert max(v["state"] for v in broken.values()) == length
+    assert all("conjunct" not in v["explanation"] for v in broken.values())
+
+
+def test_last_replica_standing_in_kafka_terms():
+    """Broker 1, the sole ISR member, acknowledges A alone, shuts down uncleanly
+    (its log is lost) and, the last replica standing in the ISR, is elected
+    again on restart with an empty log."""
+    trace = json.load(open(trace_path("kraft-3.5-last-replica-standing.itf.json")))
+    steps = [state["#meta"]["action"] for state in trace["states"][1:]]
+    assert steps == ["WriteRecordToLeader", "SendFetchRequest", "ReceiveFetchRequest", "UncleanShutdown",
+                     "BrokerStart", "ReceiveBrokerRegRequest", "ReceiveBrokerRegResponse"]
+    last = trace["states"][-1]
+    assert last["con_partition_metadata"]["leader"] == {"#bigint": "1"}
+    assert last["con_partition_metadata"]["isr"] == {"#set": [{"#bigint": "1"}]}
+    assert last["partition_data"]["#map"][0][1]["log"] == []
+    assert last["inv_pos_acked"] == {"#set": ["A"]}

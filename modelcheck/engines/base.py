@@ -50,6 +50,10 @@ class Violation:
     invariant: str
     states: list[tuple]
     actions: list[int | None]
+    # No other state of the violating state's level was found before it (the
+    # search had reached only the level before): reports that drop the last
+    # state (a step TLC cannot evaluate, modelcheck/evaluation.py) need it.
+    first_in_level: bool | None = None
 
     @property
     def length(self) -> int:

@@ -90,6 +90,7 @@ class _Search:
         self.visited = VisitedStore()
         self.generated = 0
         self.expanded = 0  # states expanded so far: limits are polled every 1,024
+        self.level_first = 0  # the number of the first state of the level being found
         self.rebuild, self.init_states = rebuild_trace, model.init_states
         self.graph = options.graph.explicit(model) if options.graph is not None else NO_GRAPH
         if options.symmetry:  # every state stands for its orbit from here on
@@ -106,7 +107,7 @@ class _Search:
 
     def violation_at(self, number: int, invariant: str) -> Violation:
         states, actions = self.rebuild(self.model, self.visited.path_to(number))
-        return Violation(invariant, states, actions)
+        return Violation(invariant, states, actions, first_in_level=number == self.level_first)
 
     def note_sometimes(self, state: tuple, depth: int) -> None:
         for name, pred in list(self.pending_sometimes.items()):
@@ -159,6 +160,7 @@ class _Search:
         violated_by, graph, limits = self.violated_by, self.graph, self.options.limits
         check_deadlock, progress = self.options.check_deadlock, self.options.progress
         next_frontier: list[tuple[int, tuple]] = []
+        self.level_first = len(self.visited)
         for parent, state in frontier:
             succ = successors(state)
             if not succ and check_deadlock:

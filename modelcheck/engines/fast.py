@@ -43,7 +43,7 @@ from modelcheck.engines.base import DEADLOCK, NO_GRAPH, CheckOptions, CheckResul
 from modelcheck.engines.bfs import rebuild_trace
 from modelcheck.engines.settings import FastSettings
 from modelcheck.expansion import CHUNK, Expander, Expansion, in_discovery_order
-from modelcheck.packing import Packing, fingerprints
+from modelcheck.packing import Packing
 
 __all__ = ["CHUNK", "Expander", "FastChecker"]
 
@@ -168,7 +168,9 @@ class _Search:
             if row is not None:
                 invariant = next(inv for inv in invariants if not results[inv][row])
                 number = first_number + start + row
-                return self.finish("violation", depth, self.trace_to(number, invariant), found=number + 1)
+                violation = self.trace_to(number, invariant)
+                violation.first_in_level = number == first_number
+                return self.finish("violation", depth, violation, found=number + 1)
         return None
 
     # --- checkpoints ------------------------------------------------------------
@@ -196,7 +198,7 @@ class _Search:
         init_words = self.packing.pack_states(model.init_states)
         if self.canonical is not None:
             init_words = self.canonical.words(init_words)
-        all_fps = fingerprints(init_words)
+        all_fps = self.packing.fingerprints(init_words)
         fps, first = np.unique(all_fps, return_index=True)
         order = np.sort(first)  # the spec's order of initial states
         self.generated += len(model.init_states)

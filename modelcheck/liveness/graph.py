@@ -37,8 +37,8 @@ class StateGraph:
     src: np.ndarray  # int64, one entry per distinct state-changing step
     dst: np.ndarray  # int64
     instance: np.ndarray  # int32: a Next instance that takes the step
-    fair_taken: np.ndarray  # uint32 bitmask per edge: fairness condition i's action is satisfied by it
-    fair_enabled: np.ndarray  # uint32 bitmask per node: <<A_i>>_vars enabled there
+    fair_taken: np.ndarray  # uint64 bitmask per edge: fairness condition i's action is satisfied by it
+    fair_enabled: np.ndarray  # uint64 bitmask per node: <<A_i>>_vars enabled there
     on_nodes: Callable[[dict[str, Expr]], dict[str, np.ndarray]]  # state conditions on every node
     on_edges: Callable[[dict[str, Expr]], dict[str, np.ndarray]]  # step conditions on every edge
     state: Callable[[int], tuple]  # a node's state

@@ -105,7 +105,7 @@ class ExplicitGraph:
                                              np.frombuffer(self.instance, np.int32), count)
         fingerprint = fingerprinter(model.schema)
         number = {fingerprint(st): n for n, st in enumerate(states)}
-        fair_taken, fair_enabled = np.zeros(s_arr.size, np.uint32), np.zeros(count, np.uint32)
+        fair_taken, fair_enabled = np.zeros(s_arr.size, np.uint64), np.zeros(count, np.uint64)
         width, limits = model.schema.width, self.request.limits
         for bit, act in enumerate(self.request.fair_actions):
             step = compile_successors(model.instances_of(act), width, act.name)
@@ -115,13 +115,13 @@ class ExplicitGraph:
                 for _, t in step(state):
                     if t == state:
                         continue
-                    fair_enabled[node] |= np.uint32(1 << bit)
+                    fair_enabled[node] |= np.uint64(1 << bit)
                     target = number.get(fingerprint(t))
                     if target is not None:
                         t_src.append(node)
                         t_dst.append(target)
             taken = mark_steps(s_arr, d_arr, count, np.array(t_src, np.int64), np.array(t_dst, np.int64))
-            fair_taken[taken] |= np.uint32(1 << bit)
+            fair_taken[taken] |= np.uint64(1 << bit)
 
         def on_nodes(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:
             fns = compile_conditions(exprs, width)
@@ -205,7 +205,7 @@ class BatchedGraph:
         from modelcheck.expansion import CHUNK, Expander
         from modelcheck.packing import fingerprints
         count = words.shape[1]
-        fair_taken, fair_enabled = np.zeros(s_arr.size, np.uint32), np.zeros(count, np.uint32)
+        fair_taken, fair_enabled = np.zeros(s_arr.size, np.uint64), np.zeros(count, np.uint64)
         node_fps = fingerprints(words)
         limits = self.request.limits
         for bit, act in enumerate(self.request.fair_actions):
@@ -222,14 +222,14 @@ class BatchedGraph:
                 fps = fingerprints(found)
                 moving = fps != node_fps[parents]
                 parents, fps = parents[moving], fps[moving]
-                fair_enabled[parents] |= np.uint32(1 << bit)
+                fair_enabled[parents] |= np.uint64(1 << bit)
                 targets = node_of(fps)
                 inside = targets >= 0
                 t_src.append(parents[inside])
                 t_dst.append(targets[inside])
             if t_src:
                 taken = mark_steps(s_arr, d_arr, count, np.concatenate(t_src), np.concatenate(t_dst))
-                fair_taken[taken] |= np.uint32(1 << bit)
+                fair_taken[taken] |= np.uint64(1 << bit)
         return fair_taken, fair_enabled
 
     def _graph(self, words, s_arr, d_arr, i_arr, tree_parent, tree_instance, fair_taken, fair_enabled,

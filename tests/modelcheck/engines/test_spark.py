@@ -224,3 +224,16 @@ def test_a_lead_in_bounds_depth_and_finds_deadlocks(context):
     m = model("kip320", Replicas=1, LogSize=1, MaxRecords=1, MaxLeaderEpoch=0)
     bfs, spark = both(context, m, check_deadlock=True, engine_options=on)
     assert spark.violation.invariant == "Deadlock" and spark.violation.length == bfs.violation.length == 2
+
+
+def test_message_passing_specs_without_their_view_equal_bfs(context):
+    """kraft-3.5's records, sets of messages and sequences run on the
+    executors as on the breadth-first engine (without the VIEW, which Spark
+    does not apply)."""
+    from specs import get_spec
+    spec = get_spec("kraft-3.5")
+    consts = spec.resolve_constants({"BrokerCount": "2", "InitReplicationFactor": "2", "MinISR": "1",
+                                     "InitIsrSize": "2", "UncleanShutdownLimit": "0", "FenceBrokerLimit": "1"})
+    bfs, spark = both(context, spec.instantiate(consts, view=False))
+    assert bfs.result == "ok" and bfs.distinct_states > 1000
+    assert (spark.result, spark.distinct_states, spark.depth) == (bfs.result, bfs.distinct_states, bfs.depth)
