@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -272,7 +273,10 @@ class Launch:
             self._settled.wait(30)
         if sc is not None:
             try:
-                sc.stop()
+                with warnings.catch_warnings():
+                    if abort.requested:  # the JVM may be gone already: pyspark warns so, and nobody can act on it
+                        warnings.filterwarnings("ignore", "Unable to cleanly shutdown Spark JVM", RuntimeWarning)
+                    sc.stop()
             except Exception:
                 if not abort.requested:  # after an abort py4j's connection may be broken
                     raise
