@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from support import invoke, invoke_json, model
+from support import invoke, invoke_json, model, one_error_line
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from specs.kraft.kip_966_properties import CFG_INVARIANTS
@@ -96,3 +96,27 @@ def test_whole_state_counts_are_tlc_s_with_only_the_discarded_requests_the_spec_
     code, out, _ = invoke_json("run", "kraft-kip966", "--engine", "bfs", "-q", "--no-view", "--inv", "TypeOK",
                                *[a for k, v in consts.items() for a in ("--const", f"{k}={v}")])
     assert (code, out["distinct_states"], out["depth"], out["view"]) == (0, distinct, depth, False)
+
+
+@pytest.mark.parametrize("engine", ["spark", "z3"])
+@pytest.mark.parametrize("spec", ["kraft-3.5", "kraft-kip966"])
+def test_engines_that_cannot_apply_the_view_refuse_it_with_one_line(in_tmp, spec, engine):
+    small = {k if spec == "kraft-kip966" else k.replace("DataLoss", "Unclean"): v for k, v in SMALL.items()}
+    code, _, err = invoke("run", spec, "--engine", engine, "--view", "-q", "--max-depth", "2",
+                          *[a for k, v in small.items() for a in ("--const", f"{k}={v}")])
+    assert code == 2 and one_error_line(err) == \
+        f"modelcheck: error: --engine {engine} does not apply a VIEW; use --engine bfs or fast, or --no-view"
+
+
+@pytest.mark.parametrize("const, message", [
+    ("DataLossShutdownLimit=4", "DataLossShutdownLimit can be at most 3 in modelcheck, got 4"),
+    ("MinISR=0", "MinISR must be at least 1, got 0"),
+    ("MinISR=3", "InitIsrSize (1) must be at least MinISR (3)"),
+    ("InitIsrSize=3", "InitIsrSize (3) must be at most InitReplicationFactor (2)"),
+    ("Values={}", "Values must have at least 1 member, got the empty set"),
+    ("Values={A,B,C,D}", "Values can be at most 3 in modelcheck, got 4 members"),
+])
+def test_constants_outside_what_the_port_supports_are_refused_with_one_line(in_tmp, const, message):
+    code, _, err = invoke("run", "kraft-kip966", "-q", *[a for k, v in SMALL.items() for a in ("--const", f"{k}={v}")],
+                          "--const", const)
+    assert code == 2 and one_error_line(err) == f"modelcheck: error: {message}"
