@@ -119,9 +119,9 @@ def _bounded_int(decl: ConstantDecl, digits: str, what: str) -> int:
 
 def _check_count(decl: ConstantDecl, count: int) -> None:
     if count < 1:
-        raise InputError(f"{decl.name} must have at least 1 replica, got {count}")
+        raise InputError(f"{decl.name} must have at least 1 member, got {count}")
     if decl.maximum is not None and count > decl.maximum:
-        raise InputError(f"{decl.name} can be at most {decl.maximum} in modelcheck, got {count:,} replicas")
+        raise InputError(f"{decl.name} can be at most {decl.maximum} in modelcheck, got {count:,} members")
 
 
 def _parse_replicas(decl: ConstantDecl, text: str) -> tuple[str, ...]:
@@ -134,7 +134,7 @@ def _parse_replicas(decl: ConstantDecl, text: str) -> tuple[str, ...]:
         raise InputError(f"{name} must be a count (3) or a set of names ({{a,b,c}}), got {quoted(text)}")
     inner = text[1:-1].strip()
     if not inner:
-        raise InputError(f"{name} must have at least 1 replica, got the empty set")
+        raise InputError(f"{name} must have at least 1 member, got the empty set")
     _check_count(decl, inner.count(",") + 1)
     names = [part.strip() for part in inner.split(",")]
     for n in names:

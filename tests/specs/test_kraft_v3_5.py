@@ -36,6 +36,20 @@ def test_state_space_under_the_view_matches_tlc(consts, distinct, depth):
     assert (r.result, r.distinct_states, r.depth) == ("ok", distinct, depth)
 
 
+@pytest.mark.parametrize("consts, invariants, distinct, depth", [
+    ({"InitIsrSize": 2, "CleanShutdownLimit": 1}, CFG_INVARIANTS, 938, 22),
+    ({"InitIsrSize": 2, "FenceBrokerLimit": 1}, CFG_INVARIANTS, 1260, 21),
+    ({"InitIsrSize": 2, "UncleanShutdownLimit": 1}, WITHOUT_NCRLG, 945, 25),
+    ({"BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 3}, CFG_INVARIANTS, 128, 17),
+    ({"BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 2}, CFG_INVARIANTS, 1163, 25),
+])
+def test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine(consts, invariants, distinct, depth):
+    """TLC's v03, v04, v06, v09 and v10 in docs/kraft.md: a clean shutdown, a
+    fencing, an unclean shutdown, and three brokers with one or none out of sync."""
+    r = check(model("kraft-3.5", **{**SMALL, **consts}), invariants, engine=FastChecker)
+    assert (r.result, r.distinct_states, r.depth) == ("ok", distinct, depth)
+
+
 def test_the_fast_engine_agrees():
     m = model("kraft-3.5", **{**SMALL, "InitIsrSize": 2, "LeaderShrinkIsrLimit": 1})
     r = check(m, engine=FastChecker)
