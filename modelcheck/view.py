@@ -50,7 +50,7 @@ def wanted_view(request, spec, cfg, properties, settings, warnings: list[str]) -
     if request.symmetry:
         raise InputError("--symmetry and a VIEW together are not supported; drop one (--no-view)")
     if not applies:
-        raise InputError(f"{refusal(request.engine, VIEW)}: choose one of them, or --no-view")
+        raise InputError(f"{refusal(request.engine, VIEW)}, or --no-view")
     if settings is not None and (getattr(settings, "checkpoint", None) or getattr(settings, "resume", None)):
         raise InputError("--checkpoint and --resume do not support a VIEW yet; drop them or use --no-view")
     return True

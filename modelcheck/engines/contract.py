@@ -65,7 +65,7 @@ SIMULATION = Capability(
 # for each, in breadth-first order, as TLC does (modelcheck/view.py)
 VIEW = Capability(
     "view", "counts states by the spec's VIEW, as TLC does (--view)",
-    "a VIEW is applied by the engines {engines}, not {engine}", " and ")
+    "--engine {engine} does not apply a VIEW; use --engine {engines}", " or ")
 
 CAPABILITIES = (EXHAUSTIVE, EXACT, SYMMETRY, CHECKPOINT, COVERAGE, STATE_GRAPH, SIMULATION, VIEW)
 
