@@ -65,7 +65,7 @@ def cell_payload(view: TraceView, index: int, row, cell) -> dict[str, Any]:
 def quorum_epoch(frame) -> int | None:
     """The leader epoch the controller has reached in a state (the timeline groups steps by it)."""
     for row in frame.rows:
-        if row.group == "quorum":
+        if row.group in ("quorum", "controller"):
             for cell in row.cells:
                 if cell.key == "epoch" and cell.text.lstrip("-").isdigit():
                     return int(cell.text)
@@ -83,7 +83,10 @@ def view_payload(view: TraceView) -> dict[str, Any]:
                     epochs.update(r["epoch"] for r in cell.data["records"] if r)
             rows.append({"group": row.group, "name": row.name,
                          "cells": [cell_payload(view, index, row, cell) for cell in row.cells]})
+        removed = [{"group": row.group, "name": row.name, "text": " · ".join(
+                        f"{c.label} {c.text}" if c.label else c.text for c in row.cells)} for row in frame.removed]
         frames.append({"number": frame.number, "label": frame.label, **label_parts(frame.label), "rows": rows,
+                       "notes": frame.notes, "removed": removed,
                        "epoch": quorum_epoch(frame), "illegal": index in view.illegal,
                        "breakages": [b.invariant for b in view.breakages_at(index)]})
     model = view.model
@@ -92,7 +95,8 @@ def view_payload(view: TraceView) -> dict[str, Any]:
         "module": model.spec.module,
         "constants": model.describe_constants(),
         "groups": [{"name": g.name, "title": g.title, "style": g.style, "columns": [list(c) for c in g.columns],
-                    "heading": g.heading or g.name, "empty": g.empty} for g in view.groups],
+                    "heading": g.heading or g.name, "empty": g.empty, "label_rows": g.label_rows}
+                   for g in view.groups],
         "frames": frames,
         "breakages": [{"invariant": b.invariant, "state": b.state, "explanation": b.explanation,
                        "focus": [list(f) for f in b.focus]} for b in view.breakages],

@@ -13,6 +13,9 @@ spec has:
   acks=all request in flight, what was acknowledged) and the clients' flags;
 * AsyncIsr: the controller's and the leader's ISR state, each replica's
   offset and ISR membership, and the request and update messages;
+* a spec may declare its own layouts (``SpecDefinition.layout``), as the
+  KRaft specs do; those are drawn first, and the viewer needs to know
+  nothing of the spec's modules;
 * any variable no layout claims is shown whole, so nothing is hidden.
 """
 
@@ -50,6 +53,8 @@ class Group:
     columns: tuple[tuple[str, str], ...] = ()  # (cell key, header) for tables
     heading: str = ""  # the section heading in the HTML viewer (default: the name)
     empty: str = ""  # what to say when the group has no rows in a state
+    label_rows: bool = False  # a "line" group: start each line with its row's name, not the title
+    row_title: str = ""  # how a row is named on a line of its own ("{name} replica"; default: its name)
 
 
 @dataclass
@@ -58,6 +63,8 @@ class Frame:
     label: str  # "Init" or the action with its parameters
     rows: list[Row]
     changed: set[tuple[str, str, str]] = field(default_factory=set)  # (group, row, cell key)
+    removed: list[Row] = field(default_factory=list)  # rows of the frame before that are gone (messages taken)
+    notes: list[str] = field(default_factory=list)  # what the step did, in the protocol's words (if the layout says)
 
     def is_changed(self, row: Row, cell: Cell) -> bool:
         return (row.group, row.name, cell.key) in self.changed
@@ -68,6 +75,13 @@ class Layout:
     groups: list[Group]
     rows: Callable[[Any, tuple, dict], list[Row]]  # (model, state, values) -> rows
     variables: frozenset[str]
+    # how its logs are written, for the viewers' legends (default: LOG_LEGEND)
+    legend: str | None = None
+    # (model, values before or None, values) -> sentences saying what the step did
+    notes: Callable[[Any, dict | None, dict], list[str]] | None = None
+
+
+LOG_LEGEND = "log: one record per offset as id@epoch, _ an empty slot, | the high watermark."
 
 
 # --- building blocks ------------------------------------------------------------------
@@ -86,12 +100,15 @@ def record_text(record) -> str:
     return f"id{record['id']}@{record['epoch']}"
 
 
-def log_cell(key: str, slots: Sequence[Any], end: int, marker: int | None, marker_name: str) -> Cell:
-    """A log drawn offset by offset: ``id0@2`` per record, ``_`` per empty
-    slot, and ``|`` where the marker (the high watermark) sits."""
-    data = {"records": [{"id": r["id"], "epoch": r["epoch"]} if o < end and isinstance(r, Record) else None
-                        for o, r in enumerate(slots)],
-            "end": end, "marker": marker, "marker_name": marker_name}
+def log_cell(key: str, slots: Sequence[Any], end: int, marker: int | None, marker_name: str,
+             base: int = 0, text: Callable[[Any], str] = record_text) -> Cell:
+    """A log drawn offset by offset: ``id0@2`` per record (or what ``text``
+    makes of it), ``_`` per empty slot, and ``|`` where the marker (the high
+    watermark) sits. ``slots`` start at offset ``base``; ``end`` and
+    ``marker`` count slots from the first."""
+    data = {"records": [{"id": r.get("id"), "epoch": r["epoch"], "text": text(r)}
+                        if o < end and isinstance(r, Record) else None for o, r in enumerate(slots)],
+            "end": end, "marker": marker, "marker_name": marker_name, "base": base}
     cell = Cell(key, "", "log", data, key)
     tokens = [text for text, _ in log_tokens(cell)]
     return Cell(key, " ".join(tokens) if tokens else "(empty)", "log", data, key)
@@ -280,25 +297,50 @@ LAYOUTS = [
 ]
 
 
-def layouts_for(variables: Sequence[str]) -> tuple[list[Layout], list[str]]:
-    """The layouts whose variables the spec has, and the variables left over."""
+def declared_layouts(spec) -> list[Layout]:
+    """The layouts a spec declares for itself (``SpecDefinition.layout``)."""
+    declare = getattr(spec, "layout", None)
+    return list(declare()) if declare is not None else []
+
+
+def layouts_for(variables: Sequence[str], declared: Sequence[Layout] = ()) -> tuple[list[Layout], list[str]]:
+    """The layouts to draw: those the spec declares, then the built-in ones
+    whose variables the spec has (and no declared layout claims), and the
+    variables left over."""
     have = set(variables)
-    chosen = [layout for layout in LAYOUTS if layout.variables <= have]
+    chosen = [layout for layout in declared if layout.variables <= have]
+    claimed = set().union(*(layout.variables for layout in chosen)) if chosen else set()
+    chosen += [layout for layout in LAYOUTS if layout.variables <= have - claimed]
     claimed = set().union(*(layout.variables for layout in chosen)) if chosen else set()
     return chosen, [v for v in variables if v not in claimed]
 
 
-def groups_for(variables: Sequence[str]) -> list[Group]:
-    chosen, rest = layouts_for(variables)
+def groups_for(variables: Sequence[str], declared: Sequence[Layout] = ()) -> list[Group]:
+    chosen, rest = layouts_for(variables, declared)
     groups = [g for layout in chosen for g in layout.groups]
     return groups + ([OTHER_GROUP] if rest else [])
 
 
+def legend_for(variables: Sequence[str], declared: Sequence[Layout] = ()) -> str:
+    """How the chosen layouts write logs: the first legend a layout gives."""
+    chosen, _ = layouts_for(variables, declared)
+    return next((layout.legend for layout in chosen if layout.legend), LOG_LEGEND)
+
+
 def rows_for(model, state: tuple) -> list[Row]:
     values = model.codec.encode(state)
-    chosen, rest = layouts_for(list(values))
+    chosen, rest = layouts_for(list(values), declared_layouts(model.spec))
     rows = [row for layout in chosen for row in layout.rows(model, state, values)]
     return rows + other_rows(values, rest)
+
+
+def notes_for(model, before: tuple | None, state: tuple) -> list[str]:
+    """What a step did, as the chosen layouts tell it (nothing for layouts
+    that do not say)."""
+    values = model.codec.encode(state)
+    chosen, _ = layouts_for(list(values), declared_layouts(model.spec))
+    old = None if before is None else model.codec.encode(before)
+    return [note for layout in chosen if layout.notes is not None for note in layout.notes(model, old, values)]
 
 
 def state_line(model, state: tuple) -> str:
@@ -315,12 +357,15 @@ def build_frames(model, states: Sequence[tuple], labels: Sequence[str]) -> list[
     """One frame per state, each marking the cells that differ from the frame before."""
     frames: list[Frame] = []
     previous: dict[tuple[str, str, str], str] | None = None
+    before: tuple | None = None
     for number, (state, label) in enumerate(zip(states, labels), start=1):
         rows = rows_for(model, state)
         texts = {(r.group, r.name, c.key): c.text for r in rows for c in r.cells}
         changed = set() if previous is None else {k for k, t in texts.items() if previous.get(k) != t}
-        frames.append(Frame(number, label, rows, changed))
-        previous = texts
+        here = {(r.group, r.name) for r in rows}
+        removed = [r for r in frames[-1].rows if (r.group, r.name) not in here] if frames else []
+        frames.append(Frame(number, label, rows, changed, removed, notes_for(model, before, state)))
+        previous, before = texts, state
     return frames
 
 
@@ -365,7 +410,8 @@ def log_tokens(cell: Cell) -> list[tuple[str, int | None]]:
     """The log's text token by token, each with its offset (None for the marker):
     ``[("|", None), ("id0@2", 0), ("_", 1)]`` for ``| id0@2 _``."""
     data = cell.data
-    tokens: list[tuple[str, int | None]] = [(record_text(r) if r else "_", o) for o, r in enumerate(data["records"])]
+    tokens: list[tuple[str, int | None]] = [(r.get("text") or record_text(r) if r else "_", o)
+                                            for o, r in enumerate(data["records"])]
     if data["marker"] is not None:
         tokens.insert(min(data["marker"], len(tokens)), ("|", None))
     return tokens

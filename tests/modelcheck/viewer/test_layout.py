@@ -32,8 +32,8 @@ def test_log_cells_carry_records_and_the_marker():
     rec = Record((("id", 4), ("epoch", 1)))
     cell = log_cell("log", [rec, rec, -1], 2, 1, "hw")
     assert cell.text == "id4@1 | id4@1 _"
-    assert cell.data == {"records": [{"id": 4, "epoch": 1}, {"id": 4, "epoch": 1}, None], "end": 2, "marker": 1,
-                         "marker_name": "hw"}
+    one = {"id": 4, "epoch": 1, "text": "id4@1"}
+    assert cell.data == {"records": [one, one, None], "end": 2, "marker": 1, "marker_name": "hw", "base": 0}
     assert log_cell("log", [rec], 1, 1, "hw").text == "id4@1 |"
     assert log_cell("delivered", [rec, -1], 1, None, "position").text == "id4@1 _"
 
