@@ -353,6 +353,20 @@ def state_line(model, state: tuple) -> str:
     return "; ".join(parts)
 
 
+def gone_rows(before: Sequence[Row], rows: Sequence[Row]) -> list[Row]:
+    """What a step took away: the rows of the frame before that are gone
+    (a message received), and of the others, the cells that are gone (a
+    request no longer pending), each row with just those cells."""
+    here = {(r.group, r.name): {c.key for c in r.cells} for r in rows}
+    out = []
+    for row in before:
+        keys = here.get((row.group, row.name))
+        cells = row.cells if keys is None else [c for c in row.cells if c.key not in keys]
+        if cells:
+            out.append(Row(row.group, row.name, cells))
+    return out
+
+
 def build_frames(model, states: Sequence[tuple], labels: Sequence[str]) -> list[Frame]:
     """One frame per state, each marking the cells that differ from the frame before."""
     frames: list[Frame] = []
@@ -362,8 +376,7 @@ def build_frames(model, states: Sequence[tuple], labels: Sequence[str]) -> list[
         rows = rows_for(model, state)
         texts = {(r.group, r.name, c.key): c.text for r in rows for c in r.cells}
         changed = set() if previous is None else {k for k, t in texts.items() if previous.get(k) != t}
-        here = {(r.group, r.name) for r in rows}
-        removed = [r for r in frames[-1].rows if (r.group, r.name) not in here] if frames else []
+        removed = gone_rows(frames[-1].rows, rows) if frames else []
         frames.append(Frame(number, label, rows, changed, removed, notes_for(model, before, state)))
         previous, before = texts, state
     return frames

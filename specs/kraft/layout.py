@@ -370,9 +370,10 @@ def log_notes(before, values, b) -> list[str]:
         out.append(f"{name} {how} {records_text(new['log'][kept:])}")
     if new["hwm"] > old["hwm"]:
         committed = [r for r in new["log"] if old["hwm"] <= r["offset"] < new["hwm"]]
+        leading = values["partition_status"][b] == "Leader"
         out.append(f"{name} advances its high watermark to {new['hwm']}"
-                   + (f": {records_text(committed)} committed" if committed
-                      and values["partition_status"][b] == "Leader" else ""))
+                   + (f": {records_text(committed)} committed" if committed and leading else "")
+                   + (f" (its ISR: {isr_text(values['partition_metadata'][b]['isr'])})" if leading else ""))
     return out
 
 
@@ -418,6 +419,30 @@ def loss_notes(before, values) -> list[str]:
     return out
 
 
+def isr_join_notes(before, values) -> list[str]:
+    """A broker the controller adds to the ISR without the committed records."""
+    old, new = before["con_partition_metadata"]["isr"], values["con_partition_metadata"]["isr"]
+    out = []
+    for b in sorted(set(new) - set(old)):
+        missing = [r for r in values["inv_consumed"] if not has_record(values, b, r)]
+        if missing:
+            out.append(f"broker {b} joins the ISR without committed {records_text(missing)}")
+    return out
+
+
+def answer_notes(before, values) -> list[str]:
+    """AlterPartition requests and the controller's answers, as they are sent."""
+    out = []
+    for m in set(values["messages"]) - set(before["messages"]):
+        if m["type"] == "AlterPartitionRequest":
+            out.append(f"broker {m['source']} asks the controller to make the ISR {isr_text(m['isr'])} "
+                       "(AlterPartition)")
+        if m["type"] == "AlterPartitionResponse":
+            out.append(f"the controller rejects broker {m['dest']}'s AlterPartition ({m['error']})"
+                       if m["error"] != "Nil" else f"the controller accepts broker {m['dest']}'s AlterPartition")
+    return sorted(out)
+
+
 def client_notes(before, values) -> list[str]:
     out = [f"the producer's write of {v} is acknowledged"
             for v in sorted(set(values["inv_pos_acked"]) - set(before["inv_pos_acked"]))]
@@ -435,7 +460,8 @@ def notes(model, before: dict[str, Any] | None, values: dict[str, Any]) -> list[
     out = []
     for b in values["broker_state"]:
         out.extend(broker_notes(before, values, b))
-    return out + controller_notes(before, values) + client_notes(before, values) + loss_notes(before, values)
+    return (out + controller_notes(before, values) + answer_notes(before, values) + client_notes(before, values)
+            + isr_join_notes(before, values) + loss_notes(before, values))
 
 
 V3_5 = Layout(groups(elr=False), rows, VARIABLES, LEGEND, notes)
