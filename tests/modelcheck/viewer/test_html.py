@@ -28,6 +28,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 FIRST_TRY = os.path.join(ROOT, "traces", "kip320-first-try-StrongIsr.itf.json")
 CONSUMER = os.path.join(ROOT, "tests", "fixtures", "tlc", "kip320-consumer-NoDivergentDelivery.json")
 EPOCH3 = os.path.join(ROOT, "traces", "kip320-consumer-kip320-epoch3.itf.json")  # 20 states
+LRS = os.path.join(ROOT, "traces", "kraft-3.5-last-replica-standing.itf.json")  # KRaft, 8 states
 SCREENSHOTS = os.path.join(ROOT, "test-artifacts", "screenshots")
 WIDTHS = (1400, 700)
 
@@ -397,4 +398,51 @@ def test_a_long_trace_is_grouped_by_leader_epoch(browser, pages):
     assert under == [("before any leader epoch" if e == "-1" else f"leader epoch {e}") for e in quorum]
     assert page.page.locator("#timeline-list li.epoch-heading[tabindex]").count() == 0  # not a stop for Tab
     page.shot("epochs-epoch3-1400")
+    page.close()
+
+
+# --- a KRaft trace: the layout its spec declares ---------------------------------------------
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_last_replica_standing_reads_as_kafka(browser, tmp_path, width):
+    """Kafka 3.5's Last Replica Standing: the steps grouped by the
+    controller's leader epoch, each told in words; broker 1's log, the
+    controller's leader and the messages in flight as they change; nothing
+    wider than the window."""
+    out = tmp_path / "lrs.html"
+    write_html(load_view(LRS), str(out))
+    page = Page(browser, out, width)
+    assert page.text("#title") == "kraft-3.5: LeaderCompletenessProperty violated in state 8"
+    assert page.page.locator("#timeline-list li.epoch-heading").all_text_contents() == [
+        "leader epoch 1", "leader epoch 2", "leader epoch 3"]
+    notes = lambda: page.page.locator("#notes li").all_text_contents()  # noqa: E731
+    replica_log = page.page.locator('#groups [data-group="replicas"] [data-row="broker 1"] [data-cell="log"]')
+    page.page.click('#timeline-list li[data-index="3"]')
+    assert replica_log.locator(".rec").all_text_contents() == ["A@1"]
+    assert replica_log.locator(".offset").all_text_contents() == ["@1"]  # KRaft's offsets start at 1
+    assert notes() == ["broker 1 advances its high watermark to 2: A@1 at offset 1 committed (its ISR: {1})",
+                       "the producer's write of A is acknowledged"]
+    page.page.keyboard.press("ArrowRight")  # the unclean shutdown
+    assert notes()[0] == "broker 1 shuts down uncleanly and loses its log: A@1 at offset 1"
+    assert replica_log.locator(".rec").count() == 0
+    assert [s.get_attribute("data-offset") for s in replica_log.locator(".slot.changed").all()] == ["0"]
+    status = page.page.locator('#groups [data-group="brokers"] [data-row="broker 1"] [data-cell="status"]')
+    assert status.text_content() == "shut down uncleanly" and "changed" in status.get_attribute("class")
+    assert page.value("controller", "leader") == "none"
+    gone = page.page.locator('#groups [data-group="network"] .line.removed')
+    assert gone.locator(".label").all_text_contents() == ["Fetch response 1 → 2"]
+    assert page.text('#groups [data-group="network"] .empty-note') == "no message in flight"
+    page.page.keyboard.press("ArrowRight")
+    page.page.keyboard.press("ArrowRight")  # the controller elects broker 1 again
+    assert notes()[1:] == ["the controller elects broker 1 as leader in leader epoch 3 (isr {1})",
+                           "the new leader, broker 1, does not have committed A@1 at offset 1"]
+    assert page.value("controller", "leader") == "1"
+    assert "changed" in page.row_cell("controller", "leader").get_attribute("class")
+    assert page.page.locator('#groups [data-group="metadata"] tbody tr').count() == 3
+    page.page.keyboard.press("End")
+    assert page.page.locator('.explanation[data-invariant="LeaderCompletenessProperty"]').count() == 1
+    assert page.js("document.documentElement.scrollWidth") <= width
+    assert page.js("[...document.querySelectorAll('.table-wrap')].every(t => t.scrollWidth <= t.clientWidth)")
+    page.page.click('#timeline-list li[data-index="4"]')
+    page.shot(f"kraft-last-replica-standing-{width}")
     page.close()
