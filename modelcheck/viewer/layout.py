@@ -11,11 +11,9 @@ spec has:
   its position, what it delivered, and whether validation is pending;
 * kafka-clients adds a producer row the same way (its leader and epoch, the
   acks=all request in flight, what was acknowledged) and the clients' flags;
-* AsyncIsr: the controller's and the leader's ISR state, each replica's
-  offset and ISR membership, and the request and update messages;
-* a spec may declare its own layouts (``SpecDefinition.layout``), as the
-  KRaft specs do; those are drawn first, and the viewer needs to know
-  nothing of the spec's modules;
+* a spec may declare its own layouts (``SpecDefinition.layout``), as
+  AsyncIsr and the KRaft specs do; those are drawn first, and the viewer
+  needs to know nothing of the spec's modules;
 * any variable no layout claims is shown whole, so nothing is hidden.
 """
 
@@ -229,49 +227,6 @@ def producer_rows(model, state, values) -> list[Row]:
     ])]
 
 
-# --- AsyncIsr ------------------------------------------------------------------------------
-
-ASYNC_ISR_VARIABLES = frozenset({"controllerState", "leaderState", "requests", "updates"})
-
-ASYNC_ISR_GROUPS = [
-    Group("controller", "controller", "line"),
-    Group("leader", "leader", "line"),
-    Group("replicas", "replica", "table",
-          (("offset", "offset"), ("controllerIsr", "in controller ISR"), ("leaderIsr", "in leader ISR"),
-           ("pending", "in pending ISR"))),
-    Group("messages", "messages", "line"),
-]
-
-
-def async_isr_rows(model, state, values) -> list[Row]:
-    from modelcheck.explain import Probe
-    from specs.async_isr import high_watermark  # the spec's own operator, not a copy of it
-    controller, leader = values["controllerState"], values["leaderState"]
-    replicas = list(leader["offsets"])
-    hw = Probe(model, state).value(high_watermark(Probe(model, state).s))
-    rows = [
-        Row("controller", "controller", [set_cell("isr", controller["isr"], replicas),
-                                         text_cell("version", controller["version"])]),
-        Row("leader", "leader", [set_cell("isr", leader["isr"], replicas), text_cell("version", leader["version"]),
-                                 set_cell("pendingIsr", leader["pendingIsr"], replicas, "pending isr"),
-                                 text_cell("pendingVersion", leader["pendingVersion"], "pending version"),
-                                 text_cell("highWatermark", hw, "high watermark")]),
-    ]
-    for name in replicas:
-        rows.append(Row("replicas", name, [
-            text_cell("offset", leader["offsets"][name]),
-            Cell("controllerIsr", "yes" if name in controller["isr"] else "no", label="in controller ISR"),
-            Cell("leaderIsr", "yes" if name in leader["isr"] else "no", label="in leader ISR"),
-            Cell("pending", "yes" if name in leader["pendingIsr"] else "no", label="in pending ISR"),
-        ]))
-    for var in ("requests", "updates"):
-        messages = sorted(values[var], key=lambda m: (m["version"], sorted(m["isr"])))
-        rows.append(Row("messages", var, [Cell(f"v{m['version']}:{','.join(sorted(m['isr']))}",
-                                               f"v{m['version']} {names_text(m['isr'])}") for m in messages]
-                        or [Cell("none", "none")]))
-    return rows
-
-
 # --- anything else ---------------------------------------------------------------------------
 
 OTHER_GROUP = Group("variables", "variables", "line")
@@ -293,7 +248,6 @@ LAYOUTS = [
     Layout(REPLICATION_GROUPS, replication_rows, REPLICATION_VARIABLES),
     Layout(CONSUMER_GROUPS, consumer_rows, CONSUMER_VARIABLES),
     Layout(PRODUCER_GROUPS, producer_rows, PRODUCER_VARIABLES),
-    Layout(ASYNC_ISR_GROUPS, async_isr_rows, ASYNC_ISR_VARIABLES),
 ]
 
 

@@ -1,7 +1,7 @@
 """The per-state layout both viewers draw."""
 
 from support import crafted, model
-from modelcheck.viewer.layout import build_frames, groups_for, layouts_for, log_cell, rows_for
+from modelcheck.viewer.layout import build_frames, declared_layouts, groups_for, layouts_for, log_cell, rows_for
 from modelcheck.values import Record
 from scenarios import led_by, with_log
 
@@ -92,3 +92,27 @@ def test_frames_mark_what_each_step_changed():
                                  ("requests", "epoch 0", "leader"), ("requests", "epoch 0", "isr"),
                                  ("requests", "epoch 0", "pending"), ("counters", "counters", "nextLeaderEpoch")}
     assert [r for r in frames[0].rows if r.group == "requests"] == []  # the viewers say "no ... request yet"
+
+
+def test_the_viewer_imports_no_spec_module():
+    """A spec's layout comes from the spec (SpecDefinition.layout): the
+    viewer reaches specs only through the registry, by name."""
+    import ast
+    import pathlib
+
+    import modelcheck.viewer
+    imported = set()
+    for path in pathlib.Path(modelcheck.viewer.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+    assert {name for name in imported if name.split(".")[0] == "specs"} == {"specs"}
+
+
+def test_async_isr_declares_its_layout():
+    m = model("async-isr")
+    assert [g.name for g in groups_for(m.codec.names, declared_layouts(m.spec))] == [
+        "controller", "leader", "replicas", "messages"]
+    assert groups_for(m.codec.names)[-1].name == "variables"  # without it, the variables are shown whole
