@@ -31,6 +31,8 @@ INT_MAX = 10000  # how the module writes "no write awaits acknowledgement" (IntM
 
 STATUS = {"STARTING": "starting", "RUNNING": "running", "OFFLINE_CLEAN": "shut down cleanly",
           "OFFLINE_DIRTY": "shut down uncleanly"}
+# KIP-966 names its shutdowns by whether the log survives (a no-data-loss one may still lose the epoch on file)
+STATUS_KIP_966 = {**STATUS, "OFFLINE_CLEAN": "shut down, log kept", "OFFLINE_DIRTY": "shut down, log lost"}
 ROLE = {"Leader": "leader", "Follower": "follower", "Nil": "-"}
 
 LEGEND = ("log: one record per offset (from offset 1) as value@leader epoch, _ an empty slot, "
@@ -105,9 +107,10 @@ def isr_text(members) -> str:
 def broker_rows(values) -> list[Row]:
     rows = []
     known = len(values["con_metadata_log"])
+    statuses = STATUS_KIP_966 if "elr" in values["con_partition_metadata"] else STATUS
     for b, state in values["broker_state"].items():
         reg = values["con_broker_reg"][b]
-        status = STATUS.get(state["status"], show(state["status"]))
+        status = statuses.get(state["status"], show(state["status"]))
         if state["status"] == "RUNNING" and not state["registered"]:
             status += ", unregistered"
         epoch = str(state["broker_epoch"])

@@ -133,6 +133,8 @@ def test_kip966_shows_the_elr():
                           "the controller leaves the partition without a leader (leader epoch 2, isr {})",
                           "the ELR becomes {1}",
                           "committed record A@1 (offset 1) is now on no broker"]
+    broker = next(r for r in last.rows if (r.group, r.name) == ("brokers", "broker 1"))
+    assert broker.cells[0].text == "shut down, log lost"  # KIP-966's words for the shutdown
     controller = next(r for r in last.rows if r.group == "controller")
     assert {c.key: c.text for c in controller.cells} == {
         "leader": "none", "epoch": "2", "partitionEpoch": "3", "isr": "{}", "elr": "{1}", "lastKnownElr": "{}",
