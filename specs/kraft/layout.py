@@ -312,7 +312,8 @@ def limit_row(model, values) -> Row:
              for key, limit, label in COUNTERS if key in counters and constants.get(limit)]
     cells += [text_cell("incarnations", counters["incarn_ctr"] - 1, "incarnations"),
               text_cell("brokerEpoch", values["aux_broker_epoch"], "last broker epoch"),
-              text_cell("discarded", len(values["messages_discard"]), "messages discarded")]
+              # the port keeps, of the messages received, the AlterPartition requests (all the spec reads)
+              text_cell("discarded", len(values["messages_discard"]), "AlterPartition requests received")]
     return Row("limits", "limits", cells)
 
 
