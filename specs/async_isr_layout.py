@@ -48,7 +48,7 @@ def async_isr_rows(high_watermark, model, state, values) -> list[Row]:
         messages = sorted(values[var], key=lambda m: (m["version"], sorted(m["isr"])))
         rows.append(Row("messages", var, [Cell(f"v{m['version']}:{','.join(sorted(m['isr']))}",
                                                f"v{m['version']} {names_text(m['isr'])}") for m in messages]
-                        or [Cell("none", "none")]))
+                        or [Cell("none", "none", "placeholder")]))
     return rows
 
 

@@ -31,7 +31,7 @@ NIL = -1
 class Cell:
     key: str
     text: str
-    kind: str = "text"  # "text", "set" (replica names) or "log" (records by offset)
+    kind: str = "text"  # "text", "set" (replica names), "log" (records by offset) or "placeholder" (says "none")
     data: Any = None  # structured form for the HTML viewer (JSON-ready)
     label: str | None = None  # shown before the value when the row is drawn on one line
 
@@ -315,7 +315,7 @@ def gone_rows(before: Sequence[Row], rows: Sequence[Row]) -> list[Row]:
     out = []
     for row in before:
         keys = here.get((row.group, row.name))
-        cells = row.cells if keys is None else [c for c in row.cells if c.key not in keys]
+        cells = [c for c in row.cells if (keys is None or c.key not in keys) and c.kind != "placeholder"]
         if cells:
             out.append(Row(row.group, row.name, cells))
     return out

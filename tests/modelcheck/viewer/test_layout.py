@@ -116,3 +116,17 @@ def test_async_isr_declares_its_layout():
     assert [g.name for g in groups_for(m.codec.names, declared_layouts(m.spec))] == [
         "controller", "leader", "replicas", "messages"]
     assert groups_for(m.codec.names)[-1].name == "variables"  # without it, the variables are shown whole
+
+
+def test_a_step_names_what_it_took_away():
+    """A row gone (a message received) is listed whole; of a row still there,
+    only the cells that are gone; a placeholder ("none") never."""
+    from modelcheck.viewer.layout import Cell, Row, gone_rows
+    before = [Row("network", "Fetch 2 → 1", [Cell("message", "fetch offset 1")]),
+              Row("replication", "broker 1", [Cell("leso", "1"), Cell("pendingAp", "isr {1, 2}")]),
+              Row("messages", "requests", [Cell("none", "none", "placeholder")])]
+    after = [Row("replication", "broker 1", [Cell("leso", "1")]),
+             Row("messages", "requests", [Cell("v1:r1", "v1 {r1}")])]
+    gone = gone_rows(before, after)
+    assert [(r.group, r.name, [c.text for c in r.cells]) for r in gone] == [
+        ("network", "Fetch 2 → 1", ["fetch offset 1"]), ("replication", "broker 1", ["isr {1, 2}"])]
