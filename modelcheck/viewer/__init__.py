@@ -15,7 +15,8 @@ from modelcheck.errors import InputError
 from modelcheck.explain import explain_account, first_violation
 from modelcheck.replay import check_step
 from modelcheck.trace_read import BoundTrace, bind, read_trace_file
-from modelcheck.viewer.layout import LOG_LEGEND, Frame, Group, build_frames, declared_layouts, groups_for, legend_for
+from modelcheck.viewer.layout import (LOG_LEGEND, Frame, Group, build_frames, declared_layouts, groups_for,
+                                      legend_for)
 
 
 @dataclass

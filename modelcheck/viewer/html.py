@@ -22,8 +22,13 @@ from modelcheck.errors import InputError
 from modelcheck.viewer import TraceView
 from modelcheck.viewer.layout import log_change, previous_cell, previous_text
 
-LEGEND = ("| marks the high watermark; highlighted values changed in this step (hover for the old value); "
-          "on the state that breaks an invariant, a red outline marks the record it is about.")
+LEGEND = "| marks the high watermark; highlighted values changed in this step (hover for the old value)"
+FOCUS_LEGEND = "; on the state that breaks an invariant, a red outline marks the record it is about"
+
+
+def legend(view: TraceView) -> str:
+    """The page's legend; the outline is mentioned only when an explanation names a record."""
+    return LEGEND + (FOCUS_LEGEND if any(b.focus for b in view.breakages) else "") + "."
 
 
 def asset(name: str) -> str:
@@ -101,7 +106,7 @@ def view_payload(view: TraceView) -> dict[str, Any]:
         "breakages": [{"invariant": b.invariant, "state": b.state, "explanation": b.explanation,
                        "focus": [list(f) for f in b.focus]} for b in view.breakages],
         "epochs": sorted(epochs),
-        "legend": LEGEND,
+        "legend": legend(view),
         "lasso": None if view.lasso is None else {"start": view.lasso.start, "phrase": view.lasso.phrase,
                                                   "explanation": view.lasso.explanation},
     }

@@ -366,6 +366,7 @@ def test_the_lost_record_is_singled_out(browser, pages, width):
     where = [(s.evaluate("(e) => e.closest('[data-row]').dataset.row"), s.get_attribute("data-offset"))
              for s in focus.all()]
     assert where == [("r1", "0"), ("r3", "0")]  # r1's committed id0@2 and the slot r3 truncated
+    assert "a red outline marks the record it is about" in page.text("#legend")
     assert view.breakages[0].focus == (("r1", "log", 0), ("r3", "log", 0))
     page.shot(f"lost-record-first-try-{width}")
     page.page.keyboard.press("ArrowLeft")
@@ -441,6 +442,7 @@ def test_last_replica_standing_reads_as_kafka(browser, tmp_path, width):
     assert page.page.locator('#groups [data-group="metadata"] tbody tr').count() == 3
     page.page.keyboard.press("End")
     assert page.page.locator('.explanation[data-invariant="LeaderCompletenessProperty"]').count() == 1
+    assert "red outline" not in page.text("#legend")  # no explanation here names a record to outline
     assert page.js("document.documentElement.scrollWidth") <= width
     assert page.js("[...document.querySelectorAll('.table-wrap')].every(t => t.scrollWidth <= t.clientWidth)")
     page.page.click('#timeline-list li[data-index="4"]')
