@@ -234,8 +234,9 @@ def fetch_response_text(p) -> str:
         return f"error {p['error']}, leader epoch {p['leader_epoch']}"
     parts = [f"records {records_text(p['records'])}" if p["records"] else "no records",
              f"high watermark {p['hwm']}", f"leader epoch {p['leader_epoch']}", f"fetch offset {p['fetch_offset']}"]
-    if p["diverging_epoch"] != "Nil":
-        parts.append(f"diverging: epoch {show(p['diverging_epoch'])}")
+    diverging = p["diverging_epoch"]
+    if isinstance(diverging, Record):  # the follower's last fetched epoch ends earlier on the leader
+        parts.append(f"diverging: leader epoch {diverging['epoch']} ends at offset {diverging['offset']}")
     return ", ".join(parts)
 
 
@@ -395,6 +396,10 @@ def controller_notes(before, values) -> list[str]:
     elif set(old["isr"]) != set(new["isr"]):
         out.append(f"the controller changes the ISR to {isr_text(new['isr'])} (partition epoch "
                    f"{new['partition_epoch']})")
+    moving = [f"{key} {isr_text(new[key])}" for key in ("adding", "removing") if new[key]]
+    if any(set(old[key]) != set(new[key]) for key in ("replicas", "adding", "removing")):
+        out.append(f"the partition's replicas become {isr_text(new['replicas'])}"
+                   + (f" ({', '.join(moving)})" if moving else ""))
     if "elr" in new and set(old["elr"]) != set(new["elr"]):
         out.append(f"the ELR becomes {isr_text(new['elr'])}")
     return out

@@ -150,3 +150,27 @@ def test_v3_5_has_no_elr_column_and_unclaimed_variables_fall_back(lrs):
     assert "variables" not in [g.name for g in lrs.groups]
     # a spec without a declared layout still gets its variables shown whole
     assert groups_for(["x"])[-1].name == "variables"
+
+
+def test_every_kind_of_state_and_step_is_drawn():
+    """Breadth-first through the first states of Last Replica Standing's
+    model (the one tests/specs/test_kraft_v3_5.py checks): every state is
+    drawn by the layout alone, and the steps that shut down, elect and
+    reject are told."""
+    from collections import deque
+
+    from modelcheck.viewer.layout import notes_for, rows_for
+    m = model("kraft-3.5", BrokerCount=2, InitReplicationFactor=2, MinISR=1, InitIsrSize=1, UncleanShutdownLimit=1,
+              FenceBrokerLimit=0, AvoidLastReplicaStanding="FALSE")
+    seen, queue, told = {m.init_states[0]}, deque([m.init_states[0]]), []
+    for _ in range(120):
+        state = queue.popleft()
+        assert {r.group for r in rows_for(m, state)} <= {g.name for g in declared_layouts(m.spec)[0].groups}
+        for _, successor in m.successors(state):
+            told.extend(notes_for(m, state, successor))
+            if successor not in seen:
+                seen.add(successor)
+                queue.append(successor)
+    for what in ("shuts down uncleanly and loses its log", "the controller fences",
+                 "the controller elects", "the controller rejects", "starts again", "appends"):
+        assert any(what in note for note in told), what
