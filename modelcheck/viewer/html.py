@@ -112,16 +112,27 @@ def view_payload(view: TraceView) -> dict[str, Any]:
     }
 
 
+def changed_constants(model) -> str:
+    """The constants set away from the spec's defaults, as ``NAME=VALUE`` words
+    (the page lists them all below, folded: a spec may have two dozen)."""
+    from modelcheck.constants import format_value
+    decls = {d.name: d for d in model.spec.constants}
+    changed = [f"{k}={format_value(decls[k].kind, v)}" for k, v in model.constants.items()
+               if k in decls and format_value(decls[k].kind, v) != format_value(decls[k].kind, decls[k].default)]
+    return " ".join(changed) or "the spec's default constants"
+
+
 def render_html(view: TraceView) -> str:
     model, doc = view.model, view.trace.document
     broken = ", ".join(f"{b.invariant} violated in state {b.state + 1}" for b in view.breakages)
     heading = f"{model.spec.name}: {broken}" if broken else f"{model.spec.name}: a trace of {len(view.frames)} states"
-    subtitle = (f"{model.spec.source()} · {model.describe_constants()} · {len(view.frames)} states · "
+    subtitle = (f"{model.spec.source()} · {changed_constants(model)} · {len(view.frames)} states · "
                 f"{os.path.basename(doc.path)}")
     values = {
         "TITLE": html.escape(heading),
         "HEADING": html.escape(heading),
         "SUBTITLE": html.escape(subtitle),
+        "CONSTANTS": html.escape(model.describe_constants()),
         "VERSION": html.escape(__version__),
         "CSS": asset("viewer.css"),
         "JS": asset("viewer.js"),

@@ -414,6 +414,11 @@ def test_last_replica_standing_reads_as_kafka(browser, tmp_path, width):
     write_html(load_view(LRS), str(out))
     page = Page(browser, out, width)
     assert page.text("#title") == "kraft-3.5: LeaderCompletenessProperty violated in state 8"
+    # the constants set away from the spec's defaults in the subtitle; all 25, folded, below it
+    assert (" · BrokerCount=2 InitReplicationFactor=2 MinISR=1 InitIsrSize=1 FenceBrokerLimit=0 "
+            "AvoidLastReplicaStanding=FALSE · 8 states · ") in page.text("#subtitle")
+    assert "IsrJoinChecksBrokerEpoch=TRUE" in page.text("#constants")
+    assert not page.page.locator("#constants").evaluate("(d) => d.open")
     assert page.page.locator("#timeline-list li.epoch-heading").all_text_contents() == [
         "leader epoch 1", "leader epoch 2", "leader epoch 3"]
     notes = lambda: page.page.locator("#notes li").all_text_contents()  # noqa: E731
