@@ -301,8 +301,11 @@ def state_line(model, state: tuple) -> str:
     """A whole state on one line, as the viewers write it: ``r1: leader self ·
     epoch 2 · hw 1 · isr {r1, r2} · log id0@2 | _; ...; quorum: leader r1 · ...``."""
     parts = []
+    titles = {g.name: g.row_title for g in groups_for(model.codec.names, declared_layouts(model.spec))}
     for row in rows_for(model, state):
         name = f"request {row.name}" if row.group == "requests" else row.name
+        if titles.get(row.group):  # "broker 1 replica", not a second "broker 1"
+            name = titles[row.group].format(name=row.name)
         parts.append(f"{name}: " + " · ".join(f"{c.label} {c.text}" if c.label else c.text for c in row.cells))
     return "; ".join(parts)
 

@@ -9,7 +9,7 @@ import pytest
 
 from support import ROOT, model
 from modelcheck.viewer import load_view
-from modelcheck.viewer.layout import build_frames, declared_layouts, groups_for
+from modelcheck.viewer.layout import build_frames, declared_layouts, groups_for, state_line
 from modelcheck.viewer.terminal import render
 
 LRS = os.path.join(ROOT, "traces", "kraft-3.5-last-replica-standing.itf.json")
@@ -127,6 +127,8 @@ def test_kip966_shows_the_elr():
                                                  "replicas", "applied by"]
     states, labels = walk(m, ["WriteRecordToLeader", "SendFetchRequest", "ReceiveFetchRequest",
                               "DataLossShutdown(b=1"])
+    # as `modelcheck graph` labels a state: each row named once, with its group
+    assert "; broker 1 replica: role leader · leader 1 · leader epoch 1 · " in state_line(m, states[0])
     last = build_frames(m, states, labels)[-1]
     assert last.notes == ["broker 1 shuts down and loses its log (a data-loss shutdown): A@1 at offset 1",
                           "the controller fences broker 1",
