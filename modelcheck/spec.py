@@ -147,9 +147,8 @@ class SpecDefinition:
     # reports such a step, an evaluation error (exit 75), not a violation.
     evaluation_check: str | None = None
     # How the trace viewers draw a state of this spec: a function returning
-    # its layouts (modelcheck.viewer.layout.Layout), called only when a trace
-    # is shown, so that loading a spec does not load the viewer. None: the
-    # viewer picks a layout by the spec's variables.
+    # its layouts (modelcheck.display.Layout), called only when a trace is
+    # shown. None: the viewer picks a layout by the spec's variables.
     layout: Callable[[], Sequence[Any]] | None = None
 
     def source(self) -> str:

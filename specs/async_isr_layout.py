@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from modelcheck.viewer.layout import Cell, Group, Layout, Row, names_text, set_cell, text_cell
+from modelcheck.display import Cell, Group, Layout, Row, names_text, set_cell, text_cell
 
 ASYNC_ISR_VARIABLES = frozenset({"controllerState", "leaderState", "requests", "updates"})
 

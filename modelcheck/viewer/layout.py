@@ -1,4 +1,5 @@
-"""What each state of a trace shows: groups of rows of cells, and what changed.
+"""What each state of a trace shows: groups of rows of cells (their
+vocabulary is modelcheck/display.py), and what changed.
 
 The terminal and HTML viewers draw the same ``Frame`` per state, so what a
 reader sees is decided here once. A layout is picked by the TLA+ variables a
@@ -20,39 +21,14 @@ spec has:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Sequence
 
-from modelcheck.values import Function, Record, show
+# the vocabulary of layouts (modelcheck/display.py), also read from here by the viewers
+from modelcheck.display import (LOG_LEGEND, Cell, Group, Layout, Row, log_cell, log_tokens, names_text,  # noqa: F401
+                                record_text, set_cell, text_cell)
+from modelcheck.values import Function, show
 
 NIL = -1
-
-
-@dataclass(frozen=True)
-class Cell:
-    key: str
-    text: str
-    kind: str = "text"  # "text", "set" (replica names), "log" (records by offset) or "placeholder" (says "none")
-    data: Any = None  # structured form for the HTML viewer (JSON-ready)
-    label: str | None = None  # shown before the value when the row is drawn on one line
-
-
-@dataclass
-class Row:
-    group: str
-    name: str
-    cells: list[Cell]
-
-
-@dataclass(frozen=True)
-class Group:
-    name: str
-    title: str  # a line's label, or a table's first column header
-    style: str  # "table": a header and a line per row; "line": each row on one line
-    columns: tuple[tuple[str, str], ...] = ()  # (cell key, header) for tables
-    heading: str = ""  # the section heading in the HTML viewer (default: the name)
-    empty: str = ""  # what to say when the group has no rows in a state
-    label_rows: bool = False  # a "line" group: start each line with its row's name, not the title
-    row_title: str = ""  # how a row is named on a line of its own ("{name} replica"; default: its name)
 
 
 @dataclass
@@ -66,54 +42,6 @@ class Frame:
 
     def is_changed(self, row: Row, cell: Cell) -> bool:
         return (row.group, row.name, cell.key) in self.changed
-
-
-@dataclass
-class Layout:
-    groups: list[Group]
-    rows: Callable[[Any, tuple, dict], list[Row]]  # (model, state, values) -> rows
-    variables: frozenset[str]
-    # how its logs are written, for the viewers' legends (default: LOG_LEGEND)
-    legend: str | None = None
-    # (model, values before or None, values) -> sentences saying what the step did
-    notes: Callable[[Any, dict | None, dict], list[str]] | None = None
-
-
-LOG_LEGEND = "log: one record per offset as id@epoch, _ an empty slot, | the high watermark."
-
-
-# --- building blocks ------------------------------------------------------------------
-
-def names_text(members) -> str:
-    return "{" + ", ".join(sorted(members)) + "}"
-
-
-def set_cell(key: str, members, universe: Sequence[str], label: str | None = None) -> Cell:
-    members = sorted(members, key=list(universe).index) if all(m in universe for m in members) else sorted(members)
-    return Cell(key, names_text(members), "set", {"members": list(members), "universe": list(universe)},
-                label or key)
-
-
-def record_text(record) -> str:
-    return f"id{record['id']}@{record['epoch']}"
-
-
-def log_cell(key: str, slots: Sequence[Any], end: int, marker: int | None, marker_name: str,
-             base: int = 0, text: Callable[[Any], str] = record_text) -> Cell:
-    """A log drawn offset by offset: ``id0@2`` per record (or what ``text``
-    makes of it), ``_`` per empty slot, and ``|`` where the marker (the high
-    watermark) sits. ``slots`` start at offset ``base``; ``end`` and
-    ``marker`` count slots from the first."""
-    data = {"records": [{"id": r.get("id"), "epoch": r["epoch"], "text": text(r)}
-                        if o < end and isinstance(r, Record) else None for o, r in enumerate(slots)],
-            "end": end, "marker": marker, "marker_name": marker_name, "base": base}
-    cell = Cell(key, "", "log", data, key)
-    tokens = [text for text, _ in log_tokens(cell)]
-    return Cell(key, " ".join(tokens) if tokens else "(empty)", "log", data, key)
-
-
-def text_cell(key: str, value, label: str | None = None) -> Cell:
-    return Cell(key, show(value), label=label or key)
 
 
 # --- the replication family ----------------------------------------------------------------
@@ -374,14 +302,3 @@ def log_change(before: Cell | None, after: Cell) -> LogChange:
     offsets = {o for o in range(max(len(old), len(new)))
                if (old[o] if o < len(old) else None) != (new[o] if o < len(new) else None)}
     return LogChange(frozenset(o for o in offsets if o < len(new)), before.data["marker"] != after.data["marker"])
-
-
-def log_tokens(cell: Cell) -> list[tuple[str, int | None]]:
-    """The log's text token by token, each with its offset (None for the marker):
-    ``[("|", None), ("id0@2", 0), ("_", 1)]`` for ``| id0@2 _``."""
-    data = cell.data
-    tokens: list[tuple[str, int | None]] = [(r.get("text") or record_text(r) if r else "_", o)
-                                            for o, r in enumerate(data["records"])]
-    if data["marker"] is not None:
-        tokens.insert(min(data["marker"], len(tokens)), ("|", None))
-    return tokens

@@ -94,21 +94,33 @@ def test_frames_mark_what_each_step_changed():
     assert [r for r in frames[0].rows if r.group == "requests"] == []  # the viewers say "no ... request yet"
 
 
-def test_the_viewer_imports_no_spec_module():
-    """A spec's layout comes from the spec (SpecDefinition.layout): the
-    viewer reaches specs only through the registry, by name."""
+def imports_of(directory: str) -> set[str]:
+    """Every module the Python files under ``directory`` import, in functions too."""
     import ast
     import pathlib
-
-    import modelcheck.viewer
     imported = set()
-    for path in pathlib.Path(modelcheck.viewer.__file__).parent.glob("*.py"):
+    for path in pathlib.Path(directory).rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module:
                 imported.add(node.module)
             elif isinstance(node, ast.Import):
                 imported.update(alias.name for alias in node.names)
-    assert {name for name in imported if name.split(".")[0] == "specs"} == {"specs"}
+    return imported
+
+
+def test_specs_and_the_viewer_meet_only_through_the_layout_vocabulary():
+    """A spec's layout comes from the spec (SpecDefinition.layout), written
+    with modelcheck.display: the viewer reaches specs only through the
+    registry, by name, and no spec imports the viewer."""
+    import os
+
+    import modelcheck.viewer
+    import specs.kraft
+    viewer = imports_of(os.path.dirname(modelcheck.viewer.__file__))
+    assert {name for name in viewer if name.split(".")[0] == "specs"} == {"specs"}
+    spec_side = imports_of(os.path.dirname(os.path.dirname(specs.kraft.__file__)))
+    assert "modelcheck.display" in spec_side
+    assert not {name for name in spec_side if name.startswith("modelcheck.viewer")}
 
 
 def test_async_isr_declares_its_layout():
