@@ -128,9 +128,6 @@ class SpecDefinition:
     properties: tuple[Any, ...] = ()
     specifications: tuple[Any, ...] = ()
     origin: str = UPSTREAM  # where the TLA+ module comes from (its text is not in this repository)
-    # Definitions of the module that a viewer shows by name beside the
-    # variables (AsyncIsr's HighWatermark): (name, fn(s) -> expression).
-    operators: tuple[tuple[str, Callable[[StateView], Any]], ...] = ()
     # TLC's VIEW, when the module defines one as a tuple of its variables: the
     # names of the variables it keeps (see Model.view). ``view_default``: whether
     # a run applies it when not told (the module's own .cfg does).
@@ -149,6 +146,10 @@ class SpecDefinition:
     # to (NextState.fails_if): checked in every run and reported as TLC
     # reports such a step, an evaluation error (exit 75), not a violation.
     evaluation_check: str | None = None
+    # How the trace viewers draw a state of this spec: a function returning
+    # its layouts (modelcheck.display.Layout), called only when a trace is
+    # shown. None: the viewer picks a layout by the spec's variables.
+    layout: Callable[[], Sequence[Any]] | None = None
 
     def source(self) -> str:
         """The TLA+ module this spec ports and where that module comes from."""
@@ -166,10 +167,6 @@ class SpecDefinition:
         if self.check_constants:
             self.check_constants(constants)
         return constants
-
-    def operator(self, name: str) -> Callable[[StateView], Any]:
-        """The definition named ``name`` among ``operators``."""
-        return dict(self.operators)[name]
 
     def invariant_names(self) -> list[str]:
         return [p.name for p in self.invariants]

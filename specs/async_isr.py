@@ -286,6 +286,13 @@ def HighWatermarkAdvanced(s):
     return high_watermark(s) > 0
 
 
+def viewer_layout():
+    """How the trace viewers draw this spec's states (specs/async_isr_layout.py),
+    loaded only when a trace is shown."""
+    from specs.async_isr_layout import layout
+    return (layout(high_watermark),)
+
+
 SPEC = SpecDefinition(
     name="async-isr", module="AsyncIsr",
     summary="asynchronous ISR updates through the controller (bounded by MaxOffset and MaxVersion)",
@@ -294,6 +301,6 @@ SPEC = SpecDefinition(
           LeaderWrite, LeaderHandleUpdate, FollowerReplicate),
     invariants=(TypeOk, ValidHighWatermark), default_invariants=("ValidHighWatermark",),
     variables=variables, sometimes=(IsrShrunk, LeaderAdoptedUpdate, HighWatermarkAdvanced),
+    layout=viewer_layout,
     notes="MaxOffset and MaxVersion bound the otherwise unbounded offsets and versions; "
-          "see the module docstring of specs/async_isr.py",
-    operators=(("HighWatermark", high_watermark),))
+          "see the module docstring of specs/async_isr.py")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from modelcheck.expr import not_
 from modelcheck.spec import Domain, SpecDefinition, action, by_first_parameter
 from modelcheck.temporal import Specification
-from specs.kraft import UPSTREAM_COMMIT, UPSTREAM_REPOSITORY
+from specs.kraft import UPSTREAM_COMMIT, UPSTREAM_REPOSITORY, viewer_layout_kip966
 from specs.kraft import kafka_replication_v3_5 as v35
 from specs.kraft.kafka_replication_v3_5 import BROKER, CANDIDATE, offline, shut_down, under_limit
 from specs.kraft.kip_966_properties import CFG_INVARIANTS, INVARIANTS
@@ -72,6 +72,7 @@ SPEC = SpecDefinition(
     port_checks=("WithinCapacity",),
     evaluation_check="Evaluable",
     variables=variables,
+    layout=viewer_layout_kip966,
     sometimes=SOMETIMES,
     check_constants=check_constants,
     view=VIEW,

@@ -26,7 +26,7 @@ from modelcheck.expr import (FALSE, TRUE, and_, bit_and, bit_or, cardinality, eq
 from modelcheck.records import record_ite
 from modelcheck.spec import Domain, SpecDefinition, action, by_first_parameter
 from modelcheck.temporal import Specification
-from specs.kraft import UPSTREAM_COMMIT, UPSTREAM_REPOSITORY
+from specs.kraft import UPSTREAM_COMMIT, UPSTREAM_REPOSITORY, viewer_layout
 from specs.kraft.network import discard, messages, previously_sent, reply, send
 from specs.kraft.v3_5_functions import (apply_partition_change, blank_fetch_state, blank_metadata,
                                         can_advance_hwm, commit_offset_on_fetch, commit_offset_on_write, drop_fetch_sessions,
@@ -789,6 +789,7 @@ SPEC = SpecDefinition(
     port_checks=("WithinCapacity",),
     evaluation_check="Evaluable",
     variables=variables,
+    layout=viewer_layout,
     sometimes=SOMETIMES,
     check_constants=check_constants,
     view=VIEW,
