@@ -4,7 +4,8 @@
 (``--engine``, default fast), against TLC's figures on the same constants
 (breadth-first, -workers 1, the module's VIEW, its .cfg with these constants
 changed; NoCommittedRecordLostGlobally left out where the .cfg says to,
-when MinISR equals UncleanShutdownLimit). It checks that the distinct
+when MinISR equals UncleanShutdownLimit, but for v18 and k16, which TLC
+ran with it). It checks that the distinct
 states, the depth, the verdict and the counterexample's length are TLC's,
 and prints both times. TLC's times were taken on this 2-core machine while
 it was shared with other jobs, so they are upper bounds; compare counts.
@@ -69,6 +70,28 @@ TLC = {
     "lrs_v_b2m2f1": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "FenceBrokerLimit": 1,
                       "AvoidLastReplicaStanding": "FALSE"}, 919, 8, "LeaderCompletenessProperty", 8, 7.4),
     "v19": ({**COMMITTED, "AvoidLastReplicaStanding": "FALSE"}, 6602, 8, "LeaderCompletenessProperty", 8, 130.8),
+    "v07": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "AvoidLastReplicaStanding": "FALSE"}, 945, 25, "ok",
+            None, 2.4),
+    "v18": ({**THREE, "MinISR": 1, "UncleanShutdownLimit": 1, "AvoidLastReplicaStanding": "FALSE"}, 101378, 40, "ok",
+            None, 728.7),
+    "v20": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "CleanShutdownLimit": 1, "FenceBrokerLimit": 1}, 44773, 36, "ok",
+            None, 334.3),
+    "lrs_v_b1": ({**SMALL, "BrokerCount": 1, "InitReplicationFactor": 1, "UncleanShutdownLimit": 1,
+                  "AvoidLastReplicaStanding": "FALSE"}, 15, 7, "ok", None, 4.6),
+    "lrs_v_b1_avoid": ({**SMALL, "BrokerCount": 1, "InitReplicationFactor": 1, "UncleanShutdownLimit": 1}, 2, 2, "ok",
+                       None, 5.6),
+    "lrs_v_b2i1_nclg": ({**SMALL, "UncleanShutdownLimit": 1, "AvoidLastReplicaStanding": "FALSE"}, 49, 5,
+                        "NoCommittedRecordLostGlobally", 5, 3.3),
+    "lrs_v_b2s1": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "LeaderShrinkIsrLimit": 1,
+                    "AvoidLastReplicaStanding": "FALSE"}, 588, 9, "LeaderCompletenessProperty", 9, 11.7),
+    "lrs_v_b2s1_avoid": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "LeaderShrinkIsrLimit": 1}, 11475, 32,
+                         "ok", None, 26.1),
+    "lrs_v_b2m2f1_avoid": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "FenceBrokerLimit": 1},
+                           33794, 36, "ok", None, 32.1),
+    "lrs_v_b2m2s1": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "LeaderShrinkIsrLimit": 1,
+                      "AvoidLastReplicaStanding": "FALSE"}, 505, 9, "LeaderCompletenessProperty", 9, 4.5),
+    "lrs_v_b2m2s1_avoid": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "UncleanShutdownLimit": 1,
+                            "LeaderShrinkIsrLimit": 1}, 11847, 31, "ok", None, 9.6),
     "chk_c524": ({**SMALL, "IsrJoinRequiresFetch": "FALSE"}, 115, 8, "LeaderCandidateCompletenessProperty", 8, 5.2),
     "chk_c526": ({**SMALL, "IsrJoinRequiresHighWatermark": "FALSE"}, 43, 7, "LeaderCandidateCompletenessProperty",
                  7, 5.7),
@@ -77,6 +100,9 @@ TLC = {
                      "LeaderCandidateCompletenessProperty", 22, 17.0),
     "chk_c449_v12": ({**THREE, "UncleanShutdownLimit": 1, "IsrJoinChecksBrokerEpoch": "FALSE"}, 28584, 19,
                      "LeaderCandidateCompletenessProperty", 19, 12.0),
+    "chk_c459_b2fs": ({**SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "LeaderShrinkIsrLimit": 1,
+                       "AlterPartitionChecksPartitionEpoch": "FALSE"}, 2265, 11, "ReplicationQuorumSupersetProperty", 11,
+                      31.8),
     "vab_c2": ({**SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "Values": "{A,B}"}, 84, 5, "error", 4, 38.1),
 }
 KSMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1, "NoDataLossShutdownLimit": 0,
@@ -103,11 +129,33 @@ TLC_KIP966 = {
     "lrs_k_b2m2f1": ({**KSMALL, "MinISR": 2, "InitIsrSize": 2, "DataLossShutdownLimit": 1, "FenceBrokerLimit": 1},
                      282201, 41, "ok", None, 157.3),
     "lrs_k_b2i1_nclg": ({**KSMALL, "DataLossShutdownLimit": 1}, 49, 5, "NoCommittedRecordLostGlobally", 5, 2.5),
+    "k15": ({**KTHREE, "NoDataLossShutdownLimit": 1}, 101976, 37, "ok", None, 191.9),
+    "k16": ({**KTHREE, "MinISR": 1, "DataLossShutdownLimit": 1}, 101378, 40, "ok", None, 193.2),
+    "k17": ({**KSMALL, "MinISR": 2, "InitIsrSize": 2, "NoDataLossShutdownLimit": 1, "FenceBrokerLimit": 1}, 356656, 39,
+            "ok", None, 563.3),
+    "lrs_k_b1": ({**KSMALL, "BrokerCount": 1, "InitReplicationFactor": 1, "DataLossShutdownLimit": 1}, 14, 7, "ok", None,
+                 6.9),
+    "lrs_k_b2s1": ({**KSMALL, "InitIsrSize": 2, "DataLossShutdownLimit": 1, "LeaderShrinkIsrLimit": 1}, 13417, 32, "ok",
+                   None, 16.1),
+    "lrs_k_b2m2s1": ({**KSMALL, "MinISR": 2, "InitIsrSize": 2, "DataLossShutdownLimit": 1, "LeaderShrinkIsrLimit": 1},
+                     109406, 36, "ok", None, 40.0),
+    "chk_k_c524": ({**KSMALL, "IsrJoinRequiresFetch": "FALSE"}, 115, 8, "LeaderCandidateCompletenessProperty", 8, 102.4),
+    "chk_k_c526": ({**KSMALL, "IsrJoinRequiresHighWatermark": "FALSE"}, 43, 7, "LeaderCandidateCompletenessProperty", 7,
+                   89.1),
+    "chk_k_c524_b2fs": ({**KSMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "LeaderShrinkIsrLimit": 1,
+                         "AlterPartitionChecksPartitionEpoch": "FALSE"}, 2265, 11, "ReplicationQuorumSupersetProperty",
+                        11, 28.8),
+    # three brokers, one data-loss shutdown (k10) with a CHECK off, TLC on a copy of the module with that line off
+    "chk_k_c580_k10": ({**KTHREE, "DataLossShutdownLimit": 1, "IsrJoinRequiresEpochStart": "FALSE"}, 48681, 22,
+                       "LeaderCandidateCompletenessProperty", 22, 102.1),
+    "chk_k_c514_k10": ({**KTHREE, "DataLossShutdownLimit": 1, "IsrJoinChecksBrokerEpoch": "FALSE"}, 28584, 19,
+                       "LeaderCandidateCompletenessProperty", 19, 105.3),
 }
 # The .cfg's rule: NoCommittedRecordLostGlobally is left out when MinISR = UncleanShutdownLimit
 # (DataLossShutdownLimit under KIP-966).
-WITHOUT_NCLG = {"v06", "lrs_v_b2i1", "lrs_v_b2i1_avoid", "lrs_v_b2f1", "lrs_v_b2f1_avoid", "k05", "lrs_k_b2i1",
-                "lrs_k_b2f1"}
+WITHOUT_NCLG = {"v06", "v07", "lrs_v_b1", "lrs_v_b1_avoid", "lrs_v_b2i1", "lrs_v_b2i1_avoid", "lrs_v_b2f1",
+                "lrs_v_b2f1_avoid", "lrs_v_b2s1", "lrs_v_b2s1_avoid", "k05", "lrs_k_b1", "lrs_k_b2i1", "lrs_k_b2f1",
+                "lrs_k_b2s1"}
 KIP966_INVARIANTS = CFG_INVARIANTS[:-1] + ("MinIsrRecoveryQuorum", "NoCommittedRecordLostGlobally")
 
 

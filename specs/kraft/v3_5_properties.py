@@ -73,6 +73,29 @@ def explain_candidate_completeness(probe) -> str | None:
                      f"the committed offset (high watermark {hwm})" for b in short)
 
 
+def explain_quorum_superset(probe) -> str | None:
+    v = probe.values
+    con = v["con_partition_metadata"]
+
+    def members(xs):
+        return "{" + ", ".join(str(x) for x in sorted(xs)) + "}"
+    for k, md in v["partition_metadata"].items():
+        if v["partition_status"][k] != "Leader" or md["leader_epoch"] != con["leader_epoch"]:
+            continue
+        outside = sorted(set(con["isr"]) - set(md["maximal_isr"]))
+        if outside:
+            return (f"the controller's ISR {members(con['isr'])} (partition epoch {con['partition_epoch']}) has "
+                    f"{f'broker {outside[0]}' if len(outside) == 1 else f'brokers {members(outside)}'} outside leader "
+                    f"broker {k}'s "
+                    f"maximal ISR {members(md['maximal_isr'])}: the leader advances the high watermark without "
+                    f"{'it' if len(outside) == 1 else 'them'}, yet the controller may elect "
+                    f"{'it' if len(outside) == 1 else 'them'}")
+        if v["partition_pending_ap"][k]["epoch"] <= md["partition_epoch"] and set(md["maximal_isr"]) != set(md["isr"]):
+            return (f"leader broker {k} has no AlterPartition request pending, yet its maximal ISR "
+                    f"{members(md['maximal_isr'])} differs from its ISR {members(md['isr'])}")
+    return None
+
+
 def explain_committed_lost(probe) -> str | None:
     acked = probe.state[probe.model.schema.slot("inv_pos_acked")]
     logs = probe.values["partition_data"]
@@ -143,7 +166,7 @@ def ValidControllerState(s):
     return and_(consistent, implies(lt(1, cardinality(md.isr, len(bs))), not_(fenced_in_isr)), ne(md.isr, 0))
 
 
-@invariant
+@invariant(explain=explain_quorum_superset)
 def ReplicationQuorumSupersetProperty(s):
     """A leader on the current leader epoch advances its high watermark on a
     maximal ISR that contains the controller's ISR (and equals its own ISR
