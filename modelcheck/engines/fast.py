@@ -182,7 +182,7 @@ class _Search:
                                    f"{seconds:.1f} s) in {self.checkpoint_dir}")
 
     def restore(self) -> tuple[int, np.ndarray, int]:
-        state = ckpt.load(self.settings.resume, self.identity)
+        state = ckpt.load(self.settings.resume, self.identity, self.options.max_depth)
         self.visited = VisitedFingerprints(state.visited)
         self.store = ParentStore(state.parents, state.actions)
         self.generated = state.generated
