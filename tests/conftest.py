@@ -68,6 +68,7 @@ SLOW = {
         "test_the_calibration_lassos_have_the_shapes_tlc_reports", "test_the_engines_build_the_same_graph"},
     "modelcheck/spark/test_cluster.py": ALL,
     "modelcheck/spark/test_resume.py": ALL,
+    "modelcheck/test_dirlock.py": {"test_two_real_runs_into_one_checkpoint_directory"},
     "modelcheck/spark/test_resume_integrity.py": {"test_an_undamaged_checkpoint_resumes_exactly_also_to_its_own_depth"},
     "modelcheck/spark/test_swarm.py": {"test_the_same_seed_gives_the_same_swarm", "test_a_swarm_violation_replays"},
     "modelcheck/spark/test_worker_fault.py": ALL,

@@ -30,6 +30,7 @@ from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violati
 from modelcheck.engines.bfs import rebuild_trace
 from modelcheck.engines.simulate import Simulator
 from modelcheck.checkpoint import RunIdentity
+from modelcheck.dirlock import holding
 from modelcheck.limits import MAX_MEMORY
 from modelcheck.packing import Packing, fingerprints
 from modelcheck.spark import integrity, resume
@@ -53,6 +54,10 @@ class SparkChecker:
 
     def check(self, model, options: CheckOptions) -> CheckResult:
         settings = SparkSettings.of(options.engine_options)
+        with holding(settings.checkpoint_dir, "--resume" if settings.resume else "--checkpoint-dir"):
+            return self._check(model, options, settings)
+
+    def _check(self, model, options: CheckOptions, settings: SparkSettings) -> CheckResult:
         started = time.perf_counter()
         search = LevelSearch(model, options, settings)
         warm_up = search.warm_up if settings.lead_in > 0 and not settings.resume else None
