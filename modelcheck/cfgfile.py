@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from modelcheck.errors import InputError
+from modelcheck.reading import CONFIG_CAP, read_text
 
 USED = {"CONSTANT", "CONSTANTS", "INVARIANT", "INVARIANTS", "CHECK_DEADLOCK", "SYMMETRY", "SPECIFICATION",
         "PROPERTY", "PROPERTIES"}
@@ -198,9 +199,9 @@ def parse_config(text: str, path: str = "<cfg>") -> ConfigFile:
 
 
 def read_config(path: str) -> ConfigFile:
-    try:
-        with open(path, encoding="utf-8-sig") as f:  # a byte-order mark, as some editors write, is fine
-            text = f.read()
+    """A .cfg, from a regular file of at most ``reading.CONFIG_CAP`` bytes."""
+    try:  # a byte-order mark, as some editors write, is fine
+        text = read_text(path, "--config", CONFIG_CAP, encoding="utf-8-sig")
     except OSError as e:
         raise InputError(f"cannot read config {path}: {e.strerror or e}") from None
     except UnicodeDecodeError:

@@ -91,6 +91,8 @@ SLOW = {
     "specs/test_kafka_clients.py": {"test_whole_state_space_matches_tlc"},
     "specs/test_kip320_consumer.py": {"test_switch_combinations_with_unclean_election"},
     "test_cli.py": {"test_graph_command"},
+    "test_cli_input_files.py": {"test_a_fifo_as_trace_is_refused_without_waiting", "test_an_endless_device_is_refused_at_once",
+                                "test_a_checkpoint_that_is_a_fifo_is_refused_without_waiting"},
     "test_cli_interrupts.py": {
         "test_an_interrupted_proof_is_never_proved_whenever_the_interrupt_comes",
         "test_sweep_stops_at_the_interrupted_row_and_reports_the_rows_done"},
