@@ -325,7 +325,7 @@ def show_trace(trace, diff, html_out, spec_name, consts, invariants, color, over
     breaks the invariant."""
     from modelcheck.viewer import load_view
 
-    if html_out:
+    if html_out is not None:
         from modelcheck.destinations import check_new_file
         from modelcheck.viewer.html import write_html
         check_new_file(html_out, overwrite, "--html")
