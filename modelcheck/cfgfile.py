@@ -31,7 +31,7 @@ _TOKEN = re.compile(r"""
   | (?P<block_comment>\(\*)
   | (?P<arrow><-)
   | (?P<punct>[={},\[\]()])
-  | (?P<number>-?\d+)
+  | (?P<number>-?[0-9]+)
   | (?P<string>"[^"\n]*")
   | (?P<ident>[A-Za-z_][A-Za-z0-9_!]*)
 """, re.VERBOSE)
