@@ -146,7 +146,7 @@ def load(directory: str, identity: RunIdentity, max_depth: int | None = None) ->
         with open_regular(file, f"--resume {directory}:", CHECKPOINT_CAP) as f, np.load(f, allow_pickle=False) as data:
             header = json.loads(str(data["header"]))
             arrays = {k: data[k] for k in ARRAYS}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+    except (OSError, ValueError, KeyError, EOFError, RecursionError, zipfile.BadZipFile) as e:
         # EOFError (an empty file) must not reach the CLI, which reads it as Ctrl-D
         reason = " ".join(str(e).split())[:120] or type(e).__name__
         raise InputError(f"--resume {directory}: {FILE} is damaged, not a readable checkpoint ({reason})") from None

@@ -36,7 +36,7 @@ class AsciiInteger(click.ParamType):
             return value
         text = str(value).strip()
         if not re.fullmatch(r"[+-]?[0-9]+", text):
-            self.fail(f"{value!r} is not an integer (digits 0-9)", param, ctx)
+            self.fail(f"{value!r} is not a valid integer (digits 0-9 only)", param, ctx)
         return int(text)
 
 
@@ -51,7 +51,7 @@ class FiniteNumber(click.ParamType):
         text = str(value).strip()
         if not re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", text) \
                 or not math.isfinite(float(text)):
-            self.fail(f"{value!r} is not a finite number (digits 0-9, such as 30 or 0.5)", param, ctx)
+            self.fail(f"{value!r} is not a valid finite number (digits 0-9, such as 30 or 0.5)", param, ctx)
         return float(text)
 
 

@@ -14,7 +14,7 @@ RUN = ("run", "kip320", "--const", "Replicas=2")
 def test_checkpoint_every_must_be_a_finite_number(in_tmp, value):
     code, out, err = invoke(*RUN, "--checkpoint", "ck", "--checkpoint-every", value)
     assert code == 2 and out == ""
-    assert "'--checkpoint-every'" in one_error_line(err) and "not a finite number" in one_error_line(err)
+    assert "'--checkpoint-every'" in one_error_line(err) and "not a valid finite number" in one_error_line(err)
 
 
 def test_settings_built_in_code_refuse_nan_too():
@@ -25,8 +25,8 @@ def test_settings_built_in_code_refuse_nan_too():
 @pytest.mark.parametrize("args, said", [
     (("--const", "LogSize=٣"), "constant LogSize must be an integer, got '٣'"),
     (("--const", "Replicas=٢"), "Replicas must be a count"),
-    (("--max-depth", "٣"), "'٣' is not an integer"),
-    (("--max-states", "１０"), "'１０' is not an integer"),
+    (("--max-depth", "٣"), "'٣' is not a valid integer"),
+    (("--max-states", "１０"), "'１０' is not a valid integer"),
     (("--max-memory", "٢G"), "--max-memory expects a size"),
 ])
 def test_only_ascii_digits_are_numbers(in_tmp, args, said):

@@ -102,7 +102,7 @@ def load(directory: str, identity: RunIdentity, partitions: int | None, max_dept
         body = json.loads(read_bytes(path, f"--resume {directory}:", MANIFEST_CAP))
         if not isinstance(body, dict):
             raise ValueError("not a JSON object")
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         reason = " ".join(str(getattr(e, "strerror", None) or e).split())[:120]
         raise InputError(f"--resume {directory}: {MANIFEST} is not a readable checkpoint ({reason})") from None
     if body.get("format") != FORMAT or body.get("version") != VERSION:

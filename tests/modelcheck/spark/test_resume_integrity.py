@@ -144,7 +144,12 @@ def test_an_edited_manifest_fails_its_digest(ck):
     assert resume.MANIFEST in line and "does not match the digest" in line
 
 
-@pytest.mark.parametrize("change", [truncate, empty])
+def nested(path: str) -> None:
+    with open(path, "w") as f:
+        f.write("[" * 100_000)
+
+
+@pytest.mark.parametrize("change", [truncate, empty, nested])
 def test_a_damaged_manifest_is_one_line(ck, change):
     change(os.path.join(ck, resume.MANIFEST))
     assert f"{resume.MANIFEST} is not a readable checkpoint" in refused(ck)
