@@ -175,11 +175,13 @@ def sweep(spec, rows, vary, engine, consts, invariants, properties, specificatio
     Ctrl-C stops the run under way and then the sweep: the table shows the
     runs done, the last marked interrupted (exit 130).
     """
-    from modelcheck.destinations import output_dir
+    from modelcheck.destinations import check_named, output_dir
     from modelcheck.run import RunRequest
     from modelcheck.sweep import combinations, make_trace_dir, parse_rows, parse_vary, render, written_text
     from modelcheck.sweep import sweep as run_sweep
 
+    if trace_dir is not None:
+        check_named(trace_dir, "--trace-dir")
     trace_dir = trace_dir or output_dir(spec)
     make_trace_dir(trace_dir)
     base = RunRequest(spec=spec, engine=engine, consts=tuple(consts), invariants=tuple(invariants),

@@ -44,7 +44,7 @@ def check_new_file(path: str, overwrite: bool, option: str, formats: tuple[str, 
 def check_named(path: str, option: str) -> None:
     """An empty name is no file at all (a script's unset variable, as a rule)."""
     if not path.strip():
-        raise InputError(f"{option} needs a file name; it was given {path!r}")
+        raise InputError(f"{option} needs a name; it was given {path!r}")
 
 
 def check_writable(directory: str, what: str) -> None:

@@ -22,7 +22,7 @@ def refused_before_any_work(*args) -> str:
 @pytest.mark.parametrize("command", WRITES)
 @pytest.mark.parametrize("name", ["", " "])
 def test_an_empty_destination_is_refused(in_tmp, command, name):
-    assert "needs a file name" in refused_before_any_work(*WRITES[command], name)
+    assert "needs a name" in refused_before_any_work(*WRITES[command], name)
 
 
 @pytest.mark.parametrize("command", WRITES)
@@ -34,3 +34,10 @@ def test_a_dangling_symlink_is_refused(in_tmp, command, overwrite):
     line = refused_before_any_work(*WRITES[command], link, *overwrite)
     assert f"is a symbolic link to {target}, which does not exist" in line
     assert os.path.islink(link) and not os.path.exists("gone")
+
+
+def test_an_empty_trace_dir_is_refused_not_replaced_by_the_default(in_tmp):
+    line = refused_before_any_work("sweep", "kip320", "--const", "Replicas=2", "--vary", "LogSize=1,2",
+                                   "--trace-dir", "")
+    assert "--trace-dir needs a name; it was given ''" in line
+    assert not os.path.exists("modelcheck-out")
