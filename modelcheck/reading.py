@@ -25,12 +25,20 @@ CHECKPOINT_CAP = 16 * GiB  # a fast checkpoint, and each file a Spark checkpoint
 MANIFEST_CAP = 64 * MiB  # a Spark checkpoint's manifest
 
 
+class Refused(InputError):
+    """A file refused for what it is; ``problem`` says why, after its name."""
+
+    def __init__(self, what: str, path: str, problem: str):
+        super().__init__(f"{what} {path} {problem}".strip())
+        self.problem = problem
+
+
 def size_text(n: int) -> str:
     return f"{n // GiB} GiB" if n >= GiB else f"{n // MiB} MiB"
 
 
 def open_regular(path: str, what: str, cap: int):
-    """``path`` opened for reading in binary, refused (``InputError``, its
+    """``path`` opened for reading in binary, refused (``Refused``, its
     message starting with ``what``) unless it is a regular file no larger
     than ``cap``. FileNotFoundError and other OSErrors reach the caller,
     which knows how to word them."""
@@ -49,15 +57,15 @@ def read_bytes(path: str, what: str, cap: int) -> bytes:
     with open_regular(path, what, cap) as f:
         data = f.read(cap + 1)
     if len(data) > cap:  # it grew while being read
-        raise InputError(f"{what} {path} is larger than {size_text(cap)}, more than modelcheck reads")
+        raise Refused(what, path, f"is larger than {size_text(cap)}, more than modelcheck reads")
     return data
 
 
 def check_regular(info: os.stat_result, path: str, what: str, cap: int) -> None:
     if not stat.S_ISREG(info.st_mode):
-        raise InputError(f"{what} {path} is not a regular file ({kind_of(info.st_mode)})")
+        raise Refused(what, path, f"is not a regular file ({kind_of(info.st_mode)})")
     if info.st_size > cap:
-        raise InputError(f"{what} {path} is larger than {size_text(cap)}, more than modelcheck reads")
+        raise Refused(what, path, f"is larger than {size_text(cap)}, more than modelcheck reads")
 
 
 def check_file(path: str, what: str, cap: int) -> None:

@@ -26,8 +26,7 @@ import zipfile
 
 import numpy as np
 
-from modelcheck.errors import InputError
-from modelcheck.reading import CHECKPOINT_CAP, check_file, open_regular
+from modelcheck.reading import CHECKPOINT_CAP, Refused, check_file, open_regular
 from modelcheck.spark.visited import run_path
 
 RUN_ARRAYS = (("fps", np.uint64), ("parents", np.uint64), ("actions", np.int32))
@@ -53,8 +52,8 @@ def run_arrays(path: str) -> dict[str, np.ndarray]:
             return {name: data[name] for name, _ in RUN_ARRAYS}
     except FileNotFoundError:
         raise Damaged(path, "is missing") from None
-    except InputError as e:
-        raise Damaged(path, str(e).split(f"{path} ", 1)[-1]) from None
+    except Refused as e:
+        raise Damaged(path, e.problem) from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         raise Damaged(path, "is damaged, not a readable run of the visited set") from None
 
@@ -157,8 +156,8 @@ def verify_level(listed: dict[str, list], rdd_dir: str, partitions: int) -> None
         try:
             check_file(path, "", CHECKPOINT_CAP)
             actual = file_digest(path)
-        except InputError as e:
-            raise Damaged(path, str(e).split(f"{path} ", 1)[-1]) from None
+        except Refused as e:
+            raise Damaged(path, e.problem) from None
         except OSError as e:
             raise Damaged(path, f"cannot be read ({e.strerror or e})") from None
         if actual != saved:
