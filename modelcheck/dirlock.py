@@ -32,6 +32,12 @@ class DirectoryLock:
         self.fd: int | None = None
 
     def acquire(self) -> None:
+        try:
+            self._acquire()
+        except OSError as e:  # a directory that cannot hold the lock file cannot hold a checkpoint
+            raise InputError(f"{self.option} {self.directory}: cannot lock it ({e.strerror or e})") from None
+
+    def _acquire(self) -> None:
         os.makedirs(self.directory, exist_ok=True)
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)

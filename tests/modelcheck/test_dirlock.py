@@ -25,6 +25,12 @@ def test_a_held_directory_is_refused_and_released_on_exit(tmp_path):
         pass
 
 
+def test_a_directory_where_no_lock_can_be_made_is_one_line(tmp_path):
+    (tmp_path / "file").write_text("")
+    with pytest.raises(InputError, match="--checkpoint-dir .*file/ck: cannot lock it"):
+        DirectoryLock(str(tmp_path / "file" / "ck"), "--checkpoint-dir").acquire()
+
+
 def dead_pid() -> int:
     done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     return int(done.stdout)
