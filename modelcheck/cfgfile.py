@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from modelcheck.errors import InputError
+from modelcheck.reading import CONFIG_CAP, read_text
 
 USED = {"CONSTANT", "CONSTANTS", "INVARIANT", "INVARIANTS", "CHECK_DEADLOCK", "SYMMETRY", "SPECIFICATION",
         "PROPERTY", "PROPERTIES", "VIEW"}
@@ -29,7 +30,7 @@ _TOKEN = re.compile(r"""
   | (?P<block_comment>\(\*)
   | (?P<arrow><-)
   | (?P<punct>[={},\[\]()])
-  | (?P<number>-?\d+)
+  | (?P<number>-?[0-9]+)
   | (?P<string>"[^"\n]*")
   | (?P<ident>[A-Za-z_][A-Za-z0-9_!]*)
 """, re.VERBOSE)
@@ -206,9 +207,9 @@ def parse_config(text: str, path: str = "<cfg>") -> ConfigFile:
 
 
 def read_config(path: str) -> ConfigFile:
-    try:
-        with open(path, encoding="utf-8-sig") as f:  # a byte-order mark, as some editors write, is fine
-            text = f.read()
+    """A .cfg, from a regular file of at most ``reading.CONFIG_CAP`` bytes."""
+    try:  # a byte-order mark, as some editors write, is fine
+        text = read_text(path, "--config", CONFIG_CAP, encoding="utf-8-sig")
     except OSError as e:
         raise InputError(f"cannot read config {path}: {e.strerror or e}") from None
     except UnicodeDecodeError:

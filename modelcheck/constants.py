@@ -90,7 +90,7 @@ def parse_value(decl: ConstantDecl, text: str) -> Any:
     if decl.kind == REPLICAS:
         return _parse_replicas(decl, text)
     if decl.kind == INT:
-        if not re.fullmatch(r"[+-]?\d+", text):
+        if not re.fullmatch(r"[+-]?[0-9]+", text):
             raise InputError(f"constant {decl.name} must be an integer, got {quoted(text)}")
         return _bounded_int(decl, text, decl.name)
     if decl.kind == BOOL:
@@ -126,7 +126,7 @@ def _check_count(decl: ConstantDecl, count: int) -> None:
 
 def _parse_replicas(decl: ConstantDecl, text: str) -> tuple[str, ...]:
     name = decl.name
-    if re.fullmatch(r"[+-]?\d+", text):
+    if re.fullmatch(r"[+-]?[0-9]+", text):
         count = _bounded_int(decl, text, name)
         _check_count(decl, count)
         return tuple(f"r{i}" for i in range(1, count + 1))

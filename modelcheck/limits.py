@@ -100,7 +100,7 @@ _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20,
 
 def parse_size(text: str) -> int:
     """'2G', '512MiB', '1500MB', '1073741824' -> bytes (K/M/G alone are binary)."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", text)
     if not m or m.group(2).lower() not in _UNITS:
         raise InputError(f"--max-memory expects a size such as 2G, 512M or 1500MB, got {text!r}")
     size = int(float(m.group(1)) * _UNITS[m.group(2).lower()])

@@ -39,6 +39,7 @@ from functools import partial
 import numpy as np
 
 from modelcheck import checkpoint as ckpt
+from modelcheck.dirlock import holding
 from modelcheck.engines.base import DEADLOCK, NO_GRAPH, CheckOptions, CheckResult, Violation
 from modelcheck.engines.bfs import rebuild_trace
 from modelcheck.engines.settings import FastSettings
@@ -104,7 +105,9 @@ class FastChecker:
     collects_coverage = True
 
     def check(self, model, options: CheckOptions) -> CheckResult:
-        return _Search(model, options).run()
+        search = _Search(model, options)
+        with holding(search.checkpoint_dir, "--resume" if search.settings.resume else "--checkpoint"):
+            return search.run()
 
 
 class _Search:
@@ -184,7 +187,7 @@ class _Search:
                                    f"{seconds:.1f} s) in {self.checkpoint_dir}")
 
     def restore(self) -> tuple[int, np.ndarray, int]:
-        state = ckpt.load(self.settings.resume, self.identity)
+        state = ckpt.load(self.settings.resume, self.identity, self.options.max_depth)
         self.visited = VisitedFingerprints(state.visited)
         self.store = ParentStore(state.parents, state.actions)
         self.generated = state.generated

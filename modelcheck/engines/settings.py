@@ -8,6 +8,7 @@ fields; ``of`` accepts either.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
@@ -46,7 +47,7 @@ class FastSettings:
     orbit_sizes: bool = False
 
     def __post_init__(self):
-        if float(self.checkpoint_every) <= 0:
+        if not math.isfinite(float(self.checkpoint_every)) or float(self.checkpoint_every) <= 0:
             raise InputError("--checkpoint-every must be a positive number of seconds")
         if self.checkpoint and self.resume and os.path.abspath(self.checkpoint) != os.path.abspath(self.resume):
             raise InputError("--resume continues saving into its own directory; drop --checkpoint or give the "
