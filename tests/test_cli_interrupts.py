@@ -36,12 +36,13 @@ def test_sweep_stops_at_the_interrupted_row_and_reports_the_rows_done(in_tmp):
     no_noise(r.terminal)
 
 
-def test_sweep_text_says_how_many_runs_were_made(in_tmp):
-    r = interrupt("sweep", "kip320", "--engine", "bfs", "--vary", "LogSize=2,3", cwd=in_tmp, marker=PROGRESS)
+def test_sweep_text_says_which_run_was_interrupted(in_tmp):
+    r = interrupt("sweep", "kip320", "--engine", "bfs", "--vary", "LogSize=1,2", cwd=in_tmp,
+                  marker=r"sweep: LogSize=2\s[\s\S]*" + PROGRESS)
     assert r.code == 130
     lines = r.stdout.strip().splitlines()
-    assert lines[1].split()[:2] == ["2", "interrupted"] and len(lines) == 4
-    assert lines[-1] == "Interrupted after 1 of 2 runs."
+    assert lines[1].split()[:2] == ["1", "ok"] and lines[2].split()[:2] == ["2", "interrupted"] and len(lines) == 5
+    assert lines[-1] == "Interrupted during run 2 of 2 (1 complete)."
 
 
 LONG_PROOF = ("prove", "kip320", "--inv", "TypeOk", "--inv", "StrongIsr", "--lemmas", "--k", "20")  # ~10 min
