@@ -278,7 +278,9 @@ class LevelSearch:
                     if isinstance(current, lead.Frontier):  # Spark keeps what the checkpoint holds
                         current = self._hand_over(current, depth + 1, stopping=True)
                     self._checkpoint(current, depth, total)
-                return self._finish(started, "bounded-ok", depth, total, stopped=reason)
+                result = self._finish(started, "bounded-ok", depth, total, stopped=reason)
+                result.saved = self.manifest_dir
+                return result
             if depth % self.checkpoint_levels == 0 and not isinstance(current, lead.Frontier):
                 self._checkpoint(current, depth, total)
             if options.max_depth is not None and depth >= options.max_depth:
