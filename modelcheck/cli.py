@@ -175,8 +175,10 @@ def sweep(spec, rows, vary, engine, consts, invariants, properties, specificatio
           fmt, columns, each_inv, symmetry, quiet):
     """Check SPEC once per --row and per combination of --vary values; print one line per run.
 
-    Ctrl-C stops the run under way and then the sweep: the table shows the
-    runs done, the last marked interrupted (exit 130).
+    Exits as run does for the worst row: 0 only when every row holds, 12 if
+    any breaks an invariant, else 11 for a deadlock, else 13 for a temporal
+    property. Ctrl-C stops the run under way and then the sweep: the table
+    shows the runs done, the last marked interrupted (exit 130).
     """
     from modelcheck.destinations import check_named, output_dir
     from modelcheck.run import RunRequest

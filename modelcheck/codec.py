@@ -293,6 +293,10 @@ class KeyedSet(Codec):
     def slots(self):
         return [s for present, codec in self.entries.values() for s in [present] + codec.slots()]
 
+    def presence(self) -> list[int]:
+        """The slots that say whether each entry is in the set."""
+        return [present for present, _ in self.entries.values()]
+
 
 class StateCodec:
     """The TLA+ variables of a spec, each described by a codec."""

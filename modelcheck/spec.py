@@ -200,6 +200,22 @@ class SpecDefinition:
         raise InputError(f"{self.name} has no specification {name!r} "
                          f"(its specifications: {', '.join(sp.name for sp in specs)})")
 
+    def property_forms(self) -> dict[str, tuple[Any, str]]:
+        """Each temporal property's form (a ``modelcheck.temporal.Form``) and
+        the variable of its cases ("" for one case), read by building it
+        against the default constants' fields: no actions are instantiated."""
+        from modelcheck.temporal import FORMS
+        if not self.properties:
+            return {}
+        c = self.resolve_constants()
+        schema = Schema(self.fields(c))
+        current, following = StateView(schema, c), StateView(_Shifted(schema), c)
+        out = {}
+        for p in self.properties:
+            cases = p.build(current, following)
+            out[p.name] = (FORMS[cases[0][1].form], cases[0][0].split("=", 1)[0])
+        return out
+
     def check_property_names(self, names: Sequence[str]) -> None:
         known = self.property_names()
         for n in names:

@@ -40,13 +40,34 @@ from modelcheck.expr import BOOL, TRUE, Expr, and_, lift, not_
 # --- fairness and specifications --------------------------------------------------
 
 
+# fairness in words, for reports: the TLA+ form (``label``) stays in --json and the docs
+FAIRNESS_WORDS = {"WF": ("weak fairness", "if it stays possible, it eventually happens"),
+                  "SF": ("strong fairness", "if it is possible again and again, it eventually happens")}
+
+
 @dataclass(frozen=True)
 class Fairness:
     kind: str  # "WF" or "SF"
     action: Any  # an ActionDef, in Next or not
 
     def label(self) -> str:
+        """The TLA+ form, WF_vars(A) or SF_vars(A)."""
         return f"{self.kind}_vars({self.action.name})"
+
+    def words(self) -> str:
+        """"strong fairness on A"."""
+        return f"{FAIRNESS_WORDS[self.kind][0]} on {self.action.name}"
+
+    def meaning(self) -> str:
+        """"strong fairness on A: if it is possible again and again, it eventually happens"."""
+        return f"{self.words()}: {FAIRNESS_WORDS[self.kind][1]}"
+
+    def outside_next(self, spec_name: str) -> str:
+        """Why a fairness condition may name an action its spec never takes."""
+        a = self.action.name
+        return (f"{a} is not among {spec_name}'s actions: the TLA+ module's specification names it, although "
+                f"its Next never takes it, so a step counts as taking {a} when it changes the state as {a} "
+                f"would, whichever of {spec_name}'s actions makes it")
 
 
 def WF(action) -> Fairness:
@@ -64,6 +85,29 @@ class Specification:
     name: str
     fairness: tuple[Fairness, ...]
     doc: str = ""
+
+    def fairness_label(self) -> str:
+        """The TLA+ form: "SF_vars(A), WF_vars(B)", or "no fairness"."""
+        return ", ".join(f.label() for f in self.fairness) or "no fairness"
+
+    def fairness_words(self) -> str:
+        """In words, strong then weak: "strong fairness on A, B; weak fairness on C", or "no fairness"."""
+        groups = []
+        for kind in ("SF", "WF"):
+            names = [f.action.name for f in self.fairness if f.kind == kind]
+            if names:
+                groups.append(f"{FAIRNESS_WORDS[kind][0]} on {', '.join(names)}")
+        return "; ".join(groups) or "no fairness"
+
+    def fairness_meanings(self) -> list[str]:
+        """What each kind of fairness it uses means, one line each."""
+        kinds = [k for k in ("SF", "WF") if any(f.kind == k for f in self.fairness)]
+        return [f"{FAIRNESS_WORDS[k][0]} on an action: {FAIRNESS_WORDS[k][1]}" for k in kinds]
+
+    def outside_next(self, spec_name: str, actions) -> list[str]:
+        """A sentence for each fairness condition on an action not among ``actions`` (the spec's Next)."""
+        names = {a.name for a in actions}
+        return [f.outside_next(spec_name) for f in self.fairness if f.action.name not in names]
 
 
 def no_fairness(doc: str = "Init /\\ [][Next]_vars with no fairness at all.") -> Specification:
@@ -202,8 +246,20 @@ class Form:
     cycle (``lasso.cycle_steps()``)."""
 
     name = ""
-    notation = ""
+    notation = ""  # the TLA+ form, for --json and the docs
+    words = ""  # the form in a few words, for reports and listings
+    meaning = ""  # what it asks of a behaviour, in a sentence
     over_steps = False  # its condition reads a step (a state and the next), not a state
+
+    def notation_for(self, variable: str = "") -> str:
+        """The TLA+ form, under ``\\A variable`` for a property with a case per value."""
+        if not variable:
+            return self.notation
+        body = self.notation.replace("P", f"P({variable})").replace("Q", f"Q({variable})")
+        return f"\\A {variable} : {body}"
+
+    def words_for(self, variable: str = "") -> str:
+        return f"for each {variable}, {self.words}" if variable else self.words
 
     def negation(self, args: tuple[Expr, ...]) -> Negation:
         raise NotImplementedError
@@ -218,6 +274,7 @@ class Form:
 
 class Eventually(Form):
     name, notation = "eventually", "<>P"
+    words, meaning = "eventually", "its condition holds at some point"
 
     def negation(self, args):  # ~<>P = []~P, from the start
         return Negation("initial", TRUE, not_(args[0]))
@@ -231,6 +288,7 @@ class Eventually(Form):
 
 class AlwaysEventually(Form):
     name, notation = "always_eventually", "[]<>P"
+    words, meaning = "again and again", "its condition holds again and again, forever"
 
     def negation(self, args):  # ~[]<>P = <>[]~P
         return Negation("anywhere", TRUE, not_(args[0]))
@@ -245,6 +303,7 @@ class AlwaysEventually(Form):
 
 class EventuallyAlways(Form):
     name, notation = "eventually_always", "<>[]P"
+    words, meaning = "eventually for good", "from some point on, its condition holds forever"
 
     def negation(self, args):  # ~<>[]P = []<>~P
         return Negation("anywhere", TRUE, TRUE, infinitely_states=(not_(args[0]),))
@@ -259,6 +318,7 @@ class EventuallyAlways(Form):
 
 class LeadsTo(Form):
     name, notation = "leads_to", "P ~> Q"
+    words, meaning = "leads to", "whenever its first condition holds, its second holds then or later"
 
     def negation(self, args):  # ~(P ~> Q) = <>(P /\ []~Q)
         return Negation("anywhere", and_(args[0], not_(args[1])), not_(args[1]))
@@ -277,6 +337,8 @@ class LeadsTo(Form):
 
 class EventuallyAlwaysStep(Form):
     name, notation, over_steps = "eventually_always_step", "<>[][A]_vars", True
+    words = "eventually every step"
+    meaning = "from some point on, every step that changes the state is of the kind it allows"
 
     def negation(self, args):  # ~<>[][A]_v = []<><<~A>>_v
         return Negation("anywhere", TRUE, TRUE, infinitely_steps=(not_(args[0]),))
@@ -286,12 +348,14 @@ class EventuallyAlwaysStep(Form):
 
     def what_fails(self, value, lasso, span):
         a, b = next(step for step, holds in zip(lasso.cycle_steps(), value[0]) if not holds)
-        return (f"the step from state {a + 1} to state {b + 1} breaks the step condition, and the cycle "
-                f"({span}) repeats it forever")
+        return (f"the step from state {a + 1} to state {b + 1} is of a kind the property rules out, and the "
+                f"cycle ({span}) repeats it forever")
 
 
 class InfinitelyOftenImpliesEventually(Form):
     name, notation = "infinitely_often_implies_eventually", "([]<>P) => <>Q"
+    words = "if again and again, then eventually"
+    meaning = "if its first condition holds again and again, its second holds at some point"
 
     def negation(self, args):  # ~(([]<>P) => <>Q) = []<>P /\ []~Q
         return Negation("initial", TRUE, not_(args[1]), infinitely_states=(args[0],))

@@ -111,6 +111,14 @@ class MessageSet(Codec):
     def slots(self):
         return list(self.version_slots)
 
+    def coverage(self, highest) -> tuple[str, str, list[str]]:
+        """For ``--coverage``: the versions of the messages the set ever held."""
+        ever = [v for v, slot in enumerate(self.version_slots) if highest[slot] > 0]
+        never = [str(v) for v in range(len(self.version_slots)) if v not in ever]
+        return (f"messages of version 0..{len(self.version_slots) - 1}",
+                "versions " + ", ".join(map(str, ever)) if ever else "always empty",
+                [f"never one of version {', '.join(never)}"] if never and ever else [])
+
 
 def variables(c, schema) -> StateCodec:
     names = c.Replicas

@@ -348,7 +348,7 @@ REPLICATION_NEXT = tuple(b for a in KIP320_NEXT if a is not LeaderWrite
                          for b in ((a, consumer.ControllerUncleanElectLeader) if a is ControllerShrinkIsr else (a,)))
 
 SPEC = SpecDefinition(
-    name="kafka-clients", module="KafkaClients",
+    name="kafka-clients", module="KafkaClients", origin="written for modelcheck; it extends Kip320Consumer",
     summary="a producer and a consumer through leader changes: KIP-359 produce fencing and KIP-232 metadata versions",
     constants=CONSTANTS, fields=fields, init=ClientsInit,
     next=REPLICATION_NEXT + (consumer.ConsumerFetch, ClientConsumerValidatePosition, ClientConsumerRefreshMetadata,

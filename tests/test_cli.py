@@ -255,6 +255,8 @@ def test_list_says_what_each_invariant_means(in_tmp):
     assert ".tla" not in out
     consumer = out.split("\nkip320-consumer  ")[1]
     assert consumer.startswith("(port of TLA+ module Kip320Consumer, written for modelcheck; it extends Kip320)")
+    clients = out.split("\nkafka-clients  ")[1]
+    assert clients.startswith("(port of TLA+ module KafkaClients, written for modelcheck; it extends Kip320Consumer)")
 
 
 def test_run_help_names_every_engine(in_tmp):

@@ -98,12 +98,14 @@ class _Search:
             self.successors, self.rebuild, self.init_states = symmetric_search(model, self.successors)
 
     def finish(self, result: str, depth: int, violation: Violation | None = None,
-               stopped: str | None = None, found: int | None = None) -> CheckResult:
-        """``found``: at a violation, the states found up to and including the violating one."""
+               stopped: str | None = None, found: int | None = None, partial: bool = False) -> CheckResult:
+        """``found``: at a violation, the states found up to and including the
+        violating one; ``partial``: stopped with level ``depth + 1`` begun."""
         self.options.progress.clear()
         return CheckResult(BfsChecker.name, result, len(self.visited) if found is None else found, depth,
                            time.perf_counter() - self.started, violation, self.generated, self.sometimes_seen,
-                           stopped=stopped, graph=self.graph if self.options.graph is not None else None)
+                           stopped=stopped, graph=self.graph if self.options.graph is not None else None,
+                           partial_level=partial)
 
     def violation_at(self, number: int, invariant: str) -> Violation:
         states, actions = self.rebuild(self.model, self.visited.path_to(number))
@@ -182,5 +184,6 @@ class _Search:
             if self.expanded & 0x3FF == 0:
                 reason = limits.reached()
                 if reason:
-                    return self.finish("bounded-ok", depth + 1 if next_frontier else depth, stopped=reason)
+                    # level depth + 1 is begun, not found whole: depth is the last that is
+                    return self.finish("bounded-ok", depth, stopped=reason, partial=bool(next_frontier))
         return next_frontier

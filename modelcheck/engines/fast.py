@@ -230,14 +230,10 @@ class _Search:
             bounded = options.max_depth is not None and depth >= options.max_depth
             stopped = None if bounded else options.limits.reached(len(self.visited))
             if stopped:
-                if self.checkpoint_dir:
-                    self.save(depth, level_words, level_start)
-                return self.finish("bounded-ok", depth, stopped=stopped)
+                return self.stop(stopped, depth, level_words, level_start)
             expansion, stopped = self.expand_level(level_words)
             if stopped:
-                if self.checkpoint_dir:
-                    self.save(depth, level_words, level_start)
-                return self.finish("bounded-ok", depth, stopped=stopped)
+                return self.stop(stopped, depth, level_words, level_start)
             if bounded:  # as in the reference engine, the last level is only looked past, not checked
                 return self.finish("bounded-ok" if expansion.fps.size else "ok", depth)
             if expansion.deadlocked >= 0:
@@ -263,6 +259,15 @@ class _Search:
                 self.save(depth, level_words, level_start)
                 last_save = time.monotonic()
         return self.finish("ok", depth)
+
+    def stop(self, reason: str, depth: int, level_words: np.ndarray, level_start: int) -> CheckResult:
+        """A limit or Ctrl-C stopped the search: save it, when asked to, so
+        that --resume can continue it."""
+        if self.checkpoint_dir:
+            self.save(depth, level_words, level_start)
+        result = self.finish("bounded-ok", depth, stopped=reason)
+        result.saved = self.checkpoint_dir
+        return result
 
     def expand_level(self, level: np.ndarray) -> tuple[Expansion, str | None]:
         """The level's new successors, or the reason a limit stopped it."""

@@ -289,7 +289,9 @@ class LevelSearch:
                     if isinstance(current, lead.Frontier):  # Spark keeps what the checkpoint holds
                         current = self._hand_over(current, depth + 1, stopping=True)
                     self._checkpoint(current, depth, total)
-                return self._finish(started, "bounded-ok", depth, total, stopped=reason)
+                result = self._finish(started, "bounded-ok", depth, total, stopped=reason)
+                result.saved = self.manifest_dir
+                return result
             if depth % self.checkpoint_levels == 0 and not isinstance(current, lead.Frontier):
                 self._checkpoint(current, depth, total)
             if options.max_depth is not None and depth >= options.max_depth:
@@ -341,11 +343,18 @@ class LevelSearch:
         # a search done in the driver still waits for Spark: it ran where the
         # user asked, and a cluster that gives no executor says so
         run = self._spark()
-        notes = [f"ran on Spark {run.master} with {self.partitions if self.report.value else run.partitions} "
-                 f"partitions"]
-        if self.lead_in is not None and self.lead_in.levels:
-            notes.append(f"levels 1 to {self.lead_in.levels} ran in the driver while Spark started "
-                         f"(the lead-in, {self.lead_in.seconds:.1f} s)")
+        on_executors = bool(self.report.value)  # some level's summaries came from the executors
+        if self.lead_in is not None and self.lead_in.levels and not on_executors:
+            notes = [f"the search finished in the driver before executors were needed: levels 1 to "
+                     f"{self.lead_in.levels} ran there while Spark {run.master} started (the lead-in, "
+                     f"{self.lead_in.seconds:.1f} s), and no level ran on Spark; use --lead-in 0 to run every "
+                     f"level on the executors"]
+        else:
+            notes = [f"ran on Spark {run.master} with {self.partitions if on_executors else run.partitions} "
+                     f"partitions"]
+            if self.lead_in is not None and self.lead_in.levels:
+                notes.append(f"levels 1 to {self.lead_in.levels} ran in the driver while Spark started "
+                             f"(the lead-in, {self.lead_in.seconds:.1f} s)")
         return CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
                            self.generated, dict(self.sometimes), notes, stopped=stopped)
 

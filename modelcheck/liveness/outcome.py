@@ -69,9 +69,11 @@ def violation_json(live, trace_file: str | None) -> dict:
 
 def header_lines(prepared) -> list[str]:
     sp = prepared.specification
-    fairness = ", ".join(f.label() for f in sp.fairness) or "no fairness"
-    return [f"properties  {', '.join(prepared.properties)}",
-            f"under       {sp.name} ({fairness})"]
+    lines = [f"properties  {', '.join(prepared.properties)}",
+             f"under       {sp.name} ({sp.fairness_words()})"]
+    lines += [f"            {meaning}" for meaning in sp.fairness_meanings()]
+    lines += [f"            {why}" for why in sp.outside_next(prepared.spec.name, prepared.spec.next)]
+    return lines
 
 
 def verdict_lines(outcome) -> list[str]:

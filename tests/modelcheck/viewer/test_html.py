@@ -491,6 +491,11 @@ def test_a_lasso_page_says_what_fails_and_how_the_loop_closes(browser, lasso_pag
         "in state 1 forever. This is that state.")
     assert page.page.locator("#timeline-list li.loop").text_content() == "\u21bastutters forever from state 1"
     assert "runs 1 states" not in page.text("body")
+    # fairness and the property's form in words; their TLA+ forms are for --json and the docs
+    body = page.js("document.body.innerText")  # what is shown, not the page's script
+    assert "weak fairness on BecomeLeader:" in body and "strong fairness on LeaderWrite:" in body, body
+    assert "Its form, eventually: its condition holds at some point." in body, body
+    assert not [n for n in ("_vars", "~>", "<>", "[]", "/\\", "step condition") if n in body], body
     page.shot(f"lasso-stutter-{width}")
 
 
