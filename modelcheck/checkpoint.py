@@ -3,9 +3,9 @@
 A checkpoint is one file, ``DIR/checkpoint.npz``, holding the visited
 fingerprints, every state's parent and action, the frontier, and a JSON
 header naming the spec, constants, invariants and deadlock setting it was
-made for. It is written to a temporary name and renamed into place, so a
-crash while saving leaves the previous checkpoint intact, and an interrupted
-save removes its temporary file. Resuming under any other spec, constants or
+made for. It is written whole or not at all (``modelcheck.atomic``), so a
+crash or a full disk while saving leaves the previous checkpoint intact, and
+an interrupted save removes its temporary file. Resuming under any other spec, constants or
 checks is refused: its states were checked against those and only those.
 
 A damaged or inconsistent file is refused too, never resumed into a wrong
@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from modelcheck import __version__
+from modelcheck.atomic import write_atomically
 from modelcheck.destinations import make_writable_dir
 from modelcheck.errors import InputError
 
@@ -103,19 +104,9 @@ def save(directory: str, identity: RunIdentity, state: SearchState) -> float:
               "generated": state.generated, "sometimes": state.sometimes, "levels": len(state.parents),
               "states": int(state.visited.size), "frontier": int(state.level_words.shape[1]),
               "digest": digest(arrays)}
-    tmp = os.path.join(directory, f".{FILE}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, header=np.array(json.dumps(header)), **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path(directory))
-    except BaseException:  # a second Ctrl-C, a full disk: the last complete checkpoint stays
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    # a second Ctrl-C, a full disk: the last complete checkpoint stays, and no temporary file
+    write_atomically(path(directory), lambda f: np.savez(f, header=np.array(json.dumps(header)), **arrays),
+                     replace=True, binary=True)
     return time.perf_counter() - started
 
 

@@ -302,7 +302,7 @@ def graph(spec, out, consts, config, max_states, max_depth, overwrite, symmetry,
     warn(resolved.warnings)
     g = build_state_graph(model, max_states, max_depth, _progress(quiet), symmetry=symmetry)
     report = analyse(g)
-    write_graph(g, out)
+    write_graph(g, out, overwrite)
     click.echo(json.dumps(report_json(model, out, report)) if as_json else report_text(model, out, report, g))
     return exitcodes.OK
 

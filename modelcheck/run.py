@@ -104,6 +104,7 @@ class RunOutcome:
     explanation: str | None = None  # why the last state breaks the invariant (modelcheck/explain.py)
     liveness: Any = None  # a modelcheck.liveness.check.LivenessResult when properties were decided
     coverage: Any = None  # a modelcheck.coverage.CoverageReport
+    trace_problem: str | None = None  # when no file holds the trace: where it was tried, and why it failed
 
     @property
     def exit_code(self) -> int:
@@ -126,6 +127,8 @@ class RunOutcome:
         elif self.liveness is not None and self.liveness.violated is not None:
             from modelcheck.liveness.outcome import violation_json
             violation = violation_json(self.liveness, self.trace_file)
+        if violation is not None and self.trace_problem:
+            violation["trace_problem"] = self.trace_problem
         return {
             "spec": p.spec.name,
             "engine": r.engine,
@@ -176,19 +179,20 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
     coverage_report = coverage.report() if coverage is not None else None
     if decided is not None and decided.liveness is not None:
         return RunOutcome(prepared, result, decided.trace_file, decided.trace_text, decided.explanation,
-                          decided.liveness, coverage_report)
-    trace_file = trace_text = explanation = None
+                          decided.liveness, coverage_report, decided.trace_problem)
+    trace_file = trace_text = explanation = problem = None
     if result.violation is not None:
         v = result.violation
         trace = trace_from_states(prepared.model, v.states, v.actions, v.invariant, result.engine)
         saved = save_trace(trace, request.trace_out, request.overwrite)
         if saved.problem:
             warn([saved.problem])
-        trace_file, trace_text = saved.file, story(trace, saved.file)
+        trace_file, trace_text, problem = saved.file, story(trace, saved.file), saved.nowhere()
         if v.invariant in prepared.model.invariants:
             from modelcheck.explain import explain
             explanation = explain(prepared.model, v.states[-1], v.invariant)
-    return RunOutcome(prepared, result, trace_file, trace_text, explanation, coverage=coverage_report)
+    return RunOutcome(prepared, result, trace_file, trace_text, explanation, coverage=coverage_report,
+                      trace_problem=problem)
 
 
 def collision_notes(result: CheckResult) -> list[str]:

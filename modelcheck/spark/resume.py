@@ -25,6 +25,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from modelcheck import __version__
+from modelcheck.atomic import write_atomically
 from modelcheck.checkpoint import RunIdentity
 from modelcheck.errors import InputError
 
@@ -68,12 +69,7 @@ def save(directory: str, identity: RunIdentity, level: LevelCheckpoint) -> None:
     """Write the manifest, atomically."""
     body = {"format": FORMAT, "version": VERSION, "modelcheck": __version__, "saved_at": time.time(),
             "identity": asdict(identity), "level": asdict(level)}
-    tmp = os.path.join(directory, f".{MANIFEST}.{os.getpid()}.tmp")
-    with open(tmp, "w") as f:
-        json.dump(body, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, manifest_path(directory))
+    write_atomically(manifest_path(directory), lambda f: json.dump(body, f), replace=True)
 
 
 def load(directory: str, identity: RunIdentity, partitions: int | None) -> LevelCheckpoint:
