@@ -110,6 +110,34 @@ def save(directory: str, identity: RunIdentity, state: SearchState) -> float:
     return time.perf_counter() - started
 
 
+class Saver:
+    """Saves a search into ``directory`` again and again, and remembers the
+    last save that worked. A save that fails (a full disk) costs the search
+    nothing: it goes on, the last complete checkpoint stays in place, and
+    ``problem`` says both, for the report."""
+
+    def __init__(self, directory: str, identity: RunIdentity, saved_depth: int | None = None):
+        self.directory, self.identity = directory, identity
+        self.saved_depth = saved_depth  # the depth of the checkpoint in the directory, if any
+        self.problem: str | None = None  # why the latest save failed, until one works again
+
+    def save(self, state: SearchState) -> float | None:
+        """The seconds the save took, or None if it failed (see ``problem``)."""
+        try:
+            seconds = save(self.directory, self.identity, state)
+        except OSError as e:
+            self.problem = self.failure(state.depth, e)
+            return None
+        self.saved_depth, self.problem = state.depth, None
+        return seconds
+
+    def failure(self, depth: int, error: OSError) -> str:
+        kept = (f"{self.directory} keeps the checkpoint saved at depth {self.saved_depth}, which "
+                f"--resume {self.directory} continues" if self.saved_depth is not None
+                else f"no checkpoint was saved in {self.directory}")
+        return f"the checkpoint at depth {depth} could not be saved ({error.strerror or error}); {kept}"
+
+
 def digest(arrays: dict[str, np.ndarray]) -> str:
     """SHA-256 over each array's name, dtype, shape and bytes."""
     h = hashlib.sha256()

@@ -143,6 +143,7 @@ class RunOutcome:
             "properties": list(p.properties),
             "specification": p.specification.name if p.specification is not None else None,
             "symmetry": p.symmetry,
+            "notes": list(r.notes),  # what the text report says after its figures
             **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
         }
 

@@ -127,3 +127,40 @@ def test_graph_out_on_a_full_disk_fails_in_one_line_and_leaves_nothing(disk):
                               os.path.join(disk, out), "-q")
         assert code == 2 and "No space left on device" in one_error_line(err)
     assert files_in(disk) == [FILLER]
+
+
+SMALL = ("run", "kip320", "--const", "Replicas=2")  # 5,973 states, depth 18, no violation
+
+
+def test_a_checkpoint_save_on_a_full_disk_keeps_the_last_one_and_the_report_says_both(tmp_path):
+    whole = json.loads(invoke(*SMALL, "--json", "-q")[1])
+    with small_filesystem(str(tmp_path / "disk"), size="1m", full=False) as disk:
+        ck = os.path.join(disk, "ck")
+        first = run_subprocess(*SMALL, "--checkpoint", ck, "--max-states", "1000", "--json", "-q")
+        assert first.returncode == 0, first.stderr
+        saved_at = json.loads(first.stdout)["depth"]
+        kept = open(os.path.join(ck, "checkpoint.npz"), "rb").read()
+        from fulldisk import fill
+        fill(disk)
+        r = run_subprocess(*SMALL, "--resume", ck, "--max-states", "3000", "-q")
+        assert r.returncode == 0, r.stderr
+        assert "Stopped at --max-states 3,000 before the search was complete" in r.stdout
+        assert (f"could not be saved (No space left on device); {ck} keeps the checkpoint saved at depth "
+                f"{saved_at}, which --resume {ck} continues") in r.stdout
+        assert "Traceback" not in r.stderr
+        assert open(os.path.join(ck, "checkpoint.npz"), "rb").read() == kept
+        assert files_in(ck) == ["checkpoint.npz"]  # no temporary file
+        os.unlink(os.path.join(disk, FILLER))
+        done = json.loads(run_subprocess(*SMALL, "--resume", ck, "--json", "-q").stdout)
+    assert (done["result"], done["distinct_states"], done["depth"]) == ("ok", whole["distinct_states"], whole["depth"])
+
+
+def test_a_first_checkpoint_that_cannot_be_saved_says_none_was(disk):
+    ck = os.path.join(disk, "ck")
+    r = run_subprocess(*SMALL, "--checkpoint", ck, "--max-states", "1000", "--json", "-q")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["stopped"] == "max-states"
+    assert any(f"could not be saved (No space left on device); no checkpoint was saved in {ck}" in n
+               for n in report["notes"])
+    assert files_in(ck) == []
