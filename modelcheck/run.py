@@ -105,11 +105,12 @@ class RunOutcome:
     liveness: Any = None  # a modelcheck.liveness.check.LivenessResult when properties were decided
     coverage: Any = None  # a modelcheck.coverage.CoverageReport
     trace_problem: str | None = None  # when no file holds the trace: where it was tried, and why it failed
+    stop_signal: int | None = None  # the signal that interrupted the run (Ctrl-C or SIGTERM), if one did
 
     @property
     def exit_code(self) -> int:
         if self.result.stopped == INTERRUPTED:
-            return exitcodes.INTERRUPTED
+            return exitcodes.interrupted(self.stop_signal)
         if self.liveness is not None and self.liveness.violated is not None and self.result.violation is None:
             return exitcodes.PROPERTY_VIOLATED
         if self.result.result != "violation":
@@ -180,7 +181,7 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
     coverage_report = coverage.report() if coverage is not None else None
     if decided is not None and decided.liveness is not None:
         return RunOutcome(prepared, result, decided.trace_file, decided.trace_text, decided.explanation,
-                          decided.liveness, coverage_report, decided.trace_problem)
+                          decided.liveness, coverage_report, decided.trace_problem, limits.stop.signum)
     trace_file = trace_text = explanation = problem = None
     if result.violation is not None:
         v = result.violation
@@ -193,7 +194,7 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
             from modelcheck.explain import explain
             explanation = explain(prepared.model, v.states[-1], v.invariant)
     return RunOutcome(prepared, result, trace_file, trace_text, explanation, coverage=coverage_report,
-                      trace_problem=problem)
+                      trace_problem=problem, stop_signal=limits.stop.signum)
 
 
 def collision_notes(result: CheckResult) -> list[str]:

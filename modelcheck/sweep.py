@@ -166,10 +166,11 @@ class SweepOutcome:
     rows: list[SweepRow]  # the runs done, in order
     planned: int  # how many runs the sweep was to make
     interrupted: bool = False
+    stop_signal: int | None = None  # the signal that interrupted it (Ctrl-C or SIGTERM)
 
     @property
     def exit_code(self) -> int:
-        return exitcodes.INTERRUPTED if self.interrupted else exitcodes.OK
+        return exitcodes.interrupted(self.stop_signal) if self.interrupted else exitcodes.OK
 
     def trace_files(self) -> list[str]:
         outcomes = [o for r in self.rows for o in (r.outcomes.values() if isinstance(r, EachInvariantRow)
@@ -209,7 +210,7 @@ def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
                 continue
             progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()))
             outcome.rows.append(SweepRow(shown, execute(prepared, progress, stop)))
-    outcome.interrupted = stop.requested
+    outcome.interrupted, outcome.stop_signal = stop.requested, stop.signum
     return outcome
 
 
