@@ -33,6 +33,7 @@ SPARK = {
     "modelcheck/spark/test_worker_fault.py": ALL,
     "test_cli_spark.py": ALL,
     "test_cli_spark_signals.py": ALL,
+    "test_soak_signals.py": {"test_soak_spark"},
 }
 
 Z3 = {
@@ -99,6 +100,7 @@ SLOW = {
     "test_cli_sigterm.py": {"test_sigterm_saves_the_checkpoint_and_the_resumed_count_is_exact",
                             "test_sigterm_stops_a_proof_with_exit_143"},
     "test_cli_spark_signals.py": ALL,
+    "test_soak_signals.py": ALL,
     "test_cli_symmetry.py": {"test_graph_with_symmetry_has_one_node_per_orbit"},
     "test_cli_temporal_limits.py": {"test_ctrl_c_during_a_temporal_run_gives_the_partial_report"},
     "test_traces.py": {"test_committed_trace_is_what_the_checker_finds", "test_kip320_has_no_violation_at_the_same_constants"},
