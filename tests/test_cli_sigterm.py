@@ -55,3 +55,11 @@ def test_sigterm_stops_a_proof_with_exit_143(in_tmp):
     assert r.code == 143, r.terminal
     assert json.loads(r.stdout)["stopped"] == "interrupted"
     no_noise(r.terminal)
+
+
+def test_sigterm_stops_a_sweep_at_the_run_under_way(in_tmp):
+    r = interrupt("sweep", "kip320", "--engine", "bfs", "--vary", "LogSize=2,3", cwd=in_tmp, marker=PROGRESS,
+                  sig=signal.SIGTERM)
+    assert r.code == 143, r.terminal
+    assert r.stdout.strip().splitlines()[-1] == "Interrupted after 1 of 2 runs."
+    no_noise(r.terminal)
