@@ -3,9 +3,9 @@
 A checkpoint is one file, ``DIR/checkpoint.npz``, holding the visited
 fingerprints, every state's parent and action, the frontier, and a JSON
 header naming the spec, constants, invariants and deadlock setting it was
-made for. It is written to a temporary name and renamed into place, so a
-crash while saving leaves the previous checkpoint intact, and an interrupted
-save removes its temporary file. Resuming under any other spec, constants or
+made for. It is written whole or not at all (``modelcheck.atomic``), so a
+crash or a full disk while saving leaves the previous checkpoint intact, and
+an interrupted save removes its temporary file. Resuming under any other spec, constants or
 checks is refused: its states were checked against those and only those.
 
 A damaged or inconsistent file is refused too, never resumed into a wrong
@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from modelcheck import __version__
+from modelcheck.atomic import write_atomically
 from modelcheck.destinations import make_writable_dir
 from modelcheck.errors import InputError
 from modelcheck.reading import CHECKPOINT_CAP, open_regular
@@ -107,20 +108,38 @@ def save(directory: str, identity: RunIdentity, state: SearchState) -> float:
               "generated": state.generated, "sometimes": state.sometimes, "levels": len(state.parents),
               "states": int(state.visited.size), "frontier": int(state.level_words.shape[1])}
     header["digest"] = digest(arrays, header)
-    tmp = os.path.join(directory, f".{FILE}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, header=np.array(json.dumps(header)), **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path(directory))
-    except BaseException:  # a second Ctrl-C, a full disk: the last complete checkpoint stays
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    # a second Ctrl-C, a full disk: the last complete checkpoint stays, and no temporary file
+    write_atomically(path(directory), lambda f: np.savez(f, header=np.array(json.dumps(header)), **arrays),
+                     replace=True, binary=True)
     return time.perf_counter() - started
+
+
+class Saver:
+    """Saves a search into ``directory`` again and again, and remembers the
+    last save that worked. A save that fails (a full disk) costs the search
+    nothing: it goes on, the last complete checkpoint stays in place, and
+    ``problem`` says both, for the report."""
+
+    def __init__(self, directory: str, identity: RunIdentity, saved_depth: int | None = None):
+        self.directory, self.identity = directory, identity
+        self.saved_depth = saved_depth  # the depth of the checkpoint in the directory, if any
+        self.problem: str | None = None  # why the latest save failed, until one works again
+
+    def save(self, state: SearchState) -> float | None:
+        """The seconds the save took, or None if it failed (see ``problem``)."""
+        try:
+            seconds = save(self.directory, self.identity, state)
+        except OSError as e:
+            self.problem = self.failure(state.depth, e)
+            return None
+        self.saved_depth, self.problem = state.depth, None
+        return seconds
+
+    def failure(self, depth: int, error: OSError) -> str:
+        kept = (f"{self.directory} keeps the checkpoint saved at depth {self.saved_depth}, which "
+                f"--resume {self.directory} continues" if self.saved_depth is not None
+                else f"no checkpoint was saved in {self.directory}")
+        return f"the checkpoint at depth {depth} could not be saved ({error.strerror or error}); {kept}"
 
 
 def digest(arrays: dict[str, np.ndarray], header: dict) -> str:

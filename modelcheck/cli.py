@@ -24,6 +24,7 @@ from modelcheck import __version__, exitcodes
 from modelcheck.engines import engine_commands, entry, load_command
 from modelcheck.engines.contract import SIMULATE, SIMULATION
 from modelcheck.errors import InputError
+from modelcheck.limits import Terminated, terminating_as_interrupts
 from modelcheck.options import (INTEGER, NUMBER, SYMMETRY_HELP, config_option, const_option, coverage_option,
                                 engine_option, engine_options, engine_values, engines_epilog, inv_option, json_option,
                                 quiet_option, trace_out_options)
@@ -49,6 +50,10 @@ class OneLineGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def main(self, args=None, prog_name=None, **extra):
+        with terminating_as_interrupts():
+            return self._main(args, prog_name, **extra)
+
+    def _main(self, args=None, prog_name=None, **extra):
         try:
             rv = super().main(args=args, prog_name=prog_name or "modelcheck", standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as e:
@@ -56,9 +61,10 @@ class OneLineGroup(click.Group):
             sys.exit(exitcodes.BAD_INPUT)
         except click.UsageError as e:
             _fail(e.format_message() if hasattr(e, "format_message") else str(e))
-        except (click.exceptions.Abort, KeyboardInterrupt):
-            click.echo("modelcheck: interrupted", err=True)
-            sys.exit(exitcodes.INTERRUPTED)
+        except (click.exceptions.Abort, KeyboardInterrupt) as e:
+            terminated = isinstance(e, Terminated) or isinstance(e.__cause__, Terminated)  # click wraps it
+            click.echo(f"modelcheck: {'terminated' if terminated else 'interrupted'}", err=True)
+            sys.exit(exitcodes.TERMINATED if terminated else exitcodes.INTERRUPTED)
         except click.ClickException as e:
             _fail(e.format_message())
         except InputError as e:
@@ -309,7 +315,7 @@ def graph(spec, out, consts, config, max_states, max_depth, overwrite, symmetry,
     warn(resolved.warnings)
     g = build_state_graph(model, max_states, max_depth, _progress(quiet), symmetry=symmetry)
     report = analyse(g)
-    write_graph(g, out)
+    write_graph(g, out, overwrite)
     click.echo(json.dumps(report_json(model, out, report)) if as_json else report_text(model, out, report, g))
     return exitcodes.OK
 

@@ -77,9 +77,12 @@ class ProofReport:
     seconds: float
     trace_file: str | None
     trace_text: str | None
+    stop_signal: int | None = None  # the signal that interrupted the proof, if one did
 
     @property
     def exit_code(self) -> int:
+        if self.outcome.result == INTERRUPTED:
+            return exitcodes.interrupted(self.stop_signal)
         return EXIT_CODES[self.outcome.result]
 
     def to_json(self) -> dict[str, Any]:
@@ -135,7 +138,7 @@ def execute_proof(prepared: PreparedProof, progress: Progress) -> ProofReport:
                       "hypothesis": list(prepared.invariants), "broken": c.broken}
         trace_file = _save(trace, request, f"{model.spec.name}-{c.broken[0]}-cti")
         trace_text = story(trace, trace_file)
-    return ProofReport(prepared, outcome, time.perf_counter() - started, trace_file, trace_text)
+    return ProofReport(prepared, outcome, time.perf_counter() - started, trace_file, trace_text, stop.signum)
 
 
 def _save(trace, request: ProveRequest, stem: str | None = None) -> str | None:

@@ -162,5 +162,7 @@ def stats_lines(outcome: RunOutcome) -> list[str]:
             stats.append(("never reached", ", ".join(unseen) + "  <- the model may be vacuous"))
     if outcome.trace_file:
         stats.append(("trace", f"{outcome.trace_file}  (modelcheck show {outcome.trace_file})"))
+    elif outcome.trace_problem:
+        stats.append(("trace", outcome.trace_problem))
     width = max(len(k) for k, _ in stats)
     return [f"  {k.ljust(width)}  {v}" for k, v in stats]

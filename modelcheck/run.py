@@ -110,6 +110,8 @@ class RunOutcome:
     explanation: str | None = None  # why the last state breaks the invariant (modelcheck/explain.py)
     liveness: Any = None  # a modelcheck.liveness.check.LivenessResult when properties were decided
     coverage: Any = None  # a modelcheck.coverage.CoverageReport
+    trace_problem: str | None = None  # when no file holds the trace: where it was tried, and why it failed
+    stop_signal: int | None = None  # the signal that interrupted the run (Ctrl-C or SIGTERM), if one did
 
     @property
     def evaluation_failed(self) -> bool:
@@ -120,7 +122,7 @@ class RunOutcome:
     @property
     def exit_code(self) -> int:
         if self.result.stopped == INTERRUPTED:
-            return exitcodes.INTERRUPTED
+            return exitcodes.interrupted(self.stop_signal)
         if self.liveness is not None and self.liveness.violated is not None and self.result.violation is None:
             return exitcodes.PROPERTY_VIOLATED
         if self.result.result != "violation":
@@ -140,6 +142,8 @@ class RunOutcome:
         elif self.liveness is not None and self.liveness.violated is not None:
             from modelcheck.liveness.outcome import violation_json
             violation = violation_json(self.liveness, self.trace_file)
+        if violation is not None and self.trace_problem:
+            violation["trace_problem"] = self.trace_problem
         return {
             "spec": p.spec.name,
             "engine": r.engine,
@@ -155,6 +159,7 @@ class RunOutcome:
             "specification": p.specification.name if p.specification is not None else None,
             "symmetry": p.symmetry,
             "view": p.model.view,
+            "notes": list(r.notes),  # what the text report says after its figures
             **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
         }
 
@@ -191,8 +196,8 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
     coverage_report = coverage.report() if coverage is not None else None
     if decided is not None and decided.liveness is not None:
         return RunOutcome(prepared, result, decided.trace_file, decided.trace_text, decided.explanation,
-                          decided.liveness, coverage_report)
-    trace_file = trace_text = explanation = None
+                          decided.liveness, coverage_report, decided.trace_problem, limits.stop.signum)
+    trace_file = trace_text = explanation = problem = None
     if result.violation is not None and result.violation.invariant in prepared.spec.port_checks:
         from modelcheck.explain import explain
         v = result.violation
@@ -207,11 +212,12 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
         saved = save_trace(trace, request.trace_out, request.overwrite)
         if saved.problem:
             warn([saved.problem])
-        trace_file, trace_text = saved.file, story(trace, saved.file)
+        trace_file, trace_text, problem = saved.file, story(trace, saved.file), saved.nowhere()
         if v.invariant in prepared.model.invariants and explanation is None:
             from modelcheck.explain import explain
             explanation = explain(prepared.model, v.states[-1], v.invariant)
-    return RunOutcome(prepared, result, trace_file, trace_text, explanation, coverage=coverage_report)
+    return RunOutcome(prepared, result, trace_file, trace_text, explanation, coverage=coverage_report,
+                      trace_problem=problem, stop_signal=limits.stop.signum)
 
 
 def collision_notes(result: CheckResult) -> list[str]:

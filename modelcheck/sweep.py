@@ -179,13 +179,14 @@ class SweepOutcome:
     rows: list[SweepRow | EachInvariantRow]  # the runs done, in order
     planned: int  # how many runs the sweep was to make
     interrupted: bool = False
+    stop_signal: int | None = None  # the signal that interrupted it (Ctrl-C or SIGTERM)
 
     @property
     def exit_code(self) -> int:
         """run's code for the worst row: 0 only when every row holds; 130
-        when interrupted, whatever the rows done found."""
+        (143 for SIGTERM) when interrupted, whatever the rows done found."""
         if self.interrupted:
-            return exitcodes.INTERRUPTED
+            return exitcodes.interrupted(self.stop_signal)
         codes = {o.exit_code for r in self.rows for o in r.outcomes()}
         return next((c for c in SEVERITY if c in codes), exitcodes.OK)
 
@@ -232,7 +233,7 @@ def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
                 continue
             progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()))
             outcome.rows.append(SweepRow(shown, execute(prepared, progress, stop), shared))
-    outcome.interrupted = stop.requested
+    outcome.interrupted, outcome.stop_signal = stop.requested, stop.signum
     return outcome
 
 

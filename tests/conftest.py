@@ -33,6 +33,8 @@ SPARK = {
     "modelcheck/spark/test_swarm.py": ALL,
     "modelcheck/spark/test_worker_fault.py": ALL,
     "test_cli_spark.py": ALL,
+    "test_cli_spark_signals.py": ALL,
+    "test_soak_signals.py": {"test_soak_spark"},
 }
 
 Z3 = {
@@ -100,6 +102,12 @@ SLOW = {
         "test_a_second_ctrl_c_aborts_a_spark_run_at_once_and_quietly", "test_ctrl_c_stops_a_local_run_at_the_end_of_the_level",
         "test_local_run_gives_the_bfs_json", "test_symmetry_on_spark_counts_orbits_and_traces_genuine_behaviours",
         "test_violation_report_trace_and_exit_12", "test_missing_java_is_one_line"},
+    "test_cli_full_disk.py": {
+        "test_a_checkpoint_save_on_a_full_disk_keeps_the_last_one_and_the_report_says_both"},
+    "test_cli_sigterm.py": {"test_sigterm_saves_the_checkpoint_and_the_resumed_count_is_exact",
+                            "test_sigterm_stops_a_proof_with_exit_143"},
+    "test_cli_spark_signals.py": ALL,
+    "test_soak_signals.py": ALL,
     "test_cli_symmetry.py": {"test_graph_with_symmetry_has_one_node_per_orbit"},
     "test_cli_temporal_limits.py": {"test_ctrl_c_during_a_temporal_run_gives_the_partial_report"},
     "test_traces.py": {"test_committed_trace_is_what_the_checker_finds", "test_kip320_has_no_violation_at_the_same_constants"},

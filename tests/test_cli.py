@@ -11,7 +11,7 @@ from modelcheck import __version__
 from support import invoke, invoke_json, one_error_line, run_on_terminal, run_subprocess
 
 JSON_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
-               "properties", "specification", "violation", "symmetry", "view"}
+               "properties", "specification", "violation", "symmetry", "view", "notes"}
 
 
 def test_ok_run_as_json(in_tmp):

@@ -132,6 +132,7 @@ class _Search:
         self.checkpoint_dir = self.settings.directory
         self.checkpoint_every = float(self.settings.checkpoint_every)
         self.identity = ckpt.RunIdentity.of(model, options)
+        self.saver = ckpt.Saver(self.checkpoint_dir, self.identity) if self.checkpoint_dir else None
         self.visited, self.store = VisitedFingerprints(), ParentStore()
         self.sometimes_seen: dict[str, int | None] = {n: None for n in model.sometimes}
         self.generated = 0
@@ -148,6 +149,8 @@ class _Search:
                         self.graph if self.options.graph is not None else None)
         if self.orbit_states is not None:
             r.notes.append(f"the representatives stand for {self.orbit_states:,} states (the sum of their orbit sizes)")
+        if self.saver is not None and self.saver.problem:
+            r.notes.append(self.saver.problem)
         return r
 
     def trace_to(self, number: int, invariant: str) -> Violation:
@@ -182,7 +185,10 @@ class _Search:
                                 self.store.actions, self.generated, dict(self.sometimes_seen))
 
     def save(self, depth: int, level_words: np.ndarray, level_start: int) -> None:
-        seconds = ckpt.save(self.checkpoint_dir, self.identity, self.snapshot(depth, level_words, level_start))
+        seconds = self.saver.save(self.snapshot(depth, level_words, level_start))
+        if seconds is None:  # the search goes on; the report says what is kept
+            self.options.progress.note(f"warning: {self.saver.problem}")
+            return
         self.options.progress.note(f"checkpoint saved at depth {depth} ({len(self.visited):,} states, "
                                    f"{seconds:.1f} s) in {self.checkpoint_dir}")
 
@@ -193,6 +199,7 @@ class _Search:
         self.generated = state.generated
         self.sometimes_seen.update(state.sometimes)
         self.notes.append(f"resumed at depth {state.depth} with {len(self.visited):,} states")
+        self.saver.saved_depth = state.depth
         return state.depth, state.level_words, state.level_start
 
     # --- the search ----------------------------------------------------------------

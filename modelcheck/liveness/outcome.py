@@ -28,6 +28,7 @@ class Decided:
     trace_file: str | None = None
     trace_text: str | None = None
     explanation: str | None = None
+    trace_problem: str | None = None  # when no file holds the trace: where it was tried
 
 
 def decide_properties(prepared, result: CheckResult, limits: Limits, progress) -> Decided:
@@ -57,7 +58,7 @@ def decide_properties(prepared, result: CheckResult, limits: Limits, progress) -
     explanation = explain_violation(model, violated.case, prepared.specification, lasso_shape(graph, lasso),
                                     trace.meta.get("loop_action"))
     live.graph = None  # the report needs no more of it; let it go
-    return Decided(live, saved.file, story(trace, saved.file), explanation)
+    return Decided(live, saved.file, story(trace, saved.file), explanation, saved.nowhere())
 
 
 def violation_json(live, trace_file: str | None) -> dict:

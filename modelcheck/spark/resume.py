@@ -32,6 +32,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from modelcheck import __version__
+from modelcheck.atomic import write_atomically
 from modelcheck.checkpoint import RunIdentity, check_depth_limit, valid_reached
 from modelcheck.errors import InputError
 from modelcheck.reading import MANIFEST_CAP, read_bytes
@@ -79,12 +80,7 @@ def save(directory: str, identity: RunIdentity, level: LevelCheckpoint, files: d
     body = {"format": FORMAT, "version": VERSION, "modelcheck": __version__, "saved_at": time.time(),
             "identity": asdict(identity), "level": asdict(level), "files": files}
     body["digest"] = body_digest(body)
-    tmp = os.path.join(directory, f".{MANIFEST}.{os.getpid()}.tmp")
-    with open(tmp, "w") as f:
-        json.dump(body, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, manifest_path(directory))
+    write_atomically(manifest_path(directory), lambda f: json.dump(body, f), replace=True)
 
 
 def body_digest(body: dict) -> str:

@@ -184,8 +184,8 @@ def spark_launch(settings: SparkSettings, app_name: str, context=None, then=None
             launch = Launch(settings, app_name, context, scratch, started, then)
             yield launch
         except BaseException:
-            if abort.requested:  # whatever broke after a second Ctrl-C, it is that abort
-                raise KeyboardInterrupt from None
+            if abort.requested:  # whatever broke after a second Ctrl-C (or SIGTERM), it is that abort
+                raise abort.error() from None
             raise
         finally:
             try:

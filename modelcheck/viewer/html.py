@@ -18,6 +18,7 @@ from importlib import resources
 from typing import Any
 
 from modelcheck import __version__
+from modelcheck.atomic import write_atomically
 from modelcheck.errors import InputError
 from modelcheck.viewer import TraceView, title
 from modelcheck.viewer.layout import controller_epoch, log_change, previous_cell, previous_text, stale_actors
@@ -152,8 +153,7 @@ def check_destination(path: str, overwrite: bool) -> None:
 def write_html(view: TraceView, path: str, overwrite: bool = False) -> None:
     text = render_html(view)
     try:
-        with open(path, "w" if overwrite else "x", encoding="utf-8") as f:
-            f.write(text)
+        write_atomically(path, lambda f: f.write(text), replace=overwrite)
     except FileExistsError:
         raise InputError(f"--html {path} already exists (pass --overwrite to replace it)") from None
     except OSError as e:
