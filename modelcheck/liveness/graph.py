@@ -45,6 +45,10 @@ class StateGraph:
     depth: int  # breadth-first levels, the initial states being level 1
     # strongly connected components of (count, src, dst): a label per node
     scc: Callable[[int, np.ndarray, np.ndarray], np.ndarray] | None = None
+    # on a quotient (under symmetry): the renamings the nodes stand for, a
+    # modelcheck.canonical.Stabiliser; each edge is then a genuine step from
+    # its source, and ``dst`` the representative of the state it reaches
+    group: object = None
 
     @property
     def edges(self) -> int:
@@ -67,6 +71,39 @@ def distinct_steps(src: np.ndarray, dst: np.ndarray, instance: np.ndarray, count
     src, dst, instance = src[moving], dst[moving], instance[moving]
     keys, first = np.unique(src * count + dst, return_index=True)
     return keys // count, keys % count, instance[first]
+
+
+def _pairs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    pairs = np.empty(first.size, dtype=[("a", "<i8"), ("b", "<u8")])
+    pairs["a"], pairs["b"] = first, second
+    return pairs
+
+
+def distinct_moves(src: np.ndarray, dst: np.ndarray, instance: np.ndarray, target_fp: np.ndarray,
+                   node_fp: np.ndarray):
+    """The steps of a quotient graph: from each representative, its genuine
+    state-changing steps, one per distinct target state (``target_fp``, the
+    fingerprint of the state reached before it is replaced by its
+    representative ``dst``), keeping the first instance that takes each;
+    sorted by source, then target fingerprint. A step whose target is
+    another member of its source's orbit stays, as an edge from a node to
+    itself: it changes the state, so it is no stuttering step."""
+    moving = target_fp != node_fp[src]
+    src, dst, instance, target_fp = src[moving], dst[moving], instance[moving], target_fp[moving]
+    _, first = np.unique(_pairs(src, target_fp), return_index=True)
+    return src[first], dst[first], instance[first], target_fp[first]
+
+
+def mark_moves(src: np.ndarray, target_fp: np.ndarray, taken_src: np.ndarray, taken_fp: np.ndarray) -> np.ndarray:
+    """Which quotient steps (as ``distinct_moves`` leaves them) are among the
+    given genuine steps (source node, fingerprint of the state reached)."""
+    marked = np.zeros(src.size, dtype=bool)
+    if taken_src.size == 0 or src.size == 0:
+        return marked
+    keys, taken = _pairs(src, target_fp), _pairs(taken_src, taken_fp)
+    pos = np.minimum(np.searchsorted(keys, taken), keys.size - 1)
+    marked[pos[keys[pos] == taken]] = True
+    return marked
 
 
 def mark_steps(src: np.ndarray, dst: np.ndarray, count: int, taken_src: np.ndarray, taken_dst: np.ndarray):
