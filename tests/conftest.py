@@ -65,6 +65,9 @@ SLOW = {
         "test_the_orbit_sizes_add_up_to_the_count_without_symmetry"},
     "modelcheck/liveness/test_kip320_live.py": {
         "test_the_calibration_lassos_have_the_shapes_tlc_reports", "test_the_engines_build_the_same_graph"},
+    "modelcheck/liveness/test_symmetric.py": {
+        "test_three_replicas_give_the_verdicts_without_symmetry",
+        "test_the_stabiliser_keeps_r1_and_its_orbits_add_up_to_every_state"},
     "modelcheck/spark/test_cluster.py": ALL,
     "modelcheck/spark/test_resume.py": ALL,
     "modelcheck/spark/test_swarm.py": {"test_the_same_seed_gives_the_same_swarm", "test_a_swarm_violation_replays"},
@@ -95,6 +98,7 @@ SLOW = {
         "test_a_second_ctrl_c_aborts_a_spark_run_at_once_and_quietly", "test_ctrl_c_stops_a_local_run_at_the_end_of_the_level",
         "test_local_run_gives_the_bfs_json", "test_symmetry_on_spark_counts_orbits_and_traces_genuine_behaviours",
         "test_violation_report_trace_and_exit_12", "test_missing_java_is_one_line"},
+    "test_cli_liveness.py": {"test_a_cfg_symmetry_line_checks_each_case_under_the_renamings_that_leave_it_alone"},
     "test_cli_symmetry.py": {"test_graph_with_symmetry_has_one_node_per_orbit"},
     "test_cli_temporal_limits.py": {"test_ctrl_c_during_a_temporal_run_gives_the_partial_report"},
     "test_traces.py": {"test_committed_trace_is_what_the_checker_finds", "test_kip320_has_no_violation_at_the_same_constants"},
