@@ -34,8 +34,8 @@ class StateGraph:
     initial: np.ndarray  # node numbers of the initial states
     tree_parent: np.ndarray  # int64: first-discovery parent, -1 for an initial state
     tree_instance: np.ndarray  # int32: the Next instance of that tree edge (-1 - k for initial state k)
-    src: np.ndarray  # int64, one entry per distinct state-changing step
-    dst: np.ndarray  # int64
+    src: np.ndarray  # int32 (int64 past 2**31 states), one entry per distinct state-changing step
+    dst: np.ndarray  # the same
     instance: np.ndarray  # int32: a Next instance that takes the step
     fair_taken: np.ndarray  # uint32 bitmask per edge: fairness condition i's action is satisfied by it
     fair_enabled: np.ndarray  # uint32 bitmask per node: <<A_i>>_vars enabled there
@@ -69,8 +69,13 @@ def distinct_steps(src: np.ndarray, dst: np.ndarray, instance: np.ndarray, count
     instance that takes each step; sorted by source."""
     moving = src != dst
     src, dst, instance = src[moving], dst[moving], instance[moving]
-    keys, first = np.unique(src * count + dst, return_index=True)
+    keys, first = np.unique(src.astype(np.int64) * count + dst, return_index=True)
     return keys // count, keys % count, instance[first]
+
+
+def narrow(numbers: np.ndarray, count: int) -> np.ndarray:
+    """Node numbers in 4 bytes each when the graph has fewer than 2**31 nodes."""
+    return numbers.astype(np.int32) if count < 2 ** 31 else numbers
 
 
 def _pairs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -112,8 +117,8 @@ def mark_steps(src: np.ndarray, dst: np.ndarray, count: int, taken_src: np.ndarr
     marked = np.zeros(src.size, dtype=bool)
     if taken_src.size == 0 or src.size == 0:
         return marked
-    keys = src * count + dst
-    taken = taken_src * count + taken_dst
+    keys = src.astype(np.int64) * count + dst
+    taken = taken_src.astype(np.int64) * count + taken_dst
     pos = np.minimum(np.searchsorted(keys, taken), keys.size - 1)
     marked[pos[keys[pos] == taken]] = True
     return marked

@@ -27,7 +27,7 @@ import numpy as np
 
 from modelcheck.expr import Expr
 from modelcheck.limits import Limits, SearchStopped
-from modelcheck.liveness.graph import StateGraph, distinct_moves, distinct_steps, mark_moves, mark_steps
+from modelcheck.liveness.graph import StateGraph, distinct_moves, distinct_steps, mark_moves, mark_steps, narrow
 from modelcheck.liveness.order import chunked_order
 from modelcheck.liveness.search import networkx_scc, scipy_scc
 from modelcheck.packing import fingerprints
@@ -146,6 +146,7 @@ class ExplicitGraph:
                 taken = mark_steps(s_arr, d_arr, count, np.array(t_src, np.int64), np.array(t_dst, np.int64))
             fair_taken[taken] |= np.uint32(1 << bit)
         targets = _genuine_targets(model, states, s_arr, i_arr) if quotient else [states[b] for b in d_arr.tolist()]
+        s_arr, d_arr = narrow(s_arr, count), narrow(d_arr, count)
 
         def on_nodes(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:
             fns = compile_conditions(exprs, width)
@@ -158,8 +159,9 @@ class ExplicitGraph:
 
         initial = np.flatnonzero(np.frombuffer(self.tree_parent, np.int64) < 0)
         return StateGraph(count, initial, np.array(self.tree_parent, np.int64),
-                          np.array(self.tree_instance, np.int32), s_arr, d_arr, i_arr, fair_taken, fair_enabled,
-                          on_nodes, on_edges, lambda n: states[n], depth, networkx_scc, self.request.group)
+                          np.array(self.tree_instance, np.int32), s_arr, d_arr, i_arr,
+                          fair_taken, fair_enabled, on_nodes, on_edges, lambda n: states[n], depth, networkx_scc,
+                          self.request.group)
 
 
 def _genuine_targets(model, states: list[tuple], src: np.ndarray, instance: np.ndarray) -> list[tuple]:
@@ -209,7 +211,7 @@ class BatchedGraph:
     def expanded(self, parents: np.ndarray, fps: np.ndarray, instances: np.ndarray, words: np.ndarray) -> None:
         """Every successor of a chunk of the last level (``parents``: positions
         in that level), with its fingerprint and its packed ``words``."""
-        self.src.append(parents + self.starts[-1])
+        self.src.append((parents + self.starts[-1]).astype(np.int32 if self.starts[-1] < 2 ** 30 else np.int64))
         self.instance.append(instances)
         if self.canonical is None:
             self.dst_fps.append(fps)
@@ -295,6 +297,7 @@ class BatchedGraph:
         from modelcheck.backends.numpy_codegen import compile_conditions
         from modelcheck.expansion import CHUNK, Expander
         packing, count = self.packing, words.shape[1]
+        s_arr, d_arr = narrow(s_arr, count), narrow(d_arr, count)
         # on a quotient, a step's target is its instance applied to its source, not the representative
         target = (Expander(self.model).apply if self.canonical is not None
                   else lambda source_words, instances, dst: words[:, dst])
