@@ -146,6 +146,8 @@ class RunOutcome:
             "specification": p.specification.name if p.specification is not None else None,
             "symmetry": p.symmetry,
             **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
+            # with temporal properties decided: each property, whether every case of it holds
+            **({"property_verdicts": self.liveness.property_verdicts()} if self.liveness is not None else {}),
         }
 
 

@@ -111,6 +111,14 @@ def test_a_cfg_symmetry_line_checks_each_case_under_the_renamings_that_leave_it_
     assert code == 13, text
 
 
+def test_json_gives_each_propertys_verdict_under_symmetry(in_tmp):
+    code, out, _ = invoke_json("run", "kip320", *TWO, "--symmetry", "--engine", "fast", "--prop", "EpochsConverge",
+                               "--prop", "LeaderAdoptsItsRequest")
+    assert code == 13 and out["symmetry"] is True and out["distinct_states"] == 2987
+    assert out["property_verdicts"] == {"EpochsConverge": False, "LeaderAdoptsItsRequest": True}
+    assert out["violation"]["property"] == "EpochsConverge"
+
+
 def test_a_spec_without_properties_says_so(in_tmp):
     code, _, err = invoke("run", "kip101", *TWO, "--prop", "EpochsConverge")
     assert code == 2 and "its properties: none" in one_error_line(err)
