@@ -67,6 +67,7 @@ SLOW = {
         "test_the_calibration_lassos_have_the_shapes_tlc_reports", "test_the_engines_build_the_same_graph"},
     "modelcheck/liveness/test_symmetric.py": {
         "test_three_replicas_give_the_verdicts_without_symmetry",
+        "test_three_replicas_on_the_reference_engine_give_the_verdicts_without_symmetry",
         "test_the_stabiliser_keeps_r1_and_its_orbits_add_up_to_every_state"},
     "modelcheck/spark/test_cluster.py": ALL,
     "modelcheck/spark/test_resume.py": ALL,
