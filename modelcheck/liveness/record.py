@@ -222,6 +222,7 @@ class BatchedGraph:
     def finish(self, depth: int) -> StateGraph:
         words = np.concatenate(self.words, axis=1)
         node_fps = np.concatenate(self.fps)
+        self.words, self.fps = [], []  # the graph holds them from here on
         count = node_fps.size
         by_fp = np.argsort(node_fps, kind="stable")
         seen_fps = node_fps[by_fp]
