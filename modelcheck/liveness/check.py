@@ -98,7 +98,8 @@ def conditions(graph: StateGraph, case: PropertyCase) -> Conditions:
 
 
 def decide(model, graph: StateGraph, properties: list[str], specification: Specification, progress,
-           limits: Limits, engine: str, seconds: float = 0.0, cases: list[PropertyCase] | None = None) -> LivenessResult:
+           limits: Limits, engine: str, seconds: float = 0.0,
+           cases: list[PropertyCase] | None = None) -> LivenessResult:
     """Every case of every property (or just ``cases``), on a complete
     graph. A limit or Ctrl-C between cases raises ``SearchStopped``."""
     started = time.perf_counter()
