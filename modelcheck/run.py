@@ -148,6 +148,8 @@ class RunOutcome:
             **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
             # with temporal properties decided: each property, whether every case of it holds
             **({"property_verdicts": self.liveness.property_verdicts()} if self.liveness is not None else {}),
+            # under symmetry with temporal properties: which renamings decided which cases, and why
+            **({"symmetry_groups": [group.to_json() for group in p.case_groups]} if p.case_groups else {}),
         }
 
 

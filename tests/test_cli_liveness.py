@@ -117,6 +117,10 @@ def test_json_gives_each_propertys_verdict_under_symmetry(in_tmp):
     assert code == 13 and out["symmetry"] is True and out["distinct_states"] == 2987
     assert out["property_verdicts"] == {"EpochsConverge": False, "LeaderAdoptsItsRequest": True}
     assert out["violation"]["property"] == "EpochsConverge"
+    every, fixing = out["symmetry_groups"]
+    assert every["fixed"] == 0 and every["cases"] == ["EpochsConverge"] and every["follow"] == []
+    assert fixing["fixed"] is None and fixing["cases"] == ["LeaderAdoptsItsRequest (r=r1)"]
+    assert fixing["follow"] == ["LeaderAdoptsItsRequest (r=r2)"] and "no renaming but the identity" in fixing["reason"]
 
 
 def test_a_spec_without_properties_says_so(in_tmp):

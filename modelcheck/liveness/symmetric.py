@@ -50,6 +50,11 @@ class CaseGroup:
     cases: list[PropertyCase] = field(default_factory=list)
     follow: dict[str, list[str]] = field(default_factory=dict)
 
+    def to_json(self) -> dict:
+        return {"fixed": self.group.fixed if self.group is not None else None,
+                "cases": [c.label for c in self.cases],
+                "follow": sorted({x for labels in self.follow.values() for x in labels}), "reason": self.reason}
+
 
 def check_fairness(specification: Specification) -> None:
     """Refuse fairness that a renaming may not map onto itself."""
