@@ -96,6 +96,19 @@ class Expander:
         return (np.concatenate(parts_words, axis=1), np.concatenate(parts_parents),
                 np.concatenate(parts_actions), enabled)
 
+    def apply(self, words: np.ndarray, instances: np.ndarray, *_) -> np.ndarray:
+        """The state that action instance ``instances[k]`` leads to from state
+        k of ``words`` (each instance enabled where it is applied)."""
+        out = words.copy()
+        columns = self.packing.unpack(words)
+        for index in np.unique(instances).tolist():
+            rows = np.flatnonzero(instances == index)
+            successor = out[:, rows]
+            for slot, values in self.kernel.updates[index](columns, rows):
+                self.packing.overwrite(successor, slot, values)
+            out[:, rows] = successor
+        return out
+
     def expand(self, words: np.ndarray, offset: int, visited=None) -> Expansion:
         """Successors of the chunk, each credited to its first (parent, action);
         under symmetry, each replaced by its orbit's representative (those
@@ -113,7 +126,7 @@ class Expander:
             result.deadlocked = deadlocked
             return result
         fps = self.packing.fingerprints(all_words)
-        self.graph.expanded(parents + offset, fps, actions)
+        self.graph.expanded(parents + offset, fps, actions, all_words)
         key = discovery_key(parents, actions, len(self.kernel.updates))
         first = first_of_each(fps, key)
         unique, successors = fps[first], all_words[:, first]

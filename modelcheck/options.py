@@ -22,7 +22,8 @@ from modelcheck.engines.contract import RUN, SIMULATE, Capability
 PREFIX = "engine_option__"  # the keyword an engine option arrives under: PREFIX + its settings field
 
 SYMMETRY_HELP = ("Keep one state per orbit under renamings of the spec's symmetric constants (TLC's "
-                 "SYMMETRY Permutations(Replicas)): counts are orbits; traces are genuine behaviours.")
+                 "SYMMETRY Permutations(Replicas)): counts are orbits; traces are genuine behaviours. With --prop, "
+                 "each property case uses the renamings that leave it alone, and lassos are genuine too.")
 
 
 class AsciiInteger(click.ParamType):

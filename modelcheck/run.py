@@ -66,6 +66,9 @@ class PreparedRun:
     specification: Any = None  # a modelcheck.temporal.Specification when properties are checked
     symmetry: bool = False
     settings: Any = None  # the engine's typed settings (see the engine registry)
+    # with --symmetry and --prop: the quotients the properties are decided on
+    # (modelcheck.liveness.symmetric.CaseGroup), one search each
+    case_groups: Any = None
 
 
 def prepare(request: RunRequest) -> PreparedRun:
@@ -76,7 +79,7 @@ def prepare(request: RunRequest) -> PreparedRun:
     properties, specification = choose_properties(spec, request.properties, cfg, request.specification, warnings)
     settings = engine_settings(request.engine, request.engine_options, request.command)
     if properties:
-        temporal.check_request(request.engine, request.max_depth, settings, symmetry=False)
+        temporal.check_request(request.engine, request.max_depth, settings)
     # a run that asks about temporal properties checks only the invariants it names
     invariants = choose_invariants(spec, request.invariants, cfg, defaults=not properties)
     check_bounds(request.max_depth, request.max_states)
@@ -95,10 +98,12 @@ def prepare(request: RunRequest) -> PreparedRun:
     from modelcheck.view import wanted_view
     model = spec.instantiate(resolved.constants, view=wanted_view(request, spec, cfg, properties, settings, warnings))
     wanted = symmetry.symmetry_requested(request.symmetry, cfg, model, request.engine, warnings)
+    case_groups = None
     if properties and wanted:
-        temporal.check_request(request.engine, request.max_depth, settings, symmetry=True)
+        from modelcheck.liveness.symmetric import case_groups as plan
+        case_groups = plan(model, list(properties), specification)
     return PreparedRun(request, spec, model, invariants, check_deadlock, warnings, max_memory, properties,
-                       specification, wanted, settings)
+                       specification, wanted, settings, case_groups)
 
 
 @dataclass
@@ -161,6 +166,10 @@ class RunOutcome:
             "view": p.model.view,
             "notes": list(r.notes),  # what the text report says after its figures
             **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
+            # with temporal properties decided: each property, whether every case of it holds
+            **({"property_verdicts": self.liveness.property_verdicts()} if self.liveness is not None else {}),
+            # under symmetry with temporal properties: which renamings decided which cases, and why
+            **({"symmetry_groups": [group.to_json() for group in p.case_groups]} if p.case_groups else {}),
         }
 
 
@@ -175,23 +184,29 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
     engine = engine or get_engine(request.engine)
     limits = Limits(request.max_states, prepared.max_memory, stop or StopRequest())
     coverage = Coverage(prepared.model, request.coverage) if request.coverage else None
-    graph = None
-    if prepared.properties:
-        from modelcheck.liveness.check import graph_request
-        graph = graph_request(prepared.specification, limits)
-    options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
-                           prepared.settings if prepared.settings is not None else {}, limits, coverage,
-                           symmetry=prepared.symmetry, graph=graph)
-    decided = None
+    decided = first = None
     with interrupt_requests(limits.stop):
-        result = engine.check(prepared.model, options)
-        result.notes.extend(collision_notes(result))
-        if prepared.symmetry:
-            from modelcheck.symmetry import symmetry_note
-            result.notes.insert(0, symmetry_note(prepared.model))
-        if graph is not None and result.violation is None and not result.stopped:
+        for n, (symmetry, group) in enumerate(searches(prepared)):
+            graph = None
+            if prepared.properties:
+                from modelcheck.liveness.check import graph_request
+                graph = graph_request(prepared.specification, limits, group.group if group else None)
+            options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
+                                   prepared.settings if prepared.settings is not None else {}, limits,
+                                   coverage if n == 0 else None, symmetry=symmetry, graph=graph)
+            searched = engine.check(prepared.model, options)
+            result = first = fold(first, searched) if n else searched
+            if n == 0:
+                result.notes.extend(collision_notes(result))
+            if prepared.symmetry and group is None:
+                from modelcheck.symmetry import symmetry_note
+                result.notes.insert(0, symmetry_note(prepared.model))
+            if graph is None or result.violation is not None or result.stopped:
+                break
             from modelcheck.liveness.outcome import decide_properties
-            decided = decide_properties(prepared, result, limits, progress)
+            decided = decide_properties(prepared, result, limits, progress, group, decided)
+            if decided.liveness is None:
+                break
     result.graph = None  # the report needs no more of it; let it go
     coverage_report = coverage.report() if coverage is not None else None
     if decided is not None and decided.liveness is not None:
@@ -218,6 +233,24 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
             explanation = explain(prepared.model, v.states[-1], v.invariant)
     return RunOutcome(prepared, result, trace_file, trace_text, explanation, coverage=coverage_report,
                       trace_problem=problem, stop_signal=limits.stop.signum)
+
+
+def fold(first: CheckResult, later: CheckResult) -> CheckResult:
+    """A later search of the same run folded into the first, whose counts the
+    report gives (under symmetry, the orbits under every renaming)."""
+    first.seconds += later.seconds
+    first.result, first.stopped, first.violation, first.graph = later.result, later.stopped, later.violation, \
+        later.graph
+    first.notes.extend(n for n in later.notes if n not in first.notes)
+    return first
+
+
+def searches(prepared: PreparedRun) -> list[tuple[Any, Any]]:
+    """The engine searches a run needs: one, or under symmetry with temporal
+    properties one per quotient (``(symmetry, CaseGroup)``)."""
+    if not prepared.case_groups:
+        return [(prepared.symmetry, None)]
+    return [(group.group or False, group) for group in prepared.case_groups]
 
 
 def collision_notes(result: CheckResult) -> list[str]:

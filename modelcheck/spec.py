@@ -382,7 +382,7 @@ class Model:
         prop = next(p for p in self.spec.properties if p.name == name)
         current = StateView(self.schema, self.constants)
         following = StateView(_Shifted(self.schema), self.constants)
-        return [PropertyCase(name, case, f) for case, f in prop.build(current, following)]
+        return [PropertyCase(name, case, f, bound) for case, f, bound in prop.build(current, following)]
 
     # --- using ----------------------------------------------------------
     def check_ranges(self, state: tuple, where: str) -> None:

@@ -174,18 +174,21 @@ class ForAll:
 
     variable: str
     cases: tuple[tuple[Any, Formula], ...]  # (shown value, formula)
+    domain: str = ""  # the name of the domain it ranges over (a constant such as Replicas)
+    values: tuple[int, ...] = ()  # the internal value of each case
 
 
 def forall(s, domain, body: Callable[[int], Formula]) -> ForAll:
     names = body.__code__.co_varnames
     variable = names[0] if names else "x"
-    cases = []
+    cases, values = [], []
     for v in domain.values(s.c):
         f = body(v)
         if not isinstance(f, Formula):
             raise SpecDefinitionError("forall's body must build a temporal formula (eventually, leads_to, ...)")
         cases.append((domain.show(s.c, v), f))
-    return ForAll(variable, tuple(cases))
+        values.append(int(v))
+    return ForAll(variable, tuple(cases), domain.name, tuple(values))
 
 
 @dataclass(frozen=True)
@@ -195,13 +198,15 @@ class PropertyDef:
     doc: str
     steps: bool  # whether it reads the next state
 
-    def build(self, current, following) -> list[tuple[str, Formula]]:
-        """The property's cases: ("", formula), or ("r=r1", formula) per value of a forall."""
+    def build(self, current, following) -> list[tuple[str, Formula, tuple[str, int] | None]]:
+        """The property's cases: ("", formula, None), or ("r=r1", formula,
+        (domain name, value)) per value of a forall."""
         built = self.fn(current, following) if self.steps else self.fn(current)
         if isinstance(built, Formula):
-            return [("", built)]
+            return [("", built, None)]
         if isinstance(built, ForAll):
-            return [(f"{built.variable}={value}", f) for value, f in built.cases]
+            return [(f"{built.variable}={value}", f, (built.domain, v))
+                    for (value, f), v in zip(built.cases, built.values)]
         raise SpecDefinitionError(f"{self.name} must return a temporal formula, not {type(built).__name__}")
 
 
@@ -407,6 +412,7 @@ class PropertyCase:
     property: str
     case: str  # "" or "r=r1"
     formula: Formula
+    bound: tuple[str, int] | None = None  # a forall's case: the domain's name and the value it binds
     negation: Negation = field(init=False)
 
     def __post_init__(self):

@@ -68,6 +68,10 @@ SLOW = {
         "test_the_orbit_sizes_add_up_to_the_count_without_symmetry"},
     "modelcheck/liveness/test_kip320_live.py": {
         "test_the_calibration_lassos_have_the_shapes_tlc_reports", "test_the_engines_build_the_same_graph"},
+    "modelcheck/liveness/test_symmetric.py": {
+        "test_three_replicas_give_the_verdicts_without_symmetry",
+        "test_three_replicas_on_the_reference_engine_give_the_verdicts_without_symmetry",
+        "test_the_stabiliser_keeps_r1_and_its_orbits_add_up_to_every_state"},
     "modelcheck/spark/test_cluster.py": ALL,
     "modelcheck/spark/test_resume.py": ALL,
     "modelcheck/test_dirlock.py": {"test_two_real_runs_into_one_checkpoint_directory"},
@@ -108,6 +112,7 @@ SLOW = {
                             "test_sigterm_stops_a_proof_with_exit_143"},
     "test_cli_spark_signals.py": ALL,
     "test_soak_signals.py": ALL,
+    "test_cli_liveness.py": {"test_a_cfg_symmetry_line_checks_each_case_under_the_renamings_that_leave_it_alone"},
     "test_cli_symmetry.py": {"test_graph_with_symmetry_has_one_node_per_orbit"},
     "test_cli_temporal_limits.py": {"test_ctrl_c_during_a_temporal_run_gives_the_partial_report"},
     "test_traces.py": {"test_committed_trace_is_what_the_checker_finds", "test_kip320_has_no_violation_at_the_same_constants"},

@@ -135,18 +135,36 @@ def test_list_says_why_a_fairness_condition_names_an_action_outside_the_spec():
     (["--prop", "EpochsConverge", "--engine", "z3"], "checked by the bfs and fast engines, not z3"),
     (["--prop", "EpochsConverge", "--engine", "spark"], "checked by the bfs and fast engines, not spark"),
     (["--prop", "EpochsConverge", "--max-depth", "3"], "need the whole state graph"),
-    (["--prop", "EpochsConverge", "--symmetry"], "temporal properties with symmetry"),
+    (["--prop", "EpochsConverge", "--symmetry", "--engine", "spark"], "checked by the bfs and fast engines"),
 ])
 def test_bad_temporal_input_is_one_line_and_exit_2(in_tmp, args, fragment):
     code, _, err = invoke("run", "kip320", *TWO, *args)
     assert code == 2 and fragment in one_error_line(err)
 
 
-def test_a_cfg_symmetry_line_is_refused_with_properties_too(in_tmp):
-    (in_tmp / "sym.cfg").write_text("CONSTANTS Replicas = {r1, r2}\nSYMMETRY Permutations(Replicas)\n"
-                                    "PROPERTY LeaderAdoptsItsRequest\n")
-    code, _, err = invoke("run", "kip320", "--config", "sym.cfg")
-    assert code == 2 and "temporal properties with symmetry" in err.strip().splitlines()[-1]
+def test_a_cfg_symmetry_line_checks_each_case_under_the_renamings_that_leave_it_alone(in_tmp):
+    (in_tmp / "sym.cfg").write_text("CONSTANTS Replicas = {r1, r2, r3}\nSYMMETRY Permutations(Replicas)\n"
+                                    "PROPERTY EpochsConverge\nPROPERTY LeaderAdoptsItsRequest\n")
+    code, text, _ = invoke("run", "kip320", "--config", "sym.cfg", "--engine", "fast", "--trace-out", "l.itf.json")
+    assert code == 13, text
+    assert "EpochsConverge decided on 123,311 orbits" in text and "under every renaming of {r1, r2, r3}" in text
+    assert ("LeaderAdoptsItsRequest (r=r1) decided on 369,242 orbits" in text
+            and "the renamings that fix r1 (those of {r2, r3})" in text)
+    assert "LeaderAdoptsItsRequest (r=r2), LeaderAdoptsItsRequest (r=r3) follow by symmetry" in text
+    code, text, _ = invoke("replay", "kip320", "l.itf.json", "--prop", "EpochsConverge")
+    assert code == 13, text
+
+
+def test_json_gives_each_propertys_verdict_under_symmetry(in_tmp):
+    code, out, _ = invoke_json("run", "kip320", *TWO, "--symmetry", "--engine", "fast", "--prop", "EpochsConverge",
+                               "--prop", "LeaderAdoptsItsRequest")
+    assert code == 13 and out["symmetry"] is True and out["distinct_states"] == 2987
+    assert out["property_verdicts"] == {"EpochsConverge": False, "LeaderAdoptsItsRequest": True}
+    assert out["violation"]["property"] == "EpochsConverge"
+    every, fixing = out["symmetry_groups"]
+    assert every["fixed"] == 0 and every["cases"] == ["EpochsConverge"] and every["follow"] == []
+    assert fixing["fixed"] is None and fixing["cases"] == ["LeaderAdoptsItsRequest (r=r1)"]
+    assert fixing["follow"] == ["LeaderAdoptsItsRequest (r=r2)"] and "no renaming but the identity" in fixing["reason"]
 
 
 def test_a_spec_without_properties_says_so(in_tmp):

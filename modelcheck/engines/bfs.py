@@ -94,8 +94,9 @@ class _Search:
         self.rebuild, self.init_states = rebuild_trace, model.init_states
         self.graph = options.graph.explicit(model) if options.graph is not None else NO_GRAPH
         if options.symmetry:  # every state stands for its orbit from here on
-            from modelcheck.canonical import symmetric_search
-            self.successors, self.rebuild, self.init_states = symmetric_search(model, self.successors)
+            from modelcheck.canonical import group_of, symmetric_search
+            self.successors, self.rebuild, self.init_states = symmetric_search(model, self.successors,
+                                                                               group_of(options.symmetry))
 
     def finish(self, result: str, depth: int, violation: Violation | None = None,
                stopped: str | None = None, found: int | None = None, partial: bool = False) -> CheckResult:

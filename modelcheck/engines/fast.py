@@ -121,8 +121,8 @@ class _Search:
         self.predicates = compile_numpy(model, list(options.invariants) + list(model.sometimes)).predicates
         self.canonical, self.rebuild = None, rebuild_trace
         if options.symmetry:  # one representative per orbit of the symmetric constants
-            from modelcheck.canonical import Canonicaliser, genuine_trace
-            self.canonical = Canonicaliser(model, self.packing)
+            from modelcheck.canonical import Canonicaliser, genuine_trace, group_of
+            self.canonical = Canonicaliser(model, self.packing, group_of(options.symmetry))
             self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.graph = options.graph.batched(model) if options.graph is not None else NO_GRAPH
         self.expander = Expander(model, options.check_deadlock, coverage=options.coverage, canonical=self.canonical,
