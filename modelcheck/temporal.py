@@ -376,6 +376,8 @@ class InfinitelyOftenImpliesEventually(Form):
 
 class InfinitelyOftenImpliesInfinitelyOften(Form):
     name, notation = "infinitely_often_implies_infinitely_often", "([]<>P) => []<>Q"
+    words = "if again and again, then again and again"
+    meaning = "if its first condition holds again and again, so does its second"
 
     def negation(self, args):  # ~(([]<>P) => []<>Q) = []<>P /\ <>[]~Q
         return Negation("anywhere", TRUE, not_(args[1]), infinitely_states=(args[0],))

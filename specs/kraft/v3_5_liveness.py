@@ -58,10 +58,10 @@ def EventuallyUnfenced(s):
 
 @temporal
 def AlterPartitionEpochEventuallyReachedOrZero(s):
-    """Upstream writes []<>(\\A b : pending ~> reached or cleared). Since a
-    leads-to is itself an always-formula, that is: for each broker, if it
-    has an AlterPartition request pending infinitely often, the pending epoch
-    is reached or cleared infinitely often."""
+    """For each broker: if it has an AlterPartition request pending again and
+    again, the pending partition epoch is reached or cleared again and again."""
+    # Upstream writes []<>(\A b : pending ~> reached or cleared); a leads-to
+    # is itself an always-formula, so that is ([]<>pending) => []<>(reached or cleared).
     from modelcheck.temporal import infinitely_often_implies_infinitely_often
 
     def case(b):
@@ -109,11 +109,12 @@ def EventuallyAcknowledgedValueFullyReplicated(s):
 
 @temporal
 def EventuallyReassignmentCompletes(s):
-    """Upstream's bulleted disjunction reads ``adding # {} \\/ (removing # {} ~>
-    adding = {} /\\ removing = {})``: its first disjunct is a state predicate,
-    false in the initial state (nothing is being added), so the property is
-    the leads-to: once replicas are being removed, eventually nothing is
-    being added or removed."""
+    """Once replicas are being removed from the partition, eventually
+    nothing is being added or removed."""
+    # Upstream's bulleted disjunction reads adding # {} \/ (removing # {} ~>
+    # adding = {} /\ removing = {}): its first disjunct is a state predicate,
+    # false in the initial state (nothing is being added), so the property is
+    # the leads-to alone.
     con = s.con_partition_metadata
     return leads_to(ne(con.removing, 0), and_(eq(con.adding, 0), eq(con.removing, 0)))
 
