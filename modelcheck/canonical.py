@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import cached_property, lru_cache, partial
 
 import numpy as np
 
@@ -58,6 +58,23 @@ class ReplicaRoles:
     def shared(self, slots: np.ndarray) -> np.ndarray:
         """Those of ``slots`` outside every replica's block."""
         return slots[~np.isin(slots, self.blocks)]
+
+    # the same four lookups for every batch: worked out once per model
+    @cached_property
+    def named_positions(self) -> np.ndarray:
+        return self.positions(self.replica_slots)
+
+    @cached_property
+    def set_positions(self) -> np.ndarray:
+        return self.positions(self.set_slots)
+
+    @cached_property
+    def shared_replica_slots(self) -> np.ndarray:
+        return self.shared(self.replica_slots)
+
+    @cached_property
+    def shared_set_slots(self) -> np.ndarray:
+        return self.shared(self.set_slots)
 
 
 def replica_roles(model) -> ReplicaRoles:
@@ -160,7 +177,7 @@ def signatures(roles: ReplicaRoles, columns: np.ndarray, block: np.ndarray | Non
     me = _replica_axis(roles)
     if block is None:
         block = columns[roles.blocks]  # (R, m, n)
-    named, sets = roles.positions(roles.replica_slots), roles.positions(roles.set_slots)
+    named, sets = roles.named_positions, roles.set_positions
     plain_weights = _weights(block.shape[1], 0).copy()
     plain_weights[named] = 0  # a replica's name is not kept by renaming: only how it relates to r
     plain_weights[sets] = 0
@@ -172,10 +189,10 @@ def signatures(roles: ReplicaRoles, columns: np.ndarray, block: np.ndarray | Non
     if sets.size:  # how many, and whether itself
         v = block[:, sets]
         features.append(_POPCOUNT[v & 0xFF] * 2 + ((v >> me) & 1))
-    shared = roles.shared(roles.replica_slots)
+    shared = roles.shared_replica_slots
     if shared.size:
         features.append((columns[shared][None] == me).astype(np.int64))
-    shared = roles.shared(roles.set_slots)
+    shared = roles.shared_set_slots
     if shared.size:
         features.append((columns[shared][None] >> me) & 1)
     if features:
