@@ -70,6 +70,7 @@ def test_shortest_violations_match_tlc(consts, invariant, distinct, length, engi
 
 @pytest.mark.parametrize("cfg, distinct, depth, verdict", [
     ("small-all-on-NoWriteToStaleLeader.cfg", 351, 6, "violation"),
+    ("small-no-handover-holding.cfg", 93_963, 24, "ok"),
 ])
 def test_the_committed_tlc_configurations_read_as_tlc_ran_them(in_tmp, cfg, distinct, depth, verdict):
     """tla/cfg/ holds the files TLC ran (docs/kafka-clients.md); --config reads them."""
