@@ -11,15 +11,17 @@ Kip320.tla and the modules below it, from github.com/hachikuji/kafka-specificati
 
     java -XX:+UseParallelGC -cp CLASSES tlc2.TLC -deadlock -workers N -config FILE KafkaClients.tla
 
-It prints the distinct states and depth each found (they must agree, or it
-stops; at a violation found by more than one TLC worker only the depth is
-compared, since the count then depends on how the workers interleave), the
-median wall-clock seconds, states per second and peak RSS of each, and the
-ratio of the fast engine's median to TLC's. TLC is not needed to run the fast
-engine's half (leave --tlc-classes out).
+It prints the verdict, distinct states, depth and (at a violation) trace length
+each found, which must be equal, or it stops; the median wall-clock seconds,
+states per second and peak RSS of each; and the ratio of the fast engine's
+median to TLC's. With one worker (the default) TLC's search is breadth first in
+a fixed order, so even the count at a violation is exact. With more workers it
+is not, so more than one worker is refused for a configuration that names an
+invariant. TLC is not needed to run the fast engine's half (leave
+--tlc-classes out).
 
     python bench/bench_clients.py [--config tla/cfg/log2-all-on-all.cfg] [--runs 3]
-        [--tlc-classes DIR --upstream DIR [--tlc-workers 2] [--tlc-runs 1]]
+        [--tlc-classes DIR --upstream DIR [--tlc-workers 1] [--tlc-runs 1]]
 """
 
 from __future__ import annotations
@@ -33,17 +35,42 @@ import subprocess
 import tempfile
 import time
 
-from common import ROOT, machine, measure, modelcheck_command
+from common import ROOT, machine, measure_once, modelcheck_command
 
 DEFAULT_CONFIG = os.path.join(ROOT, "tla", "cfg", "log2-all-on-all.cfg")
 UPSTREAM_MODULES = ("Kip320", "Kip279", "Kip101", "KafkaReplication", "FiniteReplicatedLog", "IdSequence", "Util")
 WRITTEN_HERE = ("KafkaClients", "Kip320Consumer")
 
 
+def names_an_invariant(config: str) -> bool:
+    return "INVARIANT" in open(config).read()
+
+
+def summary(figures: list[tuple[float, float, tuple]], runs: int) -> dict:
+    """The answer every run gave, and the medians of their times and peak RSS."""
+    answers = {answer for _, _, answer in figures}
+    if len(answers) != 1:
+        raise SystemExit(f"runs disagree: {answers}")
+    result, distinct, depth, trace_length = answers.pop()
+    seconds = statistics.median(f[0] for f in figures)
+    return {"result": result, "distinct_states": distinct, "depth": depth, "trace_length": trace_length,
+            "runs": runs, "median_seconds": round(seconds, 2), "median_states_per_second": round(distinct / seconds),
+            "median_peak_rss_mib": round(statistics.median(f[1] for f in figures), 1),
+            "all_seconds": [round(f[0], 2) for f in figures]}
+
+
 def modelcheck_row(config: str, runs: int, tmp: str) -> dict:
-    extra = () if "INVARIANT" in open(config).read() else ("--inv", "TypeOk")  # TLC counts every state then
-    return measure(modelcheck_command("run", "kafka-clients", "--config", config, *extra, "--engine", "fast",
-                                      "--json", "-q"), runs, tmp)
+    extra = () if names_an_invariant(config) else ("--inv", "TypeOk")  # TLC counts every state then
+    cmd = modelcheck_command("run", "kafka-clients", "--config", config, *extra, "--engine", "fast", "--json", "-q",
+                             "--overwrite")
+    figures = []
+    for _ in range(runs):
+        run = measure_once(cmd, tmp)
+        out = run.output
+        violation = out.get("violation") or {}
+        figures.append((run.seconds, run.peak_rss_mib, (out["result"], out["distinct_states"], out["depth"],
+                                                        violation.get("trace_length"))))
+    return summary(figures, runs)
 
 
 def tlc_directory(config: str, upstream: str, into: str) -> None:
@@ -58,8 +85,8 @@ def tlc_directory(config: str, upstream: str, into: str) -> None:
     shutil.copy(config, os.path.join(into, "M.cfg"))
 
 
-def tlc_once(classes: str, workers: int, directory: str) -> tuple[float, float, int, int, bool]:
-    """One TLC run: seconds, peak RSS (MiB), distinct states, depth, whether an invariant was violated."""
+def tlc_once(classes: str, workers: int, directory: str) -> tuple[float, float, tuple]:
+    """One TLC run: seconds, peak RSS (MiB), and (verdict, distinct states, depth, trace length)."""
     cmd = ["java", "-XX:+UseParallelGC", "-cp", classes, "tlc2.TLC", "-deadlock", "-workers", str(workers),
            "-metadir", os.path.join(directory, "states"), "-config", "M.cfg", "KafkaClients.tla"]
     start = time.perf_counter()
@@ -72,24 +99,17 @@ def tlc_once(classes: str, workers: int, directory: str) -> tuple[float, float, 
     depth = re.findall(r"depth of the complete state graph search is (\d+)", out)
     if os.waitstatus_to_exitcode(status) not in (0, 12) or not distinct or not depth:
         raise SystemExit("TLC failed:\n" + out[-2000:])
-    return (seconds, usage.ru_maxrss / 1024.0, int(distinct[-1].replace(",", "")), int(depth[-1]),
-            "is violated" in out)
+    violated = "is violated" in out
+    states = re.findall(r"^State (\d+):", out, re.M)
+    answer = ("violation" if violated else "ok", int(distinct[-1].replace(",", "")), int(depth[-1]),
+              int(states[-1]) if violated and states else None)
+    return seconds, usage.ru_maxrss / 1024.0, answer
 
 
 def tlc_row(config: str, classes: str, upstream: str, workers: int, runs: int) -> dict:
     with tempfile.TemporaryDirectory() as directory:
         tlc_directory(config, upstream, directory)
-        figures = [tlc_once(classes, workers, directory) for _ in range(runs)]
-    answers = {(d, depth) if workers == 1 or not violated else depth for _, _, d, depth, violated in figures}
-    if len(answers) != 1:
-        raise SystemExit(f"TLC runs disagree: {answers}")
-    distinct, depth = figures[0][2], figures[0][3]
-    seconds = statistics.median(f[0] for f in figures)
-    return {"distinct_states": distinct, "depth": depth, "median_seconds": round(seconds, 2),
-            "median_states_per_second": round(distinct / seconds),
-            "median_peak_rss_mib": round(statistics.median(f[1] for f in figures), 1),
-            "all_seconds": [round(f[0], 2) for f in figures], "runs": runs,
-            "exact_count": workers == 1 or not figures[0][4]}
+        return summary([tlc_once(classes, workers, directory) for _ in range(runs)], runs)
 
 
 def main() -> None:
@@ -98,22 +118,27 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tlc-classes", help="TLC's compiled classes (tla2tools), for the TLC half")
     parser.add_argument("--upstream", help="a directory holding the upstream modules (Kip320.tla, ...)")
-    parser.add_argument("--tlc-workers", type=int, default=2)
+    parser.add_argument("--tlc-workers", type=int, default=1)
     parser.add_argument("--tlc-runs", type=int, default=1)
     args = parser.parse_args()
     if args.tlc_classes and not args.upstream:
         parser.error("--tlc-classes needs --upstream")
+    if args.tlc_classes and args.tlc_workers != 1 and names_an_invariant(args.config):
+        parser.error("--tlc-workers above 1 makes TLC's count at a violation depend on how its workers "
+                     "interleave; compare a configuration that names an invariant with one worker")
     with tempfile.TemporaryDirectory() as tmp:
         fast = modelcheck_row(os.path.abspath(args.config), args.runs, tmp)
     tlc = tlc_row(os.path.abspath(args.config), args.tlc_classes, args.upstream, args.tlc_workers,
                   args.tlc_runs) if args.tlc_classes else None
-    compared = (lambda r: (r["distinct_states"], r["depth"])) if tlc and tlc["exact_count"] else (lambda r: r["depth"])
-    if tlc and compared(tlc) != compared(fast):
-        raise SystemExit(f"TLC and modelcheck disagree: TLC {tlc['distinct_states']}/{tlc['depth']}, "
-                         f"modelcheck {fast['distinct_states']}/{fast['depth']}")
+    compared = ("result", "distinct_states", "depth", "trace_length")
+    if tlc and [tlc[k] for k in compared] != [fast[k] for k in compared]:
+        raise SystemExit(f"TLC and modelcheck disagree on {compared}: TLC {[tlc[k] for k in compared]}, "
+                         f"modelcheck {[fast[k] for k in compared]}")
     print(f"machine: {machine()}")
+    length = f", trace length {fast['trace_length']}" if fast["trace_length"] else ""
     print(f"configuration: {os.path.relpath(os.path.abspath(args.config), ROOT)}, "
-          f"{fast['distinct_states']:,} distinct states, depth {fast['depth']}, {fast['result']}")
+          f"{fast['distinct_states']:,} distinct states, depth {fast['depth']}, {fast['result']}{length}"
+          + (" (TLC: the same)" if tlc else ""))
     print("| checker | runs | median s | all s | states/s | median peak RSS |")
     print("|---|---|---|---|---|---|")
     rows = [("modelcheck --engine fast", fast)]

@@ -18,8 +18,10 @@ Switches (boolean constants, and one number):
 * ``ProduceFencing`` (KIP-359): the leader appends only when the producer's
   epoch equals its own; a replica on a newer epoch answers
   FENCED_LEADER_EPOCH, after which the producer refreshes its metadata before
-  sending again (UNKNOWN_LEADER_EPOCH, a leader behind the producer, leaves
-  the producer to back off and retry: no state changes);
+  sending again; a replica on an older epoch answers UNKNOWN_LEADER_EPOCH;
+* ``UnknownEpochBackoff`` (KIP-359): the producer reacts to
+  UNKNOWN_LEADER_EPOCH by backing off and retrying with its metadata (no
+  state changes); FALSE: it reacts as to FENCED_LEADER_EPOCH and refreshes;
 * ``MetadataVersionCheck`` (KIP-232): producer and consumer ignore metadata
   older than the epoch they hold;
 * ``ConsumerFencing``: KIP-320's fetch check (a leader serves a fetch only on
@@ -49,6 +51,8 @@ position after a rewind or a resume (see ``ClientConsumerValidatePosition``).
 
 from __future__ import annotations
 
+import dataclasses
+
 from modelcheck.codec import BoolSlot, Fn, IntSlot, Rec, ReplicaSlot, StateCodec
 from modelcheck.constants import BOOL, INT, REPLICAS, ConstantDecl
 from modelcheck.errors import InputError
@@ -62,7 +66,7 @@ from specs.finite_replicated_log import NIL, LogRecord, append, has_entry, has_o
 from specs.id_sequence import next_id_available
 from specs.kafka_replication import NONE, REPLICA, REQUEST, replica_presumes_leadership, replicas
 from specs.kip320 import NEXT as KIP320_NEXT
-from specs.kip320 import ControllerShrinkIsr, LeaderWrite
+from specs.kip320 import BecomeLeader, ControllerShrinkIsr, LeaderWrite
 
 CONSTANTS = (
     ConstantDecl("Replicas", REPLICAS, ("r1", "r2"), minimum=1, maximum=8,
@@ -78,6 +82,9 @@ CONSTANTS = (
     ConstantDecl("MinInsyncReplicas", INT, 1, minimum=1, maximum=8,
                  doc="min.insync.replicas: with acks=all, the ISR size a leader needs to take and acknowledge a write"),
     ConstantDecl("ProduceFencing", BOOL, True, doc="a leader appends only on the producer's epoch (KIP-359)"),
+    ConstantDecl("UnknownEpochBackoff", BOOL, True,
+                 doc="on UNKNOWN_LEADER_EPOCH the producer backs off and retries with its metadata (KIP-359); "
+                     "FALSE: it refreshes, as on FENCED_LEADER_EPOCH"),
     ConstantDecl("MetadataVersionCheck", BOOL, True, doc="clients ignore metadata older than theirs (KIP-232)"),
     ConstantDecl("ConsumerRestart", BOOL, True,
                  doc="the consumer may resume from the committed offset, keeping its metadata"),
@@ -93,6 +100,8 @@ CONSTANTS = (
 
 # Switch combinations in which a switch has nothing to act on, and why (the module's ASSUME).
 NEEDS = (
+    ("UnknownEpochBackoff", ("ProduceFencing",), "all",
+     "without KIP-359's produce fencing no replica answers UNKNOWN_LEADER_EPOCH"),
     ("CommitLeaderEpoch", ("ConsumerRestart", "GroupHandover"), "any",
      "nothing reads the committed offset unless a consumer resumes from it"),
     ("ValidateCommitted", ("CommitLeaderEpoch",), "all", "there is no committed epoch to validate with"),
@@ -205,23 +214,30 @@ def acts_on(s, n, leader, acted_field: str) -> None:
     setattr(n, acted_field, max_(epoch, acted))
 
 
-@action(leaderAndIsrRequest=REQUEST)
-def ProducerRefreshMetadata(s, n, leaderAndIsrRequest):
+# TLC enumerates the set leaderAndIsrRequests in its own order of values: a request is a record
+# whose fields it compares leader first (the replicas in the order named, then None) and the epoch
+# next. The actions that pick a request are therefore quantified over the request's leader first,
+# then its epoch: successors come in TLC's order, so a search that stops at a violation has met the
+# same states as TLC (the count at the violation is equal, not only the depth).
+@action(leader=REPLICA, leaderAndIsrRequest=REQUEST)
+def ProducerRefreshMetadata(s, n, leader, leaderAndIsrRequest):
     """The producer adopts a published leader and epoch."""
     request = leaderAndIsrRequest
-    n.require(accepts_metadata(s, request, s.producer_leader, s.producer_epoch))
-    n.producer_leader = s.request_leader[request]
+    n.require(s.request_leader[request] == leader,
+              accepts_metadata(s, request, s.producer_leader, s.producer_epoch))
+    n.producer_leader = leader
     n.producer_epoch = request
 
 
-@action(leaderAndIsrRequest=REQUEST)
-def ClientConsumerRefreshMetadata(s, n, leaderAndIsrRequest):
+@action(leader=REPLICA, leaderAndIsrRequest=REQUEST)
+def ClientConsumerRefreshMetadata(s, n, leader, leaderAndIsrRequest):
     """The consumer adopts a published leader and epoch; with TruncationCheck
     it must then validate its position if it knows the position's epoch. A
     validation already due stays due."""
     request = leaderAndIsrRequest
-    n.require(accepts_metadata(s, request, s.consumer_leader, s.consumer_epoch))
-    n.consumer_leader = s.request_leader[request]
+    n.require(s.request_leader[request] == leader,
+              accepts_metadata(s, request, s.consumer_leader, s.consumer_epoch))
+    n.consumer_leader = leader
     n.consumer_epoch = request
     n.consumer_validated = and_(s.consumer_validated,
                                 not_(and_(s.c.TruncationCheck, s.consumer_last_epoch != NIL)))
@@ -270,6 +286,18 @@ def ProducerSendFenced(s, n, leader):
     forgets the leader (keeping the epoch for KIP-232) until a refresh."""
     n.require(s.c.ProduceFencing, s.producer_leader == leader, s.pending_leader == NONE,
               next_id_available(s.next_record_id, s.c.MaxRecords - 1), s.producer_epoch < s.leader_epoch[leader])
+    n.producer_leader = NONE
+
+
+@action(leader=REPLICA)
+def ProducerSendUnknownEpoch(s, n, leader):
+    """UNKNOWN_LEADER_EPOCH (KIP-359): the replica is on an older epoch than
+    the producer's metadata. With UnknownEpochBackoff the producer backs off
+    and retries with the same metadata, which changes nothing (so this action
+    is disabled); without it the producer reacts as to FENCED_LEADER_EPOCH."""
+    n.require(s.c.ProduceFencing and not s.c.UnknownEpochBackoff, s.producer_leader == leader,
+              s.pending_leader == NONE, next_id_available(s.next_record_id, s.c.MaxRecords - 1),
+              s.producer_epoch > s.leader_epoch[leader])
     n.producer_leader = NONE
 
 
@@ -439,15 +467,25 @@ def OffsetCommitted(s):
     return s.committed_offset > 0
 
 
+def leader_first(act):
+    """The same action quantified over the request's leader before its epoch:
+    TLC's order of the requests (see ProducerRefreshMetadata)."""
+    params = dict(act.params)
+    return dataclasses.replace(act, params=(("leader", params["leader"]),
+                                            ("leaderAndIsrRequest", params["leaderAndIsrRequest"])))
+
+
 PROPERTIES = ("NoAckedWriteLost", "NoWriteToStaleLeader", "NoLeaderRegression", "NoSpuriousOutOfRange",
               "NoDivergentDelivery")
 # Kip320's actions less LeaderWrite, with the unclean election after ControllerShrinkIsr as in
 # ReplicationNext (the order decides nothing but which states a search meets first).
 REPLICATION_NEXT = tuple(b for a in KIP320_NEXT if a is not LeaderWrite
-                         for b in ((a, consumer.ControllerUncleanElectLeader) if a is ControllerShrinkIsr else (a,)))
+                         for b in ((a, consumer.ControllerUncleanElectLeader) if a is ControllerShrinkIsr else
+                                   (leader_first(a),) if a is BecomeLeader else (a,)))
 CLIENTS_NEXT = (ClientConsumerFetch, ClientConsumerValidatePosition, ClientConsumerRefreshMetadata,
                 ConsumerFetchOutOfRange, ConsumerCommit, ConsumerRestartFromCommitted, ConsumerGroupHandover,
-                ProducerRefreshMetadata, ProducerSend, ProducerSendFenced, ProducerReceiveAck, ProducerRequestFails)
+                ProducerRefreshMetadata, ProducerSend, ProducerSendFenced, ProducerSendUnknownEpoch, ProducerReceiveAck,
+                ProducerRequestFails)
 
 SPEC = SpecDefinition(
     name="kafka-clients", module="KafkaClients",
@@ -461,7 +499,8 @@ SPEC = SpecDefinition(
     variables=variables, sometimes=base.BASE_SOMETIMES + (consumer.ConsumerDelivered, ProducerAcknowledged,
                                                           OffsetCommitted),
     symmetry=("Replicas",), check_constants=check_constants,
-    notes="UncleanElection, ConsumerFencing, TruncationCheck, AcksAll, ProduceFencing, MetadataVersionCheck, "
+    notes="UncleanElection, ConsumerFencing, TruncationCheck, AcksAll, ProduceFencing, UnknownEpochBackoff, "
+          "MetadataVersionCheck, "
           "ConsumerRestart, GroupHandover, CommitLeaderEpoch, ValidateCommitted and AwaitCommittedEpoch switch the "
           "mechanisms (TRUE/FALSE); MinInsyncReplicas is min.insync.replicas",
     origin=written_here("tla/KafkaClients.tla", "it extends Kip320Consumer"))

@@ -48,7 +48,7 @@ CLIENT_BUGS = [
     ("kafka-clients", NO_KIP232, ("NoSpuriousOutOfRange",), "kafka-clients-no-kip232-out-of-range.itf.json", 13),
     ("kafka-clients", {"ConsumerFencing": "FALSE"}, ("NoSpuriousOutOfRange",),
      "kafka-clients-no-fetch-fencing-out-of-range.itf.json", 14),
-    ("kafka-clients", {**L2, "ProduceFencing": "FALSE"}, ("NoLeaderRegression",),
+    ("kafka-clients", {**L2, "ProduceFencing": "FALSE", "UnknownEpochBackoff": "FALSE"}, ("NoLeaderRegression",),
      "kafka-clients-no-kip359-leader-regression.itf.json", 11),
     ("kafka-clients", {}, ("NoSpuriousOutOfRange",), "kafka-clients-handover-zombie-rewind.itf.json", 17),
     ("kafka-clients", {"AwaitCommittedEpoch": "FALSE"}, ("NoSpuriousOutOfRange",),

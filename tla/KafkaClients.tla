@@ -20,13 +20,18 @@
 (*                                                                         *)
 (* Switches:                                                               *)
 (*   ProduceFencing       - KIP-359: a produce request carries the         *)
-(*                          producer's epoch. A replica on a newer epoch   *)
-(*                          answers FENCED_LEADER_EPOCH and the producer   *)
-(*                          drops its cached leader until a refresh; a     *)
-(*                          leader on an older epoch answers               *)
-(*                          UNKNOWN_LEADER_EPOCH and the producer backs    *)
-(*                          off and retries with the same metadata (a      *)
-(*                          stuttering step, so not written as an action); *)
+(*                          producer's epoch and a leader appends only on  *)
+(*                          it. A replica on a newer epoch answers         *)
+(*                          FENCED_LEADER_EPOCH and the producer drops its *)
+(*                          cached leader until a refresh; a replica on an *)
+(*                          older epoch answers UNKNOWN_LEADER_EPOCH;      *)
+(*   UnknownEpochBackoff  - KIP-359's reaction to UNKNOWN_LEADER_EPOCH:    *)
+(*                          the producer, ahead of the leader, backs off   *)
+(*                          and retries with the same metadata (no state   *)
+(*                          changes, so no action). FALSE: it does not     *)
+(*                          tell the two errors apart and reacts to this   *)
+(*                          one as to FENCED_LEADER_EPOCH, dropping its    *)
+(*                          leader to refresh its metadata;                *)
 (*   MinInsyncReplicas    - acks=all: a leader whose ISR is smaller        *)
 (*                          refuses the write with NOT_ENOUGH_REPLICAS     *)
 (*                          (the producer backs off: no state changes) and *)
@@ -69,12 +74,13 @@
 (***************************************************************************)
 EXTENDS Kip320Consumer, FiniteSets
 
-CONSTANTS AcksAll, MinInsyncReplicas, ProduceFencing, MetadataVersionCheck,
+CONSTANTS AcksAll, MinInsyncReplicas, ProduceFencing, UnknownEpochBackoff, MetadataVersionCheck,
           ConsumerRestart, GroupHandover, CommitLeaderEpoch, ValidateCommitted, AwaitCommittedEpoch
 
 (* Combinations in which a switch would have nothing to act on are refused. *)
 ASSUME
     /\ MinInsyncReplicas \in 1 .. Cardinality(Replicas)
+    /\ UnknownEpochBackoff => ProduceFencing
     /\ CommitLeaderEpoch => (ConsumerRestart \/ GroupHandover)
     /\ ValidateCommitted => CommitLeaderEpoch
     /\ AwaitCommittedEpoch => (CommitLeaderEpoch /\ MetadataVersionCheck)
@@ -181,6 +187,11 @@ ProducerSend == LET leader == producerLeader IN
     /\ UNCHANGED <<replicaState, nextLeaderEpoch, quorumState, leaderAndIsrRequests>>
     /\ UNCHANGED <<consumerVars, producerLeader, producerEpoch, committed, spuriousOutOfRange>>
 
+ProducerDropsLeader ==
+    /\ producerLeader' = None
+    /\ UNCHANGED <<vars, consumerVars, producerEpoch, producerPending, acked, committed, producerActedEpoch,
+                   consumerActedEpoch, staleWrite, leaderRegression, spuriousOutOfRange>>
+
 (* KIP-359's FENCED_LEADER_EPOCH: the replica the producer sends its next record to is on a   *)
 (* newer epoch than the producer's metadata (the broker checks the epoch before leadership).  *)
 (* The producer's metadata is stale: it forgets the leader, keeps the epoch for KIP-232's     *)
@@ -191,9 +202,19 @@ ProducerSendFenced == LET target == producerLeader IN
     /\ producerPending = NoPending
     /\ nextRecordId <= MaxRecords - 1
     /\ producerEpoch < replicaState[target].leaderEpoch
-    /\ producerLeader' = None
-    /\ UNCHANGED <<vars, consumerVars, producerEpoch, producerPending, acked, committed, producerActedEpoch,
-                   consumerActedEpoch, staleWrite, leaderRegression, spuriousOutOfRange>>
+    /\ ProducerDropsLeader
+
+(* KIP-359's UNKNOWN_LEADER_EPOCH: the replica is on an older epoch than the producer's        *)
+(* metadata. With UnknownEpochBackoff the producer backs off and retries with the same         *)
+(* metadata, which changes nothing; without it the producer reacts as to FENCED_LEADER_EPOCH.  *)
+ProducerSendUnknownEpoch == LET target == producerLeader IN
+    /\ ProduceFencing
+    /\ ~ UnknownEpochBackoff
+    /\ target # None
+    /\ producerPending = NoPending
+    /\ nextRecordId <= MaxRecords - 1
+    /\ producerEpoch > replicaState[target].leaderEpoch
+    /\ ProducerDropsLeader
 
 (* acks=all: the leader answers once its high watermark is above the record, while it still *)
 (* presumes leadership, has the record, and has at least MinInsyncReplicas in its ISR (else  *)
@@ -326,6 +347,7 @@ ClientsNext ==
     \/ ProducerRefreshMetadata
     \/ ProducerSend
     \/ ProducerSendFenced
+    \/ ProducerSendUnknownEpoch
     \/ ProducerReceiveAck
     \/ ProducerRequestFails
 

@@ -16,7 +16,7 @@ from modelcheck.engines.fast import FastChecker
 from scenarios import led_by
 
 SWITCHES = ("UncleanElection", "ConsumerFencing", "TruncationCheck", "AcksAll", "ProduceFencing",
-            "MetadataVersionCheck", "ConsumerRestart", "GroupHandover", "CommitLeaderEpoch", "ValidateCommitted",
+            "UnknownEpochBackoff", "MetadataVersionCheck", "ConsumerRestart", "GroupHandover", "CommitLeaderEpoch", "ValidateCommitted",
             "AwaitCommittedEpoch")
 ALL_ON = {s: "TRUE" for s in SWITCHES if s != "UncleanElection"}
 ALL_OFF = {s: "FALSE" for s in SWITCHES}
@@ -24,6 +24,7 @@ NO_RESUME = {"ConsumerRestart": "FALSE", "GroupHandover": "FALSE", "CommitLeader
              "ValidateCommitted": "FALSE", "AwaitCommittedEpoch": "FALSE"}
 NO_KIP232 = {"MetadataVersionCheck": "FALSE", "AwaitCommittedEpoch": "FALSE"}
 NO_COMMIT_EPOCH = {"CommitLeaderEpoch": "FALSE", "ValidateCommitted": "FALSE", "AwaitCommittedEpoch": "FALSE"}
+NO_KIP359 = {"ProduceFencing": "FALSE", "UnknownEpochBackoff": "FALSE"}
 PAIR = {"r1", "r2"}
 
 
@@ -31,11 +32,18 @@ def check(m, invariants, engine=BfsChecker):
     return engine().check(m, CheckOptions(tuple(invariants)))
 
 
+def offered(moves, action):
+    """The epochs of the requests an enabled metadata refresh would adopt."""
+    return {int(label.rsplit("leaderAndIsrRequest=", 1)[1].rstrip(")")) for label in moves
+            if label.startswith(action + "(")}
+
+
 # --- TLC's figures --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("consts, invariants, distinct, depth, engine", [
     (ALL_OFF, ["TypeOk"], 25_103, 22, BfsChecker),
     (NO_RESUME, ["TypeOk"], 49_589, 23, BfsChecker),
+    ({"UnknownEpochBackoff": "FALSE"}, ["TypeOk"], 171_777, 28, FastChecker),
     ({}, ["TypeOk"], 170_631, 28, FastChecker),
     ({"GroupHandover": "FALSE"}, ["NoAckedWriteLost", "NoLeaderRegression", "NoSpuriousOutOfRange",
                                  "NoDivergentDelivery"], 93_963, 24, FastChecker),
@@ -59,6 +67,9 @@ def test_whole_state_space_with_three_replicas_matches_tlc():
     ({"UncleanElection": "TRUE"}, "NoAckedWriteLost", 9_630, 11, BfsChecker),
     (NO_COMMIT_EPOCH, "NoSpuriousOutOfRange", 32_599, 15, FastChecker),
     ({"AwaitCommittedEpoch": "FALSE"}, "NoSpuriousOutOfRange", 32_586, 15, FastChecker),
+    ({"UnknownEpochBackoff": "FALSE"}, "NoLeaderRegression", 59_754, 17, BfsChecker),
+    # the violating level is met part-way: the count holds only if successors come in TLC's order
+    ({"LogSize": 2, "MaxRecords": 2, **NO_KIP359}, "NoLeaderRegression", 8_645, 11, FastChecker),
 ])
 def test_shortest_violations_match_tlc(consts, invariant, distinct, length, engine):
     """TLC stops at the first violating state; so do both engines, having
@@ -99,6 +110,8 @@ def test_defaults_are_two_replicas_one_record_every_mechanism_on_and_clean_elect
     ({"ConsumerRestart": "FALSE", "GroupHandover": "FALSE"},
      "CommitLeaderEpoch=TRUE needs ConsumerRestart=TRUE or GroupHandover=TRUE"),
     ({"MinInsyncReplicas": "3"}, "MinInsyncReplicas=3 is more than the 2 replicas"),
+    ({"ProduceFencing": "FALSE"}, "UnknownEpochBackoff=TRUE needs ProduceFencing=TRUE (without KIP-359's produce "
+                                  "fencing no replica answers UNKNOWN_LEADER_EPOCH)"),
 ])
 def test_a_switch_with_nothing_to_act_on_is_refused_in_one_line(in_tmp, consts, says):
     args = [a for k, v in consts.items() for a in ("--const", f"{k}={v}")]
@@ -138,19 +151,30 @@ def test_fenced_leader_epoch_makes_the_producer_drop_its_leader_until_a_refresh(
     assert (field(m, t, "producer_leader"), field(m, t, "producer_epoch")) == (-1, 0)
     refreshed = enabled(m, t)
     # KIP-232 still compares with the kept epoch: epoch 1 is taken, epoch 0 is not offered again
-    assert "ProducerRefreshMetadata(leaderAndIsrRequest=1)" in refreshed
-    assert "ProducerRefreshMetadata(leaderAndIsrRequest=0)" in refreshed  # same epoch into an empty cache
+    assert offered(refreshed, "ProducerRefreshMetadata") == {0, 1}  # epoch 0 again: into an empty cache
     assert "ProducerSend(leader=r1)" not in refreshed and "ProducerSendFenced(leader=r1)" not in refreshed
 
 
-def test_unknown_leader_epoch_changes_nothing_and_no_fencing_sends_anyway():
+def producer_ahead_of_r1(m):
+    """The producer has epoch 1 naming r1, which still leads on epoch 0."""
+    return led_by(m, "r1", epoch=0, isr=PAIR, next_leader_epoch=2, request_sent={1: 1}, request_leader={1: "r1"},
+                  request_isr={1: PAIR}, quorum_epoch=1, producer_leader="r1", producer_epoch=1)
+
+
+def test_unknown_leader_epoch_backs_off_refreshes_without_the_backoff_and_no_fencing_sends_anyway():
     m = model("kafka-clients")
-    # the producer has epoch 1 naming r1, which still leads on epoch 0
-    s = led_by(m, "r1", epoch=0, isr=PAIR, next_leader_epoch=2, request_sent={1: 1}, request_leader={1: "r1"},
-               request_isr={1: PAIR}, quorum_epoch=1, producer_leader="r1", producer_epoch=1)
-    moves = enabled(m, s)
+    moves = enabled(m, producer_ahead_of_r1(m))
     assert not [label for label in moves if label.startswith("ProducerSend")]  # back off: no step
-    unfenced = model("kafka-clients", ProduceFencing="FALSE")
+    no_backoff = model("kafka-clients", UnknownEpochBackoff="FALSE")
+    moves = enabled(no_backoff, producer_ahead_of_r1(no_backoff))
+    assert [label for label in moves if label.startswith("ProducerSend")] == ["ProducerSendUnknownEpoch(leader=r1)"]
+    t = moves["ProducerSendUnknownEpoch(leader=r1)"]
+    assert (field(no_backoff, t, "producer_leader"), field(no_backoff, t, "producer_epoch")) == (-1, 1)
+    assert offered(enabled(no_backoff, t), "ProducerRefreshMetadata") == {1}  # the same metadata again
+    # behind the leader, the producer is fenced whether or not it backs off on the other error
+    behind = led_by(no_backoff, "r1", epoch=1, isr=PAIR, producer_leader="r1", producer_epoch=0)
+    assert "ProducerSendUnknownEpoch(leader=r1)" not in enabled(no_backoff, behind)
+    unfenced = model("kafka-clients", **NO_KIP359)
     s = led_by(unfenced, "r1", epoch=0, isr=PAIR, next_leader_epoch=2, request_sent={1: 1},
                request_leader={1: "r1"}, request_isr={1: PAIR}, quorum_epoch=1, producer_leader="r1",
                producer_epoch=1)
@@ -198,14 +222,25 @@ def test_metadata_version_check_refuses_older_metadata():
     checked = model("kafka-clients")
     s = deposed_r1(checked, producer_leader="r2", producer_epoch=1, consumer_leader="r2", consumer_epoch=1)
     moves = enabled(checked, s)
-    assert "ProducerRefreshMetadata(leaderAndIsrRequest=0)" not in moves
-    assert "ClientConsumerRefreshMetadata(leaderAndIsrRequest=0)" not in moves
+    assert 0 not in offered(moves, "ProducerRefreshMetadata") | offered(moves, "ClientConsumerRefreshMetadata")
     unchecked = model("kafka-clients", **NO_KIP232)
     s = deposed_r1(unchecked, producer_leader="r2", producer_epoch=1, consumer_leader="r2", consumer_epoch=1)
     moves = enabled(unchecked, s)
-    for label in ("ProducerRefreshMetadata(leaderAndIsrRequest=0)",
-                  "ClientConsumerRefreshMetadata(leaderAndIsrRequest=0)"):
-        assert label in moves
+    assert "ProducerRefreshMetadata(leader=r1, leaderAndIsrRequest=0)" in moves
+    assert "ClientConsumerRefreshMetadata(leader=r1, leaderAndIsrRequest=0)" in moves
+
+
+def test_requests_are_picked_in_tlcs_order_leader_first_then_epoch():
+    """TLC enumerates leaderAndIsrRequests in its order of records, which
+    compares the leader before the epoch: r1's epoch-1 request comes before
+    r2's epoch-0 one, for BecomeLeader and both clients' refreshes alike."""
+    m = model("kafka-clients", MetadataVersionCheck="FALSE", AwaitCommittedEpoch="FALSE")
+    s = crafted(m, next_leader_epoch=2, request_sent={0: 1, 1: 1}, request_leader={0: "r2", 1: "r1"},
+                request_isr={0: PAIR, 1: PAIR}, quorum_epoch=1, quorum_leader="r1")
+    labels = [m.instances[i].label() for i, _ in m.successors(s)]
+    for action in ("BecomeLeader", "ClientConsumerRefreshMetadata", "ProducerRefreshMetadata"):
+        mine = [label for label in labels if label.startswith(action + "(")]
+        assert mine == [f"{action}(leader=r1, leaderAndIsrRequest=1)", f"{action}(leader=r2, leaderAndIsrRequest=0)"]
 
 
 def consumer_read_one_from_r2(m, **fields):
@@ -302,8 +337,7 @@ def test_a_handover_starts_with_no_metadata_and_waits_for_the_committed_epoch(co
     assert (field(m, t, "consumer_leader"), field(m, t, "consumer_epoch")) == (-1, epoch)
     assert (field(m, t, "consumer_position"), field(m, t, "consumer_validated")) == (1, 0)
     moves = enabled(m, t)
-    assert "ClientConsumerRefreshMetadata(leaderAndIsrRequest=1)" in moves  # the committed epoch itself
-    assert ("ClientConsumerRefreshMetadata(leaderAndIsrRequest=0)" in moves) == (epoch == -1)
+    assert offered(moves, "ClientConsumerRefreshMetadata") == ({0, 1} if epoch == -1 else {1})  # 1: the committed epoch
 
 
 def test_a_fetch_from_a_leader_older_than_one_that_served_the_group_is_a_regression():

@@ -21,7 +21,8 @@ CONFIGS = {
                                      "TruncationCheck": "false"}, 100), ({"Replicas": 3, "MaxRecords": 2}, 50)],
     "kafka-clients": [({"MaxLeaderEpoch": 1}, 100),
                       ({"UncleanElection": "true", "AcksAll": "false", "ProduceFencing": "false",
-                        "MetadataVersionCheck": "false", "AwaitCommittedEpoch": "false"}, 100)],
+                        "UnknownEpochBackoff": "false", "MetadataVersionCheck": "false",
+                        "AwaitCommittedEpoch": "false"}, 100)],
 }
 FAMILY = [({"Replicas": 2}, 150), ({"Replicas": 3, "MaxLeaderEpoch": 1}, 100)]
 RANDOM_STATES = 40
