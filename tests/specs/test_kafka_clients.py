@@ -68,6 +68,8 @@ def test_whole_state_space_with_three_replicas_matches_tlc():
     (NO_COMMIT_EPOCH, "NoSpuriousOutOfRange", 32_599, 15, FastChecker),
     ({"AwaitCommittedEpoch": "FALSE"}, "NoSpuriousOutOfRange", 32_586, 15, FastChecker),
     ({"UnknownEpochBackoff": "FALSE"}, "NoLeaderRegression", 59_754, 17, BfsChecker),
+    ({"Replicas": 3}, "NoWriteToStaleLeader", 1_330, 6, FastChecker),
+    ({"Replicas": 3, "UnknownEpochBackoff": "FALSE"}, "NoWriteToStaleLeader", 1_386, 6, FastChecker),
     # the violating level is met part-way: the count holds only if successors come in TLC's order
     ({"LogSize": 2, "MaxRecords": 2, **NO_KIP359}, "NoLeaderRegression", 8_645, 11, FastChecker),
 ])
