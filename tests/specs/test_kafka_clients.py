@@ -16,8 +16,8 @@ from modelcheck.engines.fast import FastChecker
 from scenarios import led_by
 
 SWITCHES = ("UncleanElection", "ConsumerFencing", "TruncationCheck", "AcksAll", "ProduceFencing",
-            "UnknownEpochBackoff", "MetadataVersionCheck", "ConsumerRestart", "GroupHandover", "CommitLeaderEpoch", "ValidateCommitted",
-            "AwaitCommittedEpoch")
+            "UnknownEpochBackoff", "MetadataVersionCheck", "ConsumerRestart", "GroupHandover", "CommitLeaderEpoch",
+            "ValidateCommitted", "AwaitCommittedEpoch")
 ALL_ON = {s: "TRUE" for s in SWITCHES if s != "UncleanElection"}
 ALL_OFF = {s: "FALSE" for s in SWITCHES}
 NO_RESUME = {"ConsumerRestart": "FALSE", "GroupHandover": "FALSE", "CommitLeaderEpoch": "FALSE",
