@@ -44,6 +44,7 @@ def offered(moves, action):
     (ALL_OFF, ["TypeOk"], 25_103, 22, BfsChecker),
     (NO_RESUME, ["TypeOk"], 49_589, 23, BfsChecker),
     ({"UnknownEpochBackoff": "FALSE"}, ["TypeOk"], 171_777, 28, FastChecker),
+    ({"MinInsyncReplicas": "2"}, ["TypeOk"], 157_115, 28, FastChecker),
     ({}, ["TypeOk"], 170_631, 28, FastChecker),
     ({"GroupHandover": "FALSE"}, ["NoAckedWriteLost", "NoLeaderRegression", "NoSpuriousOutOfRange",
                                  "NoDivergentDelivery"], 93_963, 24, FastChecker),
@@ -68,6 +69,8 @@ def test_whole_state_space_with_three_replicas_matches_tlc():
     (NO_COMMIT_EPOCH, "NoSpuriousOutOfRange", 32_599, 15, FastChecker),
     ({"AwaitCommittedEpoch": "FALSE"}, "NoSpuriousOutOfRange", 32_586, 15, FastChecker),
     ({"UnknownEpochBackoff": "FALSE"}, "NoLeaderRegression", 59_754, 17, BfsChecker),
+    ({"ValidateCommitted": "FALSE"}, "NoLeaderRegression", 62_012, 17, FastChecker),
+    ({"ConsumerRestart": "FALSE"}, "NoSpuriousOutOfRange", 55_916, 17, FastChecker),
     ({"Replicas": 3}, "NoWriteToStaleLeader", 1_330, 6, FastChecker),
     ({"Replicas": 3, "UnknownEpochBackoff": "FALSE"}, "NoWriteToStaleLeader", 1_386, 6, FastChecker),
     # the violating level is met part-way: the count holds only if successors come in TLC's order
