@@ -102,6 +102,12 @@ def sometimes(fn) -> PredicateDef:
 UPSTREAM = "from github.com/hachikuji/kafka-specification"
 
 
+def written_here(path: str, relation: str = "") -> str:
+    """The origin of a TLA+ module written in this repository: where its text
+    is, and what it builds on (e.g. "it extends Kip320")."""
+    return f"written in this repository ({path})" + (f"; {relation}" if relation else "")
+
+
 @dataclass(frozen=True)
 class SpecDefinition:
     name: str  # the CLI name
@@ -127,7 +133,7 @@ class SpecDefinition:
     # they are checked under; the first is the default and is called "Spec".
     properties: tuple[Any, ...] = ()
     specifications: tuple[Any, ...] = ()
-    origin: str = UPSTREAM  # where the TLA+ module comes from (its text is not in this repository)
+    origin: str = UPSTREAM  # where the TLA+ module comes from: upstream, or written_here(path)
     # TLC's VIEW, when the module defines one as a tuple of its variables: the
     # names of the variables it keeps (see Model.view). ``view_default``: whether
     # a run applies it when not told (the module's own .cfg does).

@@ -2,13 +2,14 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
 from modelcheck import __version__
-from support import invoke, invoke_json, one_error_line, run_on_terminal, run_subprocess
+from support import ROOT, invoke, invoke_json, one_error_line, run_on_terminal, run_subprocess
 
 JSON_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
                "properties", "specification", "violation", "symmetry", "view", "notes"}
@@ -247,16 +248,24 @@ def test_list_says_what_each_invariant_means(in_tmp):
     code, out, _ = invoke("list")
     assert code == 0
     kip320 = out.split("\nkip320  ")[1].split("\n\n")[0].splitlines()
-    assert kip320[0] == "(port of TLA+ module Kip320, from github.com/hachikuji/kafka-specification)"
+    assert kip320[0] == ("(port of TLA+ module Kip320, from github.com/hachikuji/kafka-specification; its temporal "
+                         "properties and the NoFairSpec and FairFetchSpec specifications port Kip320Live, written in "
+                         "this repository (tla/Kip320Live.tla))")
     assert "    StrongIsr*    Below a presumed leader's high watermark, every replica in the quorum's (true) ISR " \
            "has exactly the leader's records, so any electable replica holds all data consumers may have seen." \
         in kip320
     assert "    LeaderInIsr   The quorum's leader is a member of the quorum's ISR." in kip320
-    assert ".tla" not in out
+    # a module written here is named by its file, which is in the repository; an upstream one is not
+    written = re.findall(r"written in this repository \((tla/\w+\.tla)\)", out)
+    assert written == ["tla/Kip320Live.tla", "tla/Kip320Consumer.tla", "tla/KafkaClients.tla"]
+    assert all(os.path.exists(os.path.join(ROOT, path)) for path in written)
+    assert out.count(".tla") == len(written)
     consumer = out.split("\nkip320-consumer  ")[1]
-    assert consumer.startswith("(port of TLA+ module Kip320Consumer, written for modelcheck; it extends Kip320)")
+    assert consumer.startswith("(port of TLA+ module Kip320Consumer, written in this repository "
+                               "(tla/Kip320Consumer.tla); it extends Kip320, from github.com/hachikuji/")
     clients = out.split("\nkafka-clients  ")[1]
-    assert clients.startswith("(port of TLA+ module KafkaClients, written for modelcheck; it extends Kip320Consumer)")
+    assert clients.startswith("(port of TLA+ module KafkaClients, written in this repository (tla/KafkaClients.tla); "
+                              "it extends Kip320Consumer)")
 
 
 def test_run_help_names_every_engine(in_tmp):

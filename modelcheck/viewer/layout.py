@@ -11,7 +11,8 @@ spec has:
 * kip320-consumer adds a consumer row: the leader and epoch it believes in,
   its position, what it delivered, and whether validation is pending;
 * kafka-clients adds a producer row the same way (its leader and epoch, the
-  acks=all request in flight, what was acknowledged) and the clients' flags;
+  acks=all request in flight, what was acknowledged, the newest leader epoch
+  that served it), the group's committed offset and the clients' flags;
 * a spec may declare its own layouts (``SpecDefinition.layout``), as
   AsyncIsr and the KRaft specs do; those are drawn first, and the viewer
   needs to know nothing of the spec's modules;
@@ -123,12 +124,14 @@ def consumer_rows(model, state, values) -> list[Row]:
 # --- the producer of kafka-clients ---------------------------------------------------------
 
 PRODUCER_VARIABLES = frozenset({"producerLeader", "producerEpoch", "producerPending", "acked", "staleWrite",
-                                "metadataRegression", "spuriousOutOfRange"})
+                                "committed", "producerActedEpoch", "consumerActedEpoch", "leaderRegression",
+                                "spuriousOutOfRange"})
 
 PRODUCER_GROUPS = [
     Group("producer", "producer", "table",
           (("leader", "leader"), ("epoch", "epoch"), ("pending", "pending"), ("acked", "acknowledged"),
-           ("staleWrite", "stale write"))),
+           ("actedEpoch", "served up to epoch"), ("staleWrite", "stale write"))),
+    Group("group", "group", "line"),
     Group("history", "clients", "line", heading="clients"),
 ]
 
@@ -140,6 +143,12 @@ def pending_text(pending) -> str:
     return f"{record_text(pending['record'])} at {pending['offset']} on {pending['leader']}"
 
 
+def committed_text(committed) -> str:
+    """The group's committed offset and the leader epoch stored with it."""
+    epoch = committed["leaderEpoch"]
+    return f"{committed['offset']}" + (" (no epoch)" if epoch == NIL else f" in epoch {epoch}")
+
+
 def producer_rows(model, state, values) -> list[Row]:
     acked = [f"id{i} at {a['offset']} (leader epoch {a['leaderEpoch']})"
              for i, a in values["acked"].items() if a["offset"] != NIL]
@@ -148,9 +157,13 @@ def producer_rows(model, state, values) -> list[Row]:
         text_cell("epoch", values["producerEpoch"]),
         Cell("pending", pending_text(values["producerPending"]), label="pending"),
         Cell("acked", ", ".join(acked) or "-", label="acknowledged"),
+        text_cell("actedEpoch", values["producerActedEpoch"], "served up to epoch"),
         Cell("staleWrite", "YES" if values["staleWrite"] else "no", label="stale write"),
+    ]), Row("group", "group", [
+        Cell("committed", committed_text(values["committed"]), label="committed"),
+        text_cell("actedEpoch", values["consumerActedEpoch"], "consumer served up to epoch"),
     ]), Row("history", "clients", [
-        Cell("metadataRegression", "YES" if values["metadataRegression"] else "no", label="metadata regression"),
+        Cell("leaderRegression", "YES" if values["leaderRegression"] else "no", label="leader regression"),
         Cell("spuriousOutOfRange", "YES" if values["spuriousOutOfRange"] else "no", label="spurious out of range"),
     ])]
 

@@ -64,18 +64,19 @@ def test_traces_never_replace_existing_files(in_tmp):
 
 def test_each_invariant_is_checked_alone_in_a_column_of_its_own(in_tmp):
     (in_tmp / "t").mkdir()
-    code, out, _ = invoke("sweep", "kafka-clients", "--const", "MaxLeaderEpoch=1", "--vary",
-                          "MetadataVersionCheck=TRUE,FALSE", "--inv", "NoMetadataRegression", "--inv",
-                          "NoAckedWriteLost", "--each-inv", "--trace-dir", "t", "--format", "json", "-q")
+    code, out, _ = invoke("sweep", "kafka-clients", "--const", "MaxLeaderEpoch=1", "--const", "GroupHandover=FALSE",
+                          "--const", "AwaitCommittedEpoch=FALSE", "--vary", "MetadataVersionCheck=TRUE,FALSE",
+                          "--inv", "NoLeaderRegression", "--inv", "NoAckedWriteLost", "--each-inv", "--trace-dir", "t",
+                          "--format", "json", "-q")
     assert code == 12
     rows = [{k: v for k, v in r.items() if k != "seconds"} for r in json.loads(out)]
+    shared = {"MaxLeaderEpoch": "1", "GroupHandover": "FALSE", "AwaitCommittedEpoch": "FALSE"}
     assert rows == [
-        {"MetadataVersionCheck": "TRUE", "MaxLeaderEpoch": "1", "NoMetadataRegression": "holds",
-         "NoAckedWriteLost": "holds"},
-        {"MetadataVersionCheck": "FALSE", "MaxLeaderEpoch": "1", "NoMetadataRegression": "violated (5 states)",
+        {"MetadataVersionCheck": "TRUE", **shared, "NoLeaderRegression": "holds", "NoAckedWriteLost": "holds"},
+        {"MetadataVersionCheck": "FALSE", **shared, "NoLeaderRegression": "violated (13 states)",
          "NoAckedWriteLost": "holds"}]
     assert [p.name for p in (in_tmp / "t").iterdir()] == [
-        "kafka-clients-MetadataVersionCheck=FALSE-NoMetadataRegression.itf.json"]
+        "kafka-clients-MetadataVersionCheck=FALSE-NoLeaderRegression.itf.json"]
 
 
 def test_a_sweep_exits_as_run_does_for_its_worst_row(in_tmp):

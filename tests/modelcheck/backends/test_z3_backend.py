@@ -21,7 +21,8 @@ CONFIGS = {
                                      "TruncationCheck": "false"}, 100), ({"Replicas": 3, "MaxRecords": 2}, 50)],
     "kafka-clients": [({"MaxLeaderEpoch": 1}, 100),
                       ({"UncleanElection": "true", "AcksAll": "false", "ProduceFencing": "false",
-                        "MetadataVersionCheck": "false"}, 100)],
+                        "UnknownEpochBackoff": "false", "MetadataVersionCheck": "false",
+                        "AwaitCommittedEpoch": "false"}, 100)],
     # messages, sequences and records: a few states suffice to meet every form
     "kraft-3.5": [({"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1,
                     "UncleanShutdownLimit": 0, "FenceBrokerLimit": 0}, 12)],

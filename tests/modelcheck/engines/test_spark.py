@@ -49,7 +49,7 @@ EXHAUSTIVE = [
     ("kip320-first-try", {"Replicas": 2}, None),
     ("async-isr", {}, None),
     ("kip320-consumer", {}, None),
-    ("kafka-clients", {"MaxLeaderEpoch": 1, "MetadataVersionCheck": "TRUE"}, ["NoMetadataRegression"]),
+    ("kafka-clients", {"MaxLeaderEpoch": 1, "GroupHandover": "FALSE"}, ["NoSpuriousOutOfRange"]),
 ]
 
 

@@ -56,16 +56,19 @@ def test_the_consumer_gets_its_own_row():
 def test_the_producer_gets_a_row_like_the_consumers():
     m = model("kafka-clients")
     s = crafted(m, producer_leader="r1", producer_epoch=0, pending_leader="r1", pending_offset=0, pending_id=0,
-                pending_epoch=0, stale_write=1, spurious_out_of_range=1)
+                pending_epoch=0, producer_acted_epoch=0, stale_write=1, spurious_out_of_range=1)
     rows = rows_for(m, s)
     assert cells(rows, "producer", "producer") == {
-        "leader": "r1", "epoch": "0", "pending": "id0@0 at 0 on r1", "acked": "-", "staleWrite": "YES"}
-    assert cells(rows, "history", "clients") == {"metadataRegression": "no", "spuriousOutOfRange": "YES"}
+        "leader": "r1", "epoch": "0", "pending": "id0@0 at 0 on r1", "acked": "-", "actedEpoch": "0",
+        "staleWrite": "YES"}
+    assert cells(rows, "group", "group") == {"committed": "0 (no epoch)", "actedEpoch": "-1"}
+    assert cells(rows, "history", "clients") == {"leaderRegression": "no", "spuriousOutOfRange": "YES"}
     acked = crafted(m, base=s, pending_leader="NONE", pending_offset=-1, pending_id=-1, pending_epoch=-1,
-                    acked_offset={0: 0}, acked_leader_epoch={0: 1})
+                    acked_offset={0: 0}, acked_leader_epoch={0: 1}, committed_offset=1, committed_epoch=1)
     assert cells(rows_for(m, acked), "producer", "producer")["acked"] == "id0 at 0 (leader epoch 1)"
+    assert cells(rows_for(m, acked), "group", "group")["committed"] == "1 in epoch 1"
     assert [g.name for g in groups_for(m.codec.names)] == ["replicas", "quorum", "requests", "counters", "consumer",
-                                                           "producer", "history"]
+                                                           "producer", "group", "history"]
 
 
 def test_async_isr_shows_the_high_watermark_by_the_specs_operator():
