@@ -52,9 +52,12 @@ class DirectoryLock:
             if _same_file(fd, self.path):
                 break
             os.close(fd)  # the holder ended and removed the file after we opened it: try the new one
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
         self.fd = fd
+        try:  # the process id only names the holder in another run's message: on a full disk, go without it
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError:
+            pass
 
     def release(self) -> None:
         if self.fd is None:

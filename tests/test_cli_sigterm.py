@@ -61,5 +61,5 @@ def test_sigterm_stops_a_sweep_at_the_run_under_way(in_tmp):
     r = interrupt("sweep", "kip320", "--engine", "bfs", "--vary", "LogSize=2,3", cwd=in_tmp, marker=PROGRESS,
                   sig=signal.SIGTERM)
     assert r.code == 143, r.terminal
-    assert r.stdout.strip().splitlines()[-1] == "Interrupted after 1 of 2 runs."
+    assert r.stdout.strip().splitlines()[-1] == "Interrupted during run 1 of 2."
     no_noise(r.terminal)

@@ -42,17 +42,22 @@ CASES = {
 }
 
 
-def leftovers(scratch: str) -> list[str]:
+def children() -> set[int]:
+    return {p.pid for p in psutil.Process().children(recursive=True)}
+
+
+def leftovers(scratch: str, before: set[int]) -> list[str]:
     """Processes still running that belong to a run given ``scratch`` as its
     temporary directory (a Spark JVM names its log configuration there), and
-    children of this process; waited for a little, as a JVM ends when its
-    driver's pipe closes."""
+    children of this process not there ``before`` the round (other tests of
+    the session may keep a Spark context of their own); waited for a little,
+    as a JVM ends when its driver's pipe closes."""
     deadline = time.monotonic() + 15
     while True:
         found = [f"{p.pid} {' '.join(p.info['cmdline'] or [])[:120]}"
                  for p in psutil.process_iter(["cmdline"])
                  if p.pid != os.getpid() and any(scratch in part for part in (p.info["cmdline"] or []))]
-        found += [f"{p.pid} child" for p in psutil.Process().children(recursive=True)]
+        found += [f"{pid} child" for pid in sorted(children() - before)]
         if not found or time.monotonic() > deadline:
             return found
         time.sleep(0.5)
@@ -100,6 +105,7 @@ def soak(name: str, whole, tmp_path) -> None:
         delay = rng.uniform(0.0, case.longest_delay)
         where = f"{name} round {n}: {signal.Signals(sig).name} {delay:.2f} s after {case.marker!r}"
         work, scratch = tmp_path / f"round-{n}", tmp_path / f"tmp-{n}"
+        before = children()
         work.mkdir()
         scratch.mkdir()
         ck = work / "ck"
@@ -129,4 +135,4 @@ def soak(name: str, whole, tmp_path) -> None:
         assert os.listdir(scratch) == [], where
         if ck.exists():
             assert not [f for f in os.listdir(ck) if f.endswith(".tmp") or f.startswith(".")], where
-        assert leftovers(str(scratch)) == [], where
+        assert leftovers(str(scratch), before) == [], where

@@ -3,6 +3,7 @@ distinct-state counts, depths and shortest counterexample lengths on every
 spec. One local[2] SparkContext serves the whole module."""
 
 import os
+import re
 import shutil
 import tempfile
 
@@ -202,9 +203,9 @@ def test_a_lead_in_changes_no_count(context, name, consts, invariants, limit):
     bfs, spark = both(context, model(name, **consts), invariants, engine_options={"lead_in": limit, "partitions": 3})
     assert (spark.result, spark.distinct_states, spark.depth, spark.states_generated, spark.sometimes) == \
            (bfs.result, bfs.distinct_states, bfs.depth, bfs.states_generated, bfs.sometimes)
-    led = [n for n in spark.notes if n.startswith("levels 1 to ")]
+    led = [m for m in (re.search(r"levels 1 to (\d+)", n) for n in spark.notes) if m]
     assert led, spark.notes
-    driver_levels = int(led[0].split()[3])
+    driver_levels = int(led[0].group(1))
     assert driver_levels < spark.depth if limit == 100 else driver_levels == spark.depth + 1
 
 
