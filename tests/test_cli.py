@@ -262,7 +262,7 @@ def test_list_says_what_each_invariant_means(in_tmp):
     assert out.count(".tla") == len(written)
     consumer = out.split("\nkip320-consumer  ")[1]
     assert consumer.startswith("(port of TLA+ module Kip320Consumer, written in this repository "
-                               "(tla/Kip320Consumer.tla); it extends Kip320, from github.com/hachikuji/")
+                               "(tla/Kip320Consumer.tla); it extends Kip320)")
     clients = out.split("\nkafka-clients  ")[1]
     assert clients.startswith("(port of TLA+ module KafkaClients, written in this repository (tla/KafkaClients.tla); "
                               "it extends Kip320Consumer)")
