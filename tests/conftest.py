@@ -96,13 +96,17 @@ SLOW = {
     "modelcheck/test_trace.py": {"test_itf_is_readable_by_itf_py"},
     "modelcheck/viewer/test_html.py": {
         "test_last_replica_standing_reads_as_kafka", "test_stepping_keeps_the_page_still",
-        "test_steps_through_the_whole_trace", "test_timeline_labels_break_between_words_and_parameters"},
+        "test_steps_through_the_whole_trace", "test_the_lost_record_is_singled_out",
+        "test_timeline_labels_break_between_words_and_parameters"},
     "specs/test_kafka_clients.py": {"test_whole_state_space_matches_tlc"},
     "specs/test_kip320_consumer.py": {"test_switch_combinations_with_unclean_election"},
     "specs/test_kraft_kip966.py": {
         "test_a_reassignment_leaving_one_replica_never_acknowledges_its_write",
         "test_liveness_properties_that_tlc_finds_hold",
-        "test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine"},
+        "test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine", "test_shortest_violations_match_tlc",
+        "test_state_space_under_the_view_matches_tlc",
+        "test_whole_state_counts_are_tlc_s_with_only_the_discarded_requests_the_spec_reads"},
+    "specs/test_kraft_layout.py": {"test_every_kind_of_state_and_step_is_drawn"},
     "specs/test_kraft_v3_5.py": {
         "test_a_step_tlc_cannot_evaluate_stops_the_run_as_it_stops_tlc",
         "test_defaults_are_the_committed_configuration",
@@ -113,8 +117,10 @@ SLOW = {
         "test_a_checkpoint_that_is_a_fifo_is_refused_without_waiting",
         "test_a_fifo_as_trace_is_refused_without_waiting", "test_an_endless_device_is_refused_at_once"},
     "test_cli_interrupts.py": {
+        "test_an_interrupted_bfs_run_names_the_last_depth_it_found_whole",
         "test_an_interrupted_proof_is_never_proved_whenever_the_interrupt_comes",
-        "test_sweep_stops_at_the_interrupted_row_and_reports_the_rows_done"},
+        "test_sweep_stops_at_the_interrupted_row_and_reports_the_rows_done",
+        "test_sweep_text_says_which_run_was_interrupted"},
     "test_cli_liveness.py": {"test_a_cfg_symmetry_line_checks_each_case_under_the_renamings_that_leave_it_alone"},
     "test_cli_sigterm.py": {
         "test_sigterm_saves_the_checkpoint_and_the_resumed_count_is_exact", "test_sigterm_stops_a_proof_with_exit_143"},
