@@ -45,7 +45,7 @@ from modelcheck.codec import Codec, json_set
 from modelcheck.errors import SpecDefinitionError, TraceFormatError
 from modelcheck.expr import (FALSE, TRUE, Expr, add, and_, const, eq, ite, le, lift, lt, max_, not_, or_, select,
                              sub, var)
-from modelcheck.records import RecordType, RecordView
+from modelcheck.records import RecordType, RecordView, SlotQueries
 from modelcheck.schema import Field
 
 
@@ -195,7 +195,7 @@ class RecordSet(_Container):
                         [const(0)] * self.capacity if self.bag else None)
 
 
-class SetView:
+class SetView(SlotQueries):
     """Read access to a set's value: membership, "exists a message with ...",
     the element in a slot."""
 
@@ -226,22 +226,6 @@ class SetView:
         if self.contents.copies is None:
             return ite(self.present(k), 1, 0)
         return self.contents.copies[k]
-
-    def elements(self) -> list[tuple[Expr, RecordView]]:
-        """(occupied, record) for every slot."""
-        return [(self.present(k), self.at(k)) for k in range(self.capacity)]
-
-    def contains(self, record: RecordView) -> Expr:
-        """record \\in set."""
-        return or_(*(and_(here, r.equals(record)) for here, r in self.elements()))
-
-    def exists(self, predicate: Callable[[RecordView], Any]) -> Expr:
-        """\\E m \\in set : predicate(m)."""
-        return or_(*(and_(here, predicate(r)) for here, r in self.elements()))
-
-    def forall(self, predicate: Callable[[RecordView], Any]) -> Expr:
-        """\\A m \\in set : predicate(m)."""
-        return and_(*(or_(not_(here), predicate(r)) for here, r in self.elements()))
 
     def is_empty(self) -> Expr:
         return eq(self.contents.size, 0)

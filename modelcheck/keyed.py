@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 from modelcheck.codec import Codec, json_set
 from modelcheck.errors import SpecDefinitionError, TraceFormatError
 from modelcheck.expr import FALSE, Expr, add, and_, const, eq, ite, lift, not_, or_, var
-from modelcheck.records import RecordType, RecordView
+from modelcheck.records import RecordType, RecordView, SlotQueries
 from modelcheck.schema import Field
 
 
@@ -125,7 +125,7 @@ class _Keyed:
         self.present, self.parts, self.overflow = present, parts, overflow
 
 
-class KeyedSetView:
+class KeyedSetView(SlotQueries):
     def __init__(self, container: KeyedRecordSet, contents: _Keyed):
         self.container, self.contents = container, contents
 
@@ -147,18 +147,6 @@ class KeyedSetView:
         if isinstance(k, Expr) or not 0 <= k < self.capacity:
             raise SpecDefinitionError(f"{self.container.name}: read a slot by its number (0..{self.capacity - 1})")
         return self.container.slot_record(k, self.contents.parts[k])
-
-    def elements(self) -> list[tuple[Expr, RecordView]]:
-        return [(self.present(k), self.at(k)) for k in range(self.capacity)]
-
-    def contains(self, record: RecordView) -> Expr:
-        return or_(*(and_(here, r.equals(record)) for here, r in self.elements()))
-
-    def exists(self, predicate: Callable[[RecordView], Any]) -> Expr:
-        return or_(*(and_(here, predicate(r)) for here, r in self.elements()))
-
-    def forall(self, predicate: Callable[[RecordView], Any]) -> Expr:
-        return and_(*(or_(not_(here), predicate(r)) for here, r in self.elements()))
 
     def is_empty(self) -> Expr:
         return and_(*(not_(here) for here in self.contents.present))

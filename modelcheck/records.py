@@ -30,7 +30,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from modelcheck.codec import Codec, json_int, json_record, json_set
 from modelcheck.errors import SpecDefinitionError, TraceFormatError
-from modelcheck.expr import (BOOL, INT, Expr, and_, const, const_value, eq, is_const, ite, lex_less, lift,
+from modelcheck.expr import (BOOL, INT, Expr, and_, const, const_value, eq, is_const, ite, lex_less, lift, not_, or_,
                              set_order_key)
 from modelcheck.schema import Field
 from modelcheck.values import Record
@@ -371,3 +371,27 @@ class _RecordCodec(Codec):
 
     def slots(self):
         return list(self._slots.values())
+
+
+class SlotQueries:
+    """What a set of records held in slots answers, from ``present(k)`` (is
+    slot k occupied) and ``at(k)`` (its record): membership and the two
+    quantifiers, as TLA+ reads them over the set."""
+
+    capacity: int
+
+    def elements(self) -> list[tuple[Expr, "RecordView"]]:
+        """(occupied, record) for every slot."""
+        return [(self.present(k), self.at(k)) for k in range(self.capacity)]
+
+    def contains(self, record: "RecordView") -> Expr:
+        """record \\in set."""
+        return or_(*(and_(here, r.equals(record)) for here, r in self.elements()))
+
+    def exists(self, predicate: Callable[["RecordView"], Any]) -> Expr:
+        """\\E m \\in set : predicate(m)."""
+        return or_(*(and_(here, predicate(r)) for here, r in self.elements()))
+
+    def forall(self, predicate: Callable[["RecordView"], Any]) -> Expr:
+        """\\A m \\in set : predicate(m)."""
+        return and_(*(or_(not_(here), predicate(r)) for here, r in self.elements()))
