@@ -140,16 +140,6 @@ def render_html(view: TraceView) -> str:
     return re.sub(r"__([A-Z]+)__", lambda m: values.get(m.group(1), m.group(0)), asset("viewer.html"))
 
 
-def check_destination(path: str, overwrite: bool) -> None:
-    if os.path.isdir(path):
-        raise InputError(f"--html {path} is a directory; name the file to write")
-    if os.path.exists(path) and not overwrite:
-        raise InputError(f"--html {path} already exists (pass --overwrite to replace it)")
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise InputError(f"cannot write --html {path}: directory {parent} does not exist")
-
-
 def write_html(view: TraceView, path: str, overwrite: bool = False) -> None:
     text = render_html(view)
     try:
