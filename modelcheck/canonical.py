@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import cached_property, lru_cache, partial
 
 import numpy as np
 
@@ -58,6 +58,23 @@ class ReplicaRoles:
     def shared(self, slots: np.ndarray) -> np.ndarray:
         """Those of ``slots`` outside every replica's block."""
         return slots[~np.isin(slots, self.blocks)]
+
+    # the same four lookups for every batch: worked out once per model
+    @cached_property
+    def named_positions(self) -> np.ndarray:
+        return self.positions(self.replica_slots)
+
+    @cached_property
+    def set_positions(self) -> np.ndarray:
+        return self.positions(self.set_slots)
+
+    @cached_property
+    def shared_replica_slots(self) -> np.ndarray:
+        return self.shared(self.replica_slots)
+
+    @cached_property
+    def shared_set_slots(self) -> np.ndarray:
+        return self.shared(self.set_slots)
 
 
 def replica_roles(model) -> ReplicaRoles:
@@ -160,7 +177,7 @@ def signatures(roles: ReplicaRoles, columns: np.ndarray, block: np.ndarray | Non
     me = _replica_axis(roles)
     if block is None:
         block = columns[roles.blocks]  # (R, m, n)
-    named, sets = roles.positions(roles.replica_slots), roles.positions(roles.set_slots)
+    named, sets = roles.named_positions, roles.set_positions
     plain_weights = _weights(block.shape[1], 0).copy()
     plain_weights[named] = 0  # a replica's name is not kept by renaming: only how it relates to r
     plain_weights[sets] = 0
@@ -172,10 +189,10 @@ def signatures(roles: ReplicaRoles, columns: np.ndarray, block: np.ndarray | Non
     if sets.size:  # how many, and whether itself
         v = block[:, sets]
         features.append(_POPCOUNT[v & 0xFF] * 2 + ((v >> me) & 1))
-    shared = roles.shared(roles.replica_slots)
+    shared = roles.shared_replica_slots
     if shared.size:
         features.append((columns[shared][None] == me).astype(np.int64))
-    shared = roles.shared(roles.set_slots)
+    shared = roles.shared_set_slots
     if shared.size:
         features.append((columns[shared][None] >> me) & 1)
     if features:
@@ -207,13 +224,45 @@ def _run_permutations(ties: int, replicas: int) -> list[tuple[int, ...]]:
 BATCH = 1 << 14  # states canonicalised at once
 
 
-class Canonicaliser:
-    """Maps batches of packed states to their orbit representatives."""
+@dataclass(frozen=True)
+class Stabiliser:
+    """The renamings that keep each of the first ``fixed`` replicas where it
+    is and permute the others freely (``fixed=0``: every renaming). It is
+    the group a temporal property case about r1 is checked under: the case
+    is unchanged by exactly those renamings that leave r1 alone."""
 
-    def __init__(self, model, packing: Packing | None = None):
+    fixed: int = 0
+
+    def permutations(self, replicas: int) -> list[tuple[int, ...]]:
+        """Its members, as tuples ``p`` with replica i renamed to ``p[i]``."""
+        head = tuple(range(self.fixed))
+        return [head + rest for rest in itertools.permutations(range(self.fixed, replicas))]
+
+    def describe(self, names: tuple[str, ...]) -> str:
+        if self.fixed == 0:
+            return f"every renaming of {{{', '.join(names)}}}"
+        kept = ", ".join(names[:self.fixed])
+        rest = ", ".join(names[self.fixed:])
+        return f"the renamings that fix {kept} (those of {{{rest}}})"
+
+
+EVERY_RENAMING = Stabiliser(0)
+
+
+def group_of(symmetry) -> Stabiliser:
+    """The group a ``CheckOptions.symmetry`` asks for: True means every renaming."""
+    return symmetry if isinstance(symmetry, Stabiliser) else EVERY_RENAMING
+
+
+class Canonicaliser:
+    """Maps batches of packed states to their orbit representatives, under
+    every renaming of the replicas or under a ``Stabiliser``."""
+
+    def __init__(self, model, packing: Packing | None = None, group: Stabiliser = EVERY_RENAMING):
         self.model = model
         self.roles = replica_roles(model)
         self.packing = packing or Packing(model.schema)
+        self.group = group
         self._runs: dict[int, np.ndarray] = {}
 
     def words(self, words: np.ndarray) -> np.ndarray:
@@ -236,7 +285,7 @@ class Canonicaliser:
         """(width, n) slot values -> those of the representatives."""
         roles = self.roles
         block = columns[roles.blocks]
-        sig = signatures(roles, columns, block)
+        sig = self._fix(signatures(roles, columns, block))
         order = np.argsort(sig, axis=1, kind="stable")
         ranked = np.take_along_axis(sig, order, axis=1)
         ties = np.zeros(columns.shape[1], dtype=np.int64)
@@ -248,6 +297,16 @@ class Canonicaliser:
             rows = tied[ties[tied] == pattern]
             out[:, rows] = self._least_image(columns[:, rows], order[rows], int(pattern), out[:, rows])
         return out
+
+    def _fix(self, sig: np.ndarray) -> np.ndarray:
+        """Signatures under which the fixed replicas sort first, each alone:
+        they then keep their own names, and only the others are permuted."""
+        k = self.group.fixed
+        if k:
+            low = np.iinfo(np.int64).min
+            sig = np.maximum(sig, low + k)
+            sig[:, :k] = low + np.arange(k)
+        return sig
 
     def _least_image(self, columns: np.ndarray, order: np.ndarray, ties: int, best: np.ndarray) -> np.ndarray:
         """Of the images that keep the signatures sorted, the least (slot by
@@ -267,14 +326,22 @@ class Canonicaliser:
         return self._runs[ties]
 
     def orbit_sizes(self, words: np.ndarray) -> np.ndarray:
-        """How many distinct states each packed state's orbit holds (all R! renamings tried)."""
+        """How many distinct states each packed state's orbit holds (every renaming of the group tried)."""
         columns = self.packing.unpack(words)
         n, R = words.shape[1], self.roles.replicas
         images = [fingerprints(self.packing.pack(rename_columns(self.roles, columns,
                                                                 np.broadcast_to(np.array(p), (n, R)))))
-                  for p in itertools.permutations(range(R))]
+                  for p in self.group.permutations(R)]
         stacked = np.sort(np.stack(images), axis=0)
         return 1 + (stacked[1:] != stacked[:-1]).sum(axis=0)
+
+
+    def rename(self, state: tuple, p: tuple[int, ...]) -> tuple:
+        """``state`` with replica i renamed to ``p[i]``."""
+        order = np.empty(len(p), np.int64)
+        order[list(p)] = np.arange(len(p))
+        renamed = rename_columns(self.roles, np.array(state, dtype=np.int64)[:, None], order[None, :])
+        return tuple(renamed[:, 0].tolist())
 
 
 # --- what the engines call ------------------------------------------------------
@@ -316,10 +383,10 @@ def genuine_trace(model, path: list[int], canon: Canonicaliser) -> tuple[list[tu
     return states, actions
 
 
-def symmetric_search(model, successors):
+def symmetric_search(model, successors, group: Stabiliser = EVERY_RENAMING):
     """For a search over representatives: its successor function, its trace
     rebuilder (``rebuild(model, path)``) and its initial states."""
-    canon = Canonicaliser(model)
+    canon = Canonicaliser(model, group=group)
     return canonical_successors(canon, successors), partial(genuine_trace, canon=canon), \
         canon.states(model.init_states)
 

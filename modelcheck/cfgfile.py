@@ -2,11 +2,10 @@
 
 modelcheck takes CONSTANT(S), INVARIANT(S), CHECK_DEADLOCK, SYMMETRY (what it
 names is interpreted in modelcheck/canonical.py), SPECIFICATION (the name of
-one of the spec's named specifications) and PROPERTY/PROPERTIES (its temporal
-properties) from them.
-Other sections (INIT, NEXT, CONSTRAINT,
-VIEW...) name TLA+ operators modelcheck does not evaluate; they are skipped
-with a warning. Model-value declarations such as ``r1 = r1`` are accepted
+one of the spec's named specifications), PROPERTY/PROPERTIES (its temporal
+properties) and VIEW (for a spec that defines one) from them.
+Other sections (INIT, NEXT, CONSTRAINT...) name TLA+ operators modelcheck does
+not evaluate; they are skipped with a warning. Model-value declarations such as ``r1 = r1`` are accepted
 and need nothing.
 """
 
@@ -16,11 +15,12 @@ import re
 from dataclasses import dataclass, field
 
 from modelcheck.errors import InputError
+from modelcheck.reading import CONFIG_CAP, read_text
 
 USED = {"CONSTANT", "CONSTANTS", "INVARIANT", "INVARIANTS", "CHECK_DEADLOCK", "SYMMETRY", "SPECIFICATION",
-        "PROPERTY", "PROPERTIES"}
+        "PROPERTY", "PROPERTIES", "VIEW"}
 SKIPPED = {"INIT", "NEXT", "CONSTRAINT", "CONSTRAINTS",
-           "ACTION_CONSTRAINT", "ACTION_CONSTRAINTS", "VIEW", "POSTCONDITION", "ALIAS"}
+           "ACTION_CONSTRAINT", "ACTION_CONSTRAINTS", "POSTCONDITION", "ALIAS"}
 KEYWORDS = USED | SKIPPED
 
 _TOKEN = re.compile(r"""
@@ -30,7 +30,7 @@ _TOKEN = re.compile(r"""
   | (?P<block_comment>\(\*)
   | (?P<arrow><-)
   | (?P<punct>[={},\[\]()])
-  | (?P<number>-?\d+)
+  | (?P<number>-?[0-9]+)
   | (?P<string>"[^"\n]*")
   | (?P<ident>[A-Za-z_][A-Za-z0-9_!]*)
 """, re.VERBOSE)
@@ -47,6 +47,7 @@ class ConfigFile:
     warnings: list[str] = field(default_factory=list)
     specification: str | None = None
     properties: list[str] = field(default_factory=list)
+    view: tuple[str, int] | None = None  # (the operator VIEW names, its line)
 
 
 def _tokens(text: str, path: str) -> list[tuple[str, str, int]]:
@@ -181,6 +182,14 @@ def parse_config(text: str, path: str = "<cfg>") -> ConfigFile:
             if i == start:
                 raise InputError(f"{path}:{line}: SYMMETRY names nothing")
             cfg.symmetry.append(("".join(t[1] for t in toks[start:i]), line))
+        elif word == "VIEW":
+            start = i
+            while i < len(toks) and not at_keyword():
+                i += 1
+            names = [t[1] for t in toks[start:i]]
+            if len(names) != 1 or toks[start][0] != "ident":
+                raise InputError(f"{path}:{line}: VIEW names one operator")
+            cfg.view = (names[0], line)
         elif word == "CHECK_DEADLOCK":
             t = peek()
             if t is None or t[1] not in ("TRUE", "FALSE"):
@@ -198,9 +207,9 @@ def parse_config(text: str, path: str = "<cfg>") -> ConfigFile:
 
 
 def read_config(path: str) -> ConfigFile:
-    try:
-        with open(path, encoding="utf-8-sig") as f:  # a byte-order mark, as some editors write, is fine
-            text = f.read()
+    """A .cfg, from a regular file of at most ``reading.CONFIG_CAP`` bytes."""
+    try:  # a byte-order mark, as some editors write, is fine
+        text = read_text(path, "--config", CONFIG_CAP, encoding="utf-8-sig")
     except OSError as e:
         raise InputError(f"cannot read config {path}: {e.strerror or e}") from None
     except UnicodeDecodeError:

@@ -3,16 +3,19 @@
 A checkpoint is one file, ``DIR/checkpoint.npz``, holding the visited
 fingerprints, every state's parent and action, the frontier, and a JSON
 header naming the spec, constants, invariants and deadlock setting it was
-made for. It is written to a temporary name and renamed into place, so a
-crash while saving leaves the previous checkpoint intact, and an interrupted
-save removes its temporary file. Resuming under any other spec, constants or
+made for. It is written whole or not at all (``modelcheck.atomic``), so a
+crash or a full disk while saving leaves the previous checkpoint intact, and
+an interrupted save removes its temporary file. Resuming under any other spec, constants or
 checks is refused: its states were checked against those and only those.
 
 A damaged or inconsistent file is refused too, never resumed into a wrong
 count: the header records the structure's sizes and a SHA-256 digest of its
-arrays, and loading checks them along with the invariants of the search
-(the visited set sorted and the size of the state store, parents pointing
-into the level before, the frontier's fingerprints all visited).
+arrays and of the header itself (the identity, the depth, the depths where
+each reachability check first held, every counter), and loading checks the
+digest along with the invariants of the search (the visited set sorted and
+the size of the state store, parents pointing into the level before, the
+frontier's fingerprints all visited, one level per depth). The file is read
+only if it is a regular file of at most ``reading.CHECKPOINT_CAP`` bytes.
 """
 
 from __future__ import annotations
@@ -27,12 +30,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from modelcheck import __version__
+from modelcheck.atomic import write_atomically
 from modelcheck.destinations import make_writable_dir
 from modelcheck.errors import InputError
+from modelcheck.reading import CHECKPOINT_CAP, open_regular
 
 FILE = "checkpoint.npz"
 FORMAT = "modelcheck-fast-checkpoint"
-VERSION = 2
+VERSION = 3  # 3: the digest covers the header too
 ARRAYS = ("level_words", "visited", "level_sizes", "parents", "actions")
 
 
@@ -101,27 +106,48 @@ def save(directory: str, identity: RunIdentity, state: SearchState) -> float:
     header = {"format": FORMAT, "version": VERSION, "modelcheck": __version__, "saved_at": time.time(),
               "identity": identity.__dict__, "depth": state.depth, "level_start": state.level_start,
               "generated": state.generated, "sometimes": state.sometimes, "levels": len(state.parents),
-              "states": int(state.visited.size), "frontier": int(state.level_words.shape[1]),
-              "digest": digest(arrays)}
-    tmp = os.path.join(directory, f".{FILE}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, header=np.array(json.dumps(header)), **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path(directory))
-    except BaseException:  # a second Ctrl-C, a full disk: the last complete checkpoint stays
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+              "states": int(state.visited.size), "frontier": int(state.level_words.shape[1])}
+    header["digest"] = digest(arrays, header)
+    # a second Ctrl-C, a full disk: the last complete checkpoint stays, and no temporary file
+    write_atomically(path(directory), lambda f: np.savez(f, header=np.array(json.dumps(header)), **arrays),
+                     replace=True, binary=True)
     return time.perf_counter() - started
 
 
-def digest(arrays: dict[str, np.ndarray]) -> str:
-    """SHA-256 over each array's name, dtype, shape and bytes."""
+class Saver:
+    """Saves a search into ``directory`` again and again, and remembers the
+    last save that worked. A save that fails (a full disk) costs the search
+    nothing: it goes on, the last complete checkpoint stays in place, and
+    ``problem`` says both, for the report."""
+
+    def __init__(self, directory: str, identity: RunIdentity, saved_depth: int | None = None):
+        self.directory, self.identity = directory, identity
+        self.saved_depth = saved_depth  # the depth of the checkpoint in the directory, if any
+        self.problem: str | None = None  # why the latest save failed, until one works again
+
+    def save(self, state: SearchState) -> float | None:
+        """The seconds the save took, or None if it failed (see ``problem``)."""
+        try:
+            seconds = save(self.directory, self.identity, state)
+        except OSError as e:
+            self.problem = self.failure(state.depth, e)
+            return None
+        self.saved_depth, self.problem = state.depth, None
+        return seconds
+
+    def failure(self, depth: int, error: OSError) -> str:
+        kept = (f"{self.directory} keeps the checkpoint saved at depth {self.saved_depth}, which "
+                f"--resume {self.directory} continues" if self.saved_depth is not None
+                else f"no checkpoint was saved in {self.directory}")
+        return f"the checkpoint at depth {depth} could not be saved ({error.strerror or error}); {kept}"
+
+
+def digest(arrays: dict[str, np.ndarray], header: dict) -> str:
+    """SHA-256 over the header (all of it but the digest, as canonical JSON),
+    then each array's name, dtype, shape and bytes."""
     h = hashlib.sha256()
+    covered = {k: v for k, v in header.items() if k != "digest"}
+    h.update(json.dumps(covered, sort_keys=True, separators=(",", ":")).encode())
     for name in ARRAYS:
         a = np.ascontiguousarray(arrays[name])
         h.update(f"{name}:{a.dtype.str}:{a.shape};".encode())
@@ -129,15 +155,17 @@ def digest(arrays: dict[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
-def load(directory: str, identity: RunIdentity) -> SearchState:
+def load(directory: str, identity: RunIdentity, max_depth: int | None = None) -> SearchState:
+    """The search saved in ``directory``, refused (``InputError``) if it is
+    damaged, for another run, or deeper than ``max_depth``."""
     file = path(directory)
-    if not os.path.exists(file):
+    if not os.path.lexists(file):
         raise InputError(f"--resume {directory}: no checkpoint there ({FILE} is missing)")
     try:
-        with np.load(file, allow_pickle=False) as data:
+        with open_regular(file, f"--resume {directory}:", CHECKPOINT_CAP) as f, np.load(f, allow_pickle=False) as data:
             header = json.loads(str(data["header"]))
             arrays = {k: data[k] for k in ARRAYS}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+    except (OSError, ValueError, KeyError, EOFError, RecursionError, zipfile.BadZipFile) as e:
         # EOFError (an empty file) must not reach the CLI, which reads it as Ctrl-D
         reason = " ".join(str(e).split())[:120] or type(e).__name__
         raise InputError(f"--resume {directory}: {FILE} is damaged, not a readable checkpoint ({reason})") from None
@@ -148,10 +176,14 @@ def load(directory: str, identity: RunIdentity) -> SearchState:
     problem = inconsistency(header, arrays)
     if problem:
         raise InputError(f"--resume {directory}: {FILE} is damaged ({problem}); it cannot be resumed")
-    saved = RunIdentity(**header["identity"])
+    try:
+        saved = RunIdentity(**header["identity"])
+    except (KeyError, TypeError):
+        raise InputError(f"--resume {directory}: {FILE} is damaged (its identity is unreadable)") from None
     if saved != identity:
         raise InputError(f"--resume {directory}: the checkpoint is for {saved.describe()}, "
                          f"but this run is {identity.describe()}")
+    check_depth_limit(directory, header["depth"], max_depth)
     bounds = np.cumsum(arrays["level_sizes"])[:-1]
     return SearchState(
         depth=header["depth"], level_words=arrays["level_words"], level_start=header["level_start"],
@@ -164,7 +196,7 @@ def inconsistency(header: dict, arrays: dict[str, np.ndarray]) -> str | None:
     """What is wrong with a loaded checkpoint, or None: its digest, then the
     structure a search leaves behind."""
     try:
-        if header.get("digest") != digest(arrays):
+        if header.get("digest") != digest(arrays, header):
             return "its content does not match the digest saved with it"
         words, visited, sizes, parents, actions = (arrays[k] for k in ARRAYS)
         states, frontier = int(header["states"]), int(header["frontier"])
@@ -173,6 +205,12 @@ def inconsistency(header: dict, arrays: dict[str, np.ndarray]) -> str | None:
         if visited.size != states or int(sizes.sum()) != states or parents.size != states \
                 or actions.size != states or sizes.size != int(header["levels"]) or sizes.size < 1:
             return "its visited set, state store and level sizes disagree"
+        if int(header["depth"]) != sizes.size:
+            return "its depth is not its number of levels"
+        if not valid_reached(header["sometimes"], sizes.size):
+            return "its reachability checks name depths it has not reached"
+        if int(header["generated"]) < states:
+            return "it generated fewer states than it holds"
         if np.any(visited[1:] <= visited[:-1]):
             return "its visited set is not sorted"
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
@@ -193,3 +231,18 @@ def inconsistency(header: dict, arrays: dict[str, np.ndarray]) -> str | None:
     except (KeyError, TypeError, ValueError) as e:
         return f"its header is incomplete ({e})"
     return None
+
+
+def valid_reached(sometimes, depth: int) -> bool:
+    """The depths where each reachability check first held: None or 1..depth."""
+    return isinstance(sometimes, dict) and all(
+        v is None or (type(v) is int and 1 <= v <= depth) for v in sometimes.values())
+
+
+def check_depth_limit(directory: str, depth: int, max_depth: int | None) -> None:
+    """A checkpoint holds every level up to its depth; a --max-depth below
+    that cannot be honoured from it (the levels past the limit are already
+    in its visited set), so it is refused before any work."""
+    if max_depth is not None and depth > max_depth:
+        raise InputError(f"--resume {directory}: the checkpoint already holds {depth} levels, deeper than "
+                         f"--max-depth {max_depth}; give --max-depth {depth} or more, or run without --resume")

@@ -24,9 +24,10 @@ from modelcheck import __version__, exitcodes
 from modelcheck.engines import engine_commands, entry, load_command
 from modelcheck.engines.contract import SIMULATE, SIMULATION
 from modelcheck.errors import InputError
-from modelcheck.options import (SYMMETRY_HELP, config_option, const_option, coverage_option, engine_option,
-                                engine_options, engine_values, engines_epilog, inv_option, json_option, quiet_option,
-                                trace_out_options)
+from modelcheck.limits import Terminated, terminating_as_interrupts
+from modelcheck.options import (INTEGER, NUMBER, SYMMETRY_HELP, config_option, const_option, coverage_option,
+                                engine_option, engine_options, engine_values, engines_epilog, inv_option, json_option,
+                                quiet_option, trace_out_options)
 
 
 class OneLineGroup(click.Group):
@@ -49,6 +50,10 @@ class OneLineGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def main(self, args=None, prog_name=None, **extra):
+        with terminating_as_interrupts():
+            return self._main(args, prog_name, **extra)
+
+    def _main(self, args=None, prog_name=None, **extra):
         try:
             rv = super().main(args=args, prog_name=prog_name or "modelcheck", standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as e:
@@ -56,9 +61,10 @@ class OneLineGroup(click.Group):
             sys.exit(exitcodes.BAD_INPUT)
         except click.UsageError as e:
             _fail(e.format_message() if hasattr(e, "format_message") else str(e))
-        except (click.exceptions.Abort, KeyboardInterrupt):
-            click.echo("modelcheck: interrupted", err=True)
-            sys.exit(exitcodes.INTERRUPTED)
+        except (click.exceptions.Abort, KeyboardInterrupt) as e:
+            terminated = isinstance(e, Terminated) or isinstance(e.__cause__, Terminated)  # click wraps it
+            click.echo(f"modelcheck: {'terminated' if terminated else 'interrupted'}", err=True)
+            sys.exit(exitcodes.TERMINATED if terminated else exitcodes.INTERRUPTED)
         except click.ClickException as e:
             _fail(e.format_message())
         except InputError as e:
@@ -103,19 +109,22 @@ def main():
                    "named with --inv are checked too. Exit 13 if it is violated.")
 @click.option("--specification", metavar="NAME",
               help="The named specification (fairness) temporal properties are checked under; default Spec.")
-@click.option("--max-depth", type=int, metavar="N", help="Explore only the first N levels (initial states are level 1).")
+@click.option("--max-depth", type=INTEGER, metavar="N", help="Explore only the first N levels (initial states are level 1).")
 @click.option("--check-deadlock/--no-check-deadlock", default=None,
               help="Report states without successors (off by default: these specs are bounded).")
 @trace_out_options
-@click.option("--max-states", type=int, metavar="N", help="Stop cleanly once N distinct states are found.")
+@click.option("--max-states", type=INTEGER, metavar="N", help="Stop cleanly once N distinct states are found.")
 @click.option("--max-memory", metavar="SIZE", help="Stop cleanly when memory use reaches SIZE (e.g. 2G, 512M).")
 @coverage_option
 @click.option("--symmetry", is_flag=True, help=SYMMETRY_HELP)
+@click.option("--view/--no-view", "view", default=None,
+              help="Count states by the spec's VIEW, as TLC does (default: as the .cfg says, else the spec's own "
+                   ".cfg).")
 @json_option()
 @quiet_option
 @engine_options()
 def run(spec, engine, consts, config, invariants, properties, specification, max_depth, check_deadlock, trace_out,
-        overwrite, max_states, max_memory, coverage, symmetry, as_json, quiet, **given):
+        overwrite, max_states, max_memory, coverage, symmetry, view, as_json, quiet, **given):
     """Check SPEC's invariants over every reachable state.
 
     Ctrl-C stops cleanly and prints what was explored (exit 130); a second
@@ -134,7 +143,7 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
                          invariants=tuple(invariants), max_depth=max_depth, check_deadlock=check_deadlock,
                          trace_out=trace_out, overwrite=overwrite, max_states=max_states, max_memory=max_memory,
                          engine_options=engine_values(given), properties=tuple(properties),
-                         specification=specification, coverage=coverage, symmetry=symmetry)
+                         specification=specification, coverage=coverage, symmetry=symmetry, view=view)
     prepared = prepare(request)
     warn(prepared.warnings)
     progress = _progress(quiet, always=entry(engine).logs_levels)  # a line per level, even into a file
@@ -158,7 +167,7 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
               help="Temporal properties to check (repeatable): a column each.")
 @click.option("--specification", "specifications", multiple=True, metavar="NAME",
               help="With --prop: check under this specification; repeatable, each crosses every run.")
-@click.option("--max-depth", type=int, metavar="N", help="Explore only the first N levels.")
+@click.option("--max-depth", type=INTEGER, metavar="N", help="Explore only the first N levels.")
 @click.option("--trace-dir", metavar="DIR",
               help="Write each counterexample into DIR, named after its run (default: modelcheck-out/SPEC).")
 @click.option("--overwrite", is_flag=True, help="Allow traces in --trace-dir to replace existing files.")
@@ -172,14 +181,18 @@ def sweep(spec, rows, vary, engine, consts, invariants, properties, specificatio
           fmt, columns, each_inv, symmetry, quiet):
     """Check SPEC once per --row and per combination of --vary values; print one line per run.
 
-    Ctrl-C stops the run under way and then the sweep: the table shows the
-    runs done, the last marked interrupted (exit 130).
+    Exits as run does for the worst row: 0 only when every row holds, 12 if
+    any breaks an invariant, else 11 for a deadlock, else 13 for a temporal
+    property. Ctrl-C stops the run under way and then the sweep: the table
+    shows the runs done, the last marked interrupted (exit 130).
     """
-    from modelcheck.destinations import output_dir
+    from modelcheck.destinations import check_named, output_dir
     from modelcheck.run import RunRequest
     from modelcheck.sweep import combinations, make_trace_dir, parse_rows, parse_vary, render, written_text
     from modelcheck.sweep import sweep as run_sweep
 
+    if trace_dir is not None:
+        check_named(trace_dir, "--trace-dir")
     trace_dir = trace_dir or output_dir(spec)
     make_trace_dir(trace_dir)
     base = RunRequest(spec=spec, engine=engine, consts=tuple(consts), invariants=tuple(invariants),
@@ -201,10 +214,10 @@ def sweep(spec, rows, vary, engine, consts, invariants, properties, specificatio
 @config_option(help="Read a TLC .cfg file: its CONSTANTS, INVARIANT(S) and CHECK_DEADLOCK; a SYMMETRY line is not "
                      "used, a PROPERTY line refused.")
 @inv_option()
-@click.option("--depth", type=int, default=100, show_default=True, metavar="N", help="Steps per behaviour.")
-@click.option("--num", type=int, metavar="K", help="Behaviours to run (default 1000, unless --time is given).")
-@click.option("--time", "seconds", type=float, metavar="S", help="Run behaviours for S seconds instead.")
-@click.option("--seed", type=int, default=0, show_default=True, help="The seed: the same seed, the same behaviours.")
+@click.option("--depth", type=INTEGER, default=100, show_default=True, metavar="N", help="Steps per behaviour.")
+@click.option("--num", type=INTEGER, metavar="K", help="Behaviours to run (default 1000, unless --time is given).")
+@click.option("--time", "seconds", type=NUMBER, metavar="S", help="Run behaviours for S seconds instead.")
+@click.option("--seed", type=INTEGER, default=0, show_default=True, help="The seed: the same seed, the same behaviours.")
 @engine_option(SIMULATION, help="The engine whose simulator runs the walks (see `run --help`).")
 @click.option("--shrink/--no-shrink", default=True, help="Shorten a violating behaviour before writing it.")
 @click.option("--check-deadlock/--no-check-deadlock", default=None, help="Report states without successors.")
@@ -235,7 +248,7 @@ def simulate(spec, consts, config, invariants, depth, num, seconds, seed, engine
 @click.argument("spec")
 @inv_option(help="An invariant to prove; repeat it to prove a conjunction (lemmas included). "
                  "Default: the spec's default invariants.")
-@click.option("--k", "k", type=int, default=1, show_default=True, metavar="N",
+@click.option("--k", "k", type=INTEGER, default=1, show_default=True, metavar="N",
               help="Try k-induction for k = 1..N (1 is plain induction).")
 @click.option("--lemmas", is_flag=True, help="Add the lemmas the spec offers (see `modelcheck list`) to the conjunction.")
 @const_option(help="Set a constant. Repeatable.")
@@ -279,9 +292,9 @@ def list_specs(as_json):
 @click.option("--out", "out", required=True, metavar="FILE", help="Output file: .dot/.gv (Graphviz) or .graphml.")
 @const_option(help="Set a constant. Repeatable.")
 @config_option(help="Read a TLC .cfg file: its CONSTANTS and SYMMETRY; graph uses no other section.")
-@click.option("--max-states", type=int, default=100_000, show_default=True,
+@click.option("--max-states", type=INTEGER, default=100_000, show_default=True,
               help="Refuse to build a graph larger than this.")
-@click.option("--max-depth", type=int, metavar="N", help="Only the first N levels.")
+@click.option("--max-depth", type=INTEGER, metavar="N", help="Only the first N levels.")
 @click.option("--overwrite", is_flag=True, help="Allow --out to replace an existing file.")
 @click.option("--symmetry", is_flag=True, help=SYMMETRY_HELP)
 @json_option(help="Print the analysis as one JSON object.")
@@ -302,7 +315,7 @@ def graph(spec, out, consts, config, max_states, max_depth, overwrite, symmetry,
     warn(resolved.warnings)
     g = build_state_graph(model, max_states, max_depth, _progress(quiet), symmetry=symmetry)
     report = analyse(g)
-    write_graph(g, out)
+    write_graph(g, out, overwrite)
     click.echo(json.dumps(report_json(model, out, report)) if as_json else report_text(model, out, report, g))
     return exitcodes.OK
 
@@ -325,7 +338,7 @@ def show_trace(trace, diff, html_out, spec_name, consts, invariants, color, over
     breaks the invariant."""
     from modelcheck.viewer import load_view
 
-    if html_out:
+    if html_out is not None:
         from modelcheck.destinations import check_new_file
         from modelcheck.viewer.html import write_html
         check_new_file(html_out, overwrite, "--html")

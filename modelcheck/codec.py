@@ -168,8 +168,10 @@ class ReplicaSetSlot(Codec):
     def decode(self, value, out, path):
         mask = 0
         for x in json_set(value, path):
-            if not (isinstance(x, str) and x in self.names):
-                raise TraceFormatError(f"{path}: {_brief(x)} is not one of the replicas {', '.join(self.names)}")
+            if isinstance(x, dict) and set(x) == {"#bigint"}:  # sets of integer ids (brokers 1..n)
+                x = json_int(x, path)
+            if isinstance(x, bool) or not isinstance(x, (str, int)) or x not in self.names:
+                raise TraceFormatError(f"{path}: {_brief(x)} is not one of {', '.join(map(str, self.names))}")
             mask |= 1 << self.names.index(x)
         out[self.slot] = mask
 
@@ -291,14 +293,21 @@ class KeyedSet(Codec):
     def slots(self):
         return [s for present, codec in self.entries.values() for s in [present] + codec.slots()]
 
+    def presence(self) -> list[int]:
+        """The slots that say whether each entry is in the set."""
+        return [present for present, _ in self.entries.values()]
+
 
 class StateCodec:
     """The TLA+ variables of a spec, each described by a codec."""
 
-    def __init__(self, schema, variables: Mapping[str, Codec]):
+    def __init__(self, schema, variables: Mapping[str, Codec], hidden: Sequence[int] = ()):
+        """``hidden``: slots of the port that are no TLA+ variable (they read
+        back as 0), such as the record of a step TLC could not evaluate."""
         self.schema = schema
         self.variables = dict(variables)
-        covered: list[int] = [s for c in self.variables.values() for s in c.slots()]
+        self.hidden = tuple(hidden)
+        covered: list[int] = [s for c in self.variables.values() for s in c.slots()] + list(self.hidden)
         if sorted(covered) != list(range(schema.width)):
             missing = set(range(schema.width)) - set(covered)
             doubled = {s for s in covered if covered.count(s) > 1}
@@ -319,6 +328,8 @@ class StateCodec:
         if missing:
             raise TraceFormatError(f"{where}: missing variable(s) {', '.join(missing)}")
         out: list = [None] * self.schema.width
+        for slot in self.hidden:
+            out[slot] = 0
         for name, c in self.variables.items():
             c.decode(values[name], out, f"{where}: {name}")
         return tuple(out)

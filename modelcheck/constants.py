@@ -90,7 +90,7 @@ def parse_value(decl: ConstantDecl, text: str) -> Any:
     if decl.kind == REPLICAS:
         return _parse_replicas(decl, text)
     if decl.kind == INT:
-        if not re.fullmatch(r"[+-]?\d+", text):
+        if not re.fullmatch(r"[+-]?[0-9]+", text):
             raise InputError(f"constant {decl.name} must be an integer, got {quoted(text)}")
         return _bounded_int(decl, text, decl.name)
     if decl.kind == BOOL:
@@ -119,14 +119,14 @@ def _bounded_int(decl: ConstantDecl, digits: str, what: str) -> int:
 
 def _check_count(decl: ConstantDecl, count: int) -> None:
     if count < 1:
-        raise InputError(f"{decl.name} must have at least 1 replica, got {count}")
+        raise InputError(f"{decl.name} must have at least 1 member, got {count}")
     if decl.maximum is not None and count > decl.maximum:
-        raise InputError(f"{decl.name} can be at most {decl.maximum} in modelcheck, got {count:,} replicas")
+        raise InputError(f"{decl.name} can be at most {decl.maximum} in modelcheck, got {count:,} members")
 
 
 def _parse_replicas(decl: ConstantDecl, text: str) -> tuple[str, ...]:
     name = decl.name
-    if re.fullmatch(r"[+-]?\d+", text):
+    if re.fullmatch(r"[+-]?[0-9]+", text):
         count = _bounded_int(decl, text, name)
         _check_count(decl, count)
         return tuple(f"r{i}" for i in range(1, count + 1))
@@ -134,7 +134,7 @@ def _parse_replicas(decl: ConstantDecl, text: str) -> tuple[str, ...]:
         raise InputError(f"{name} must be a count (3) or a set of names ({{a,b,c}}), got {quoted(text)}")
     inner = text[1:-1].strip()
     if not inner:
-        raise InputError(f"{name} must have at least 1 replica, got the empty set")
+        raise InputError(f"{name} must have at least 1 member, got the empty set")
     _check_count(decl, inner.count(",") + 1)
     names = [part.strip() for part in inner.split(",")]
     for n in names:

@@ -29,11 +29,12 @@ one extra batch evaluation of the branch conditions and a min/max per slot.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import numpy as np
 
+from modelcheck import codec as codecs
 from modelcheck.errors import InputError
 from modelcheck.expr import BOOL, FALSE, TRUE, Expr, lift, not_, to_text
 
@@ -116,6 +117,11 @@ class Coverage:
         self.initial_states = 0
         self.lo = np.full(model.schema.width, np.iinfo(np.int64).max)
         self.hi = np.full(model.schema.width, np.iinfo(np.int64).min)
+        # the values each slot held, as a bitmask over its declared range (when that has at most 64 values)
+        schema = model.schema
+        self._small = np.array([k for k in range(schema.width) if schema.hi[k] - schema.lo[k] < 64], np.int64)
+        self._base = np.array([schema.lo[k] for k in self._small], np.int64)[:, None]
+        self.values = np.zeros(self._small.size, np.uint64)
         self.branches: list[Branch] = []
         self.held: list[int] = []
         self.possible: list[bool] = []  # some instance has the branch (not folded to FALSE)
@@ -174,11 +180,17 @@ class Coverage:
     def initial(self, count: int) -> None:
         self.initial_states += count
 
+    def _ranges(self, columns: np.ndarray) -> None:
+        np.minimum(self.lo, columns.min(axis=1), out=self.lo)
+        np.maximum(self.hi, columns.max(axis=1), out=self.hi)
+        if self._small.size:
+            offsets = (columns[self._small] - self._base).astype(np.uint64)
+            self.values |= np.bitwise_or.reduce(np.left_shift(np.uint64(1), offsets), axis=1)
+
     def expanded(self, columns: np.ndarray, enabled: list[np.ndarray]) -> None:
         if columns.shape[1] == 0:
             return
-        np.minimum(self.lo, columns.min(axis=1), out=self.lo)
-        np.maximum(self.hi, columns.max(axis=1), out=self.hi)
+        self._ranges(columns)
         counts = np.fromiter((rows.size for rows in enabled), np.int64, len(enabled))
         self.enabled += counts
         values = self._evaluate(columns) if self._evaluate is not None else []
@@ -197,8 +209,7 @@ class Coverage:
     def seen(self, columns: np.ndarray) -> None:
         """States reached but not expanded (a level only looked at)."""
         if columns.shape[1]:
-            np.minimum(self.lo, columns.min(axis=1), out=self.lo)
-            np.maximum(self.hi, columns.max(axis=1), out=self.hi)
+            self._ranges(columns)
 
     def merge(self, other: "Coverage") -> None:
         self.enabled += other.enabled
@@ -206,7 +217,15 @@ class Coverage:
         self.initial_states += other.initial_states
         np.minimum(self.lo, other.lo, out=self.lo)
         np.maximum(self.hi, other.hi, out=self.hi)
+        self.values |= other.values
         self.held = [a + b for a, b in zip(self.held, other.held)]
+
+    def held_values(self) -> dict[int, set[int]]:
+        """Per slot with a small declared range, the values it held."""
+        out = {}
+        for k, base, bits in zip(self._small.tolist(), self._base[:, 0].tolist(), self.values.tolist()):
+            out[k] = {base + i for i in range(64) if bits >> i & 1}
+        return out
 
     # --- the report ----------------------------------------------------------
     def report(self) -> "CoverageReport":
@@ -220,6 +239,7 @@ class CoverageReport:
     branches: list[dict[str, Any]]
     fields: list[dict[str, Any]]
     initial_states: int
+    variables: list[dict[str, Any]] = field(default_factory=list)  # the same, as the spec's TLA+ variables
 
     @staticmethod
     def of(c: Coverage) -> "CoverageReport":
@@ -246,7 +266,8 @@ class CoverageReport:
                 entry["why"] = _why_dead(possible, enabled)
             branches.append(entry)
         return CoverageReport([actions[a.name] for a in model.spec.next], instances, branches,
-                              field_ranges(model.schema, c.lo, c.hi), c.initial_states)
+                              field_ranges(model.schema, c.lo, c.hi), c.initial_states,
+                              variable_ranges(model.codec, c.held_values(), c.hi))
 
     @property
     def dead_branches(self) -> list[dict[str, Any]]:
@@ -254,7 +275,8 @@ class CoverageReport:
 
     def to_json(self) -> dict[str, Any]:
         out = {"initial_states": self.initial_states, "actions": self.actions,
-               "branches": self.branches, "dead_branches": self.dead_branches, "fields": self.fields}
+               "branches": self.branches, "dead_branches": self.dead_branches, "fields": self.fields,
+               "variables": self.variables}
         if self.instances is not None:
             out["instances"] = self.instances
         return out
@@ -275,10 +297,10 @@ class CoverageReport:
         for b in self.dead_branches:
             lines.append(f"  DEAD  {b['action']}: {_clip(b['condition'])}: {b['why']}")
         lines.append("")
-        lines += _table(("field", "declared", "reached", "note"),
-                        [(f["field"], f"{f['declared'][0]}..{f['declared'][1]}",
-                          "-" if f["reached"] is None else f"{f['reached'][0]}..{f['reached'][1]}",
-                          "; ".join(f["flags"])) for f in self.fields])
+        lines.append("the spec's variables (r: any replica, i: any index; taken together over them)")
+        lines += _table(("variable", "may hold", "held", "note"),
+                        [(v["variable"], v["declared"], v["reached"], "; ".join(v["flags"])) for v in self.variables],
+                        numbers_right=False)
         return "\n".join(lines)
 
 
@@ -312,12 +334,141 @@ def field_ranges(schema, lo: np.ndarray, hi: np.ndarray) -> list[dict[str, Any]]
     return out
 
 
+# --- the values reached, as the spec's TLA+ variables ------------------------------
+# The spec's codec says how its slots read as TLA+ variables (what the viewer
+# and traces show); each kind of codec says its values in those terms here.
+# A function's values are taken together, over all its arguments.
+
+
+def variable_ranges(codec, held: dict[int, set[int]], highest: np.ndarray) -> list[dict[str, Any]]:
+    """Per TLA+ variable (and record field, and function over any argument):
+    the values it may hold, those it held, and a note on those it never did.
+    ``held``: the values each slot with a small range held; ``highest``: each
+    slot's highest value. A spec's own kind of codec says its values with
+    ``coverage(highest) -> (may hold, held, notes)``."""
+    rows: dict[str, dict[str, Any]] = {}
+    for name, c in codec.variables.items():
+        _walk(c, name, False, rows)
+    out = []
+    for path, row in rows.items():
+        leaf = row["codec"]
+        values: set[int] = set()
+        for k in row["slots"]:
+            values |= held.get(k, set())
+        declared = _declared(leaf, row["nil"])
+        if hasattr(leaf, "coverage"):
+            declared, shown, flags = leaf.coverage(highest)
+            out.append({"variable": path, "declared": declared, "reached": shown, "flags": flags})
+        elif any(k not in held for k in row["slots"]):
+            out.append({"variable": path, "declared": declared, "reached": "(not tracked)", "flags": []})
+        elif isinstance(leaf, codecs.KeyedSet):
+            out.append({"variable": path, "declared": declared, **_keyed_set(leaf, held)})
+        elif not values:
+            out.append({"variable": path, "declared": declared, "reached": "-", "flags": ["never seen"]})
+        else:
+            shown, flags = _reached(leaf, row["nil"], values)
+            out.append({"variable": path, "declared": declared, "reached": shown, "flags": flags})
+    return out
+
+
+def _walk(c, path: str, nil: bool, rows: dict) -> None:
+    if isinstance(c, codecs.Rec):
+        for name, inner in c.fields.items():
+            _walk(inner, f"{path}.{name}", nil, rows)
+    elif isinstance(c, codecs.Fn):
+        argument = "r" if c.keys and all(isinstance(k, str) for k in c.keys) else "i"
+        for inner in c.values:
+            _walk(inner, f"{path}[{argument}]", nil, rows)
+    elif isinstance(c, codecs.NilOr):
+        _walk(c.inner, path, True, rows)
+    elif not isinstance(c, codecs.Const):  # a number, a replica, a set of them, or a spec's own kind
+        row = rows.setdefault(path, {"codec": c, "slots": [], "nil": nil})
+        row["slots"].extend(c.presence() if isinstance(c, codecs.KeyedSet) else c.slots())
+
+
+def _numbers(values) -> str:
+    """0..2, 4 for {0, 1, 2, 4}."""
+    runs: list[list[int]] = []
+    for v in sorted(values):
+        if runs and v == runs[-1][1] + 1:
+            runs[-1][1] = v
+        else:
+            runs.append([v, v])
+    return ", ".join(str(a) if a == b else f"{a}, {b}" if b == a + 1 else f"{a}..{b}" for a, b in runs)
+
+
+def _declared(c, nil: bool) -> str:
+    if isinstance(c, codecs.IntSlot):
+        low = max(c.lo, 0) if nil else c.lo
+        return ("Nil or " if nil else "") + _numbers(range(low, c.hi + 1))
+    if isinstance(c, codecs.BoolSlot):
+        return "FALSE, TRUE"
+    if isinstance(c, codecs.ReplicaSlot):
+        return ", ".join(([c.none] if c.none else []) + list(c.names))
+    if isinstance(c, codecs.ReplicaSetSlot):
+        return "any set of " + ", ".join(c.names)
+    if isinstance(c, codecs.KeyedSet):
+        return f"one per {c.key} {_numbers(c.entries)}"
+    return "(the spec's own encoding)"
+
+
+def _reached(c, nil: bool, values: set[int]) -> tuple[str, list[str]]:
+    """The values held, in the variable's own terms, and those never held."""
+    if isinstance(c, codecs.IntSlot):
+        numbers = sorted(v for v in values if not (nil and v == codecs.NIL))
+        shown = ", ".join((["Nil"] if nil and codecs.NIL in values else []) + ([_numbers(numbers)] if numbers else []))
+        possible = range(max(c.lo, 0) if nil else c.lo, c.hi + 1)
+        never = [v for v in possible if v not in values]
+        flags = ([f"never {_numbers(never)}"] if never else []) + (["never Nil"] if nil and codecs.NIL not in values
+                                                                   else [])
+        return shown, flags
+    if isinstance(c, codecs.BoolSlot):
+        words = {0: "FALSE", 1: "TRUE"}
+        return ", ".join(words[v] for v in sorted(values)), [f"never {words[v]}" for v in (0, 1) if v not in values]
+    if isinstance(c, codecs.ReplicaSlot):
+        possible = ([-1] if c.none else []) + list(range(len(c.names)))
+        return (", ".join(_replica(c, v) for v in sorted(values)),
+                ["never " + ", ".join(_replica(c, v) for v in possible if v not in values)]
+                if any(v not in values for v in possible) else [])
+    if isinstance(c, codecs.ReplicaSetSlot):
+        union = 0
+        for v in values:
+            union |= v
+        ever = [n for i, n in enumerate(c.names) if union >> i & 1]
+        count = 1 << len(c.names)
+        shown = f"{len(values)} of the {count} sets" + (f", members {', '.join(ever)}" if ever else "")
+        flags = [f"never has {n}" for i, n in enumerate(c.names) if not union >> i & 1]
+        if 0 not in values:
+            flags.append("never empty")
+        if count - 1 not in values:
+            flags.append("never every replica")
+        return shown, flags
+    return f"{_numbers(values)} (as encoded)", []
+
+
+def _replica(c, v: int) -> str:
+    return c.none if v == -1 else c.names[v]
+
+
+def _keyed_set(c, held: dict[int, set[int]]) -> dict[str, Any]:
+    """A set of records with a unique key (the LeaderAndIsr requests, one per
+    leader epoch): the keys of the records it ever held. Its records' other
+    fields are not shown: an absent record's slots hold blanks."""
+    ever = [k for k, (present, _) in sorted(c.entries.items()) if 1 in held[present]]
+    never = [k for k in sorted(c.entries) if k not in ever]
+    return {"reached": f"{c.key} {_numbers(ever)}" if ever else "always empty",
+            "flags": [f"never one with {c.key} {_numbers(never)}"] if never and ever else []}
+
+
 def _clip(text: str, width: int = 90) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def _table(header: tuple, rows: list[tuple]) -> list[str]:
+def _table(header: tuple, rows: list[tuple], numbers_right: bool = True) -> list[str]:
     cells = [tuple(f"{v:,}" if isinstance(v, int) else str(v) for v in r) for r in [header, *rows]]
     widths = [max(len(r[k]) for r in cells) for k in range(len(header))]
-    return ["  " + "  ".join(v.rjust(w) if v[:1].isdigit() or v[:2].lstrip("-")[:1].isdigit() else v.ljust(w) for v, w in zip(r, widths)).rstrip()
+
+    def right(v: str) -> bool:
+        return numbers_right and (v[:1].isdigit() or v[:2].lstrip("-")[:1].isdigit())
+    return ["  " + "  ".join(v.rjust(w) if right(v) else v.ljust(w) for v, w in zip(r, widths)).rstrip()
             for r in cells]

@@ -25,6 +25,10 @@ def check_new_file(path: str, overwrite: bool, option: str, formats: tuple[str, 
     """A file to create at ``path`` (given as ``option``): not a directory,
     not an existing file unless ``overwrite``, in a writable directory; with
     ``formats``, its extension says which format to write."""
+    check_named(path, option)
+    if os.path.islink(path) and not os.path.exists(path):
+        raise InputError(f"{option} {path} is a symbolic link to {os.readlink(path)}, which does not exist; "
+                         f"name a file to write")
     if formats and os.path.splitext(path)[1].lower() not in formats:
         raise InputError(f"{option} {path}: the format comes from the extension; use one of {', '.join(formats)}")
     if os.path.isdir(path):
@@ -35,6 +39,12 @@ def check_new_file(path: str, overwrite: bool, option: str, formats: tuple[str, 
     if not os.path.isdir(parent):
         raise InputError(f"cannot write {option} {path}: directory {parent} does not exist")
     check_writable(parent, f"{option} {path}")
+
+
+def check_named(path: str, option: str) -> None:
+    """An empty name is no file at all (a script's unset variable, as a rule)."""
+    if not path.strip():
+        raise InputError(f"{option} needs a name; it was given {path!r}")
 
 
 def check_writable(directory: str, what: str) -> None:
@@ -52,6 +62,7 @@ def check_trace_destination(path: str | None, overwrite: bool = False) -> None:
     """``--trace-out PATH``: a file to create, or a directory to write a new file into."""
     if path is None:
         return
+    check_named(path, "--trace-out")
     if os.path.isdir(path):
         check_writable(path, f"--trace-out {path}")
         return

@@ -19,7 +19,7 @@ from functools import partial
 
 import numpy as np
 
-from modelcheck.packing import Packing, fingerprints
+from modelcheck.packing import Packing
 
 DEADLOCK = "Deadlock"  # what a state without successors is reported as breaking, with --check-deadlock
 
@@ -102,6 +102,19 @@ class NumpySuccessors:
         """The first discovery of each fingerprint; ``key()`` gives the discovery order."""
         return first_of_each(fps, key())
 
+    def apply(self, words: np.ndarray, instances: np.ndarray) -> np.ndarray:
+        """The state that action instance ``instances[k]`` leads to from state
+        k of ``words`` (each instance enabled where it is applied)."""
+        out = words.copy()
+        columns = self.packing.unpack(words)
+        for index in np.unique(instances).tolist():
+            rows = np.flatnonzero(instances == index)
+            successor = out[:, rows]
+            for slot, values in self.kernel.updates[index](columns, rows):
+                self.packing.overwrite(successor, slot, values)
+            out[:, rows] = successor
+        return out
+
     def __call__(self, words: np.ndarray) -> Generated:
         packing, kernel = self.packing, self.kernel
         columns = packing.unpack(words)
@@ -145,6 +158,7 @@ class Expander:
 
     def __init__(self, model, check_deadlock: bool = False, instances=None, coverage=None, canonical=None,
                  graph=_NoGraph(), compiled=None):
+        self.model = model
         self.instances = len(model.instances if instances is None else instances)
         self.generate = NumpySuccessors(model, instances) if compiled is None else CompiledSuccessors(compiled)
         self.packing = Packing(model.schema)
@@ -152,6 +166,10 @@ class Expander:
         self.coverage = coverage  # a modelcheck.coverage.Coverage told of every state expanded, or None
         self.canonical = canonical  # a modelcheck.canonical.Canonicaliser under symmetry
         self.graph = graph  # a state-graph recorder told of every successor generated
+
+    def use_compiled(self, compiled) -> None:
+        """Expand with a compiled kernel of the same action instances from now on."""
+        self.generate = CompiledSuccessors(compiled)
 
     def generated(self, words: np.ndarray) -> Generated:
         """Every successor of a chunk, repeats included, with coverage told."""
@@ -165,6 +183,12 @@ class Expander:
         within the chunk, action instance, the enabled rows per instance)."""
         found = self.generated(words)
         return found.words, found.parents, found.actions, found.enabled(self.instances)
+
+    def apply(self, words: np.ndarray, instances: np.ndarray, *_) -> np.ndarray:
+        """The state that action instance ``instances[k]`` leads to from state
+        k of ``words`` (each instance enabled where it is applied)."""
+        generate = self.generate if isinstance(self.generate, NumpySuccessors) else None
+        return (generate or NumpySuccessors(self.model)).apply(words, instances)
 
     def expand(self, words: np.ndarray, offset: int, visited=None) -> Expansion:
         """Successors of the chunk, each credited to its first (parent, action);
@@ -182,8 +206,8 @@ class Expander:
             result = Expansion.empty(self.packing.words)
             result.deadlocked = deadlocked
             return result
-        fps = fingerprints(all_words) if found.fps is None else found.fps
-        self.graph.expanded(parents + offset, fps, actions)
+        fps = self.packing.fingerprints(all_words) if found.fps is None else found.fps
+        self.graph.expanded(parents + offset, fps, actions, all_words)
         key = partial(discovery_key, parents, actions, self.instances)  # computed only where needed
         first = self.generate.first(fps, key)
         unique, successors = fps[first], all_words[:, first]
@@ -192,7 +216,7 @@ class Expander:
                 fresh = visited.unseen(unique)
                 first, successors = first[fresh], successors[:, fresh]
             successors = self.canonical.words(successors)
-            canonical_fps = fingerprints(successors)
+            canonical_fps = self.packing.fingerprints(successors)
             again = first_of_each(canonical_fps, key()[first])
             first, successors, unique = first[again], successors[:, again], canonical_fps[again]
         return Expansion(unique, successors, parents[first] + offset, actions[first], fps.size, deadlocked)

@@ -409,3 +409,48 @@ def to_text(e: Expr, names=None) -> str:
         c, a, b = e.args
         return f"(IF {to_text(c, names)} THEN {to_text(a, names)} ELSE {to_text(b, names)})"
     return f"{e.op}({', '.join(to_text(a, names) for a in e.args)})"
+
+
+# --- sets as bitmasks: size and TLC's order ------------------------------------
+
+def cardinality(mask: Value, size: int) -> Expr:
+    """Cardinality(mask) for a set over a universe of ``size`` elements."""
+    mask = lift(mask)
+    if is_const(mask):
+        return const(bin(const_value(mask)).count("1"))
+    total: Value = 0
+    for i in range(size):
+        total = add(total, ite(ne(bit_and(mask, 1 << i), 0), 1, 0))
+    return lift(total)
+
+
+def subset_of(a: Value, b: Value) -> Expr:
+    """a \\subseteq b for two bitmasks."""
+    return eq(bit_and(a, b), a)
+
+
+def set_order_key(mask: Value, size: int) -> tuple[Expr, Expr]:
+    """Two integers that order sets (bitmasks over elements 0..size-1), taken
+    lexicographically, as TLC orders set values: by cardinality, then by their
+    sorted elements, lexicographically.
+
+    Between two sets of the same size, the one holding the least element of
+    their symmetric difference comes first; reversing the bits (element 0 as
+    the highest bit) and complementing turns that into plain integer order.
+    """
+    mask = lift(mask)
+    full = (1 << size) - 1
+    reversed_bits: Value = 0
+    for i in range(size):
+        reversed_bits = add(reversed_bits, ite(ne(bit_and(mask, 1 << i), 0), 1 << (size - 1 - i), 0))
+    return cardinality(mask, size), sub(full, reversed_bits)
+
+
+def lex_less(xs: list[Value], ys: list[Value]) -> Expr:
+    """xs < ys, lexicographically, for two equally long lists of integers."""
+    if len(xs) != len(ys):
+        raise SpecDefinitionError("lex_less compares lists of the same length")
+    result: Expr = FALSE
+    for x, y in reversed(list(zip(xs, ys))):
+        result = or_(lt(x, y), and_(eq(x, y), result))
+    return result

@@ -12,11 +12,30 @@ from hashlib import blake2b
 
 
 def fingerprinter(schema):
-    """A function state -> fingerprint for one schema (its packer bound in)."""
+    """A function state -> fingerprint for one schema (its packer bound in).
+
+    Under a VIEW (``schema.view_slots``) only the slots the view keeps are
+    hashed, so states with the same view share a fingerprint, as in TLC.
+    """
     pack = schema._packer.pack
+    if schema.view_slots is not None:
+        return _view_fingerprinter(schema)
 
     def fingerprint(state: tuple) -> int:
         return int.from_bytes(blake2b(pack(*state), digest_size=8).digest(), "little")
+    return fingerprint
+
+
+def _view_fingerprinter(schema):
+    import struct
+    from operator import itemgetter
+    slots = schema.view_slots
+    codes = schema._packer.format[1:]
+    pack = struct.Struct("<" + "".join(codes[i] for i in slots)).pack
+    project = itemgetter(*slots) if len(slots) > 1 else (lambda state: (state[slots[0]],))
+
+    def fingerprint(state: tuple) -> int:
+        return int.from_bytes(blake2b(pack(*project(state)), digest_size=8).digest(), "little")
     return fingerprint
 
 

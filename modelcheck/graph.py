@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from modelcheck.atomic import write_atomically
 from modelcheck.destinations import check_new_file
 from modelcheck.errors import InputError
 from modelcheck.progress import Progress, Silent
@@ -102,13 +103,20 @@ def check_output_path(path: str, overwrite: bool) -> None:
     check_new_file(path, overwrite, "--out", FORMATS)
 
 
-def write_graph(graph: nx.DiGraph, path: str) -> None:
-    ext = os.path.splitext(path)[1].lower()
-    try:
-        if ext == ".graphml":
-            nx.write_graphml(graph, path)
+def write_graph(graph: nx.DiGraph, path: str, overwrite: bool = False) -> None:
+    """Write the graph whole or not at all (``modelcheck.atomic``)."""
+    graphml = os.path.splitext(path)[1].lower() == ".graphml"
+
+    def write(f) -> None:
+        if graphml:
+            nx.write_graphml(graph, f)
         else:
-            nx.nx_pydot.write_dot(_dot_ready(graph), path)
+            nx.nx_pydot.write_dot(_dot_ready(graph), f)
+
+    try:
+        write_atomically(path, write, replace=overwrite, binary=graphml)
+    except FileExistsError:
+        raise InputError(f"--out {path} already exists (pass --overwrite to replace it)") from None
     except OSError as e:
         raise InputError(f"cannot write {path}: {e.strerror or e}") from None
 

@@ -1,4 +1,4 @@
-"""Stopping a long search cleanly: state and memory bounds, and Ctrl-C.
+"""Stopping a long search cleanly: state and memory bounds, Ctrl-C and SIGTERM.
 
 Engines poll ``Limits.reached()`` between units of work (every few
 thousand states, or every chunk) and ``Limits.reached(states)`` between
@@ -6,6 +6,13 @@ levels, where alone the state bound applies. Ctrl-C does not raise inside an eng
 CLI's signal handler only records the request, and the engine stops at its
 next poll with everything it has counted so far, so partial statistics and a
 final checkpoint are always consistent. A second Ctrl-C interrupts at once.
+
+SIGTERM (``kill``, a scheduler or service manager stopping the run) takes
+the same path as Ctrl-C: the first stops the search with its partial report
+and final checkpoint, a second aborts at once; the exit code says which
+signal it was (130 for SIGINT, 143 for SIGTERM, 128 + the signal as shells
+count). Outside a search, SIGTERM raises ``Terminated`` as Ctrl-C raises
+KeyboardInterrupt, so what is being written is removed on the way out.
 """
 
 from __future__ import annotations
@@ -44,14 +51,38 @@ class SearchStopped(Exception):
         self.reason = reason
 
 
+# the signals that ask a search to stop: Ctrl-C, and the polite request to end a process
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM's abort, as KeyboardInterrupt is Ctrl-C's: raised by the
+    handler outside a search and by the second signal within one, so every
+    ``finally`` and ``except BaseException`` on the way out runs."""
+
+
+def abort_for(signum: int | None) -> KeyboardInterrupt:
+    """What aborting on ``signum`` raises."""
+    return Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
 class StopRequest:
-    """Set from a signal handler, read by the engine."""
+    """Set from a signal handler, read by the engine; ``signum`` is the
+    signal that asked (SIGINT or SIGTERM), for the exit code."""
 
     def __init__(self):
         self.requested = False
+        self.signum: int | None = None
 
-    def request(self) -> None:
+    def request(self, signum: int = signal.SIGINT) -> None:
+        if not self.requested:
+            self.signum = signum
         self.requested = True
+
+    @property
+    def exit_code(self) -> int:
+        """The exit code of a run this request stopped."""
+        return exitcodes.interrupted(self.signum)
 
 
 def resident_bytes() -> int:
@@ -100,7 +131,7 @@ _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20,
 
 def parse_size(text: str) -> int:
     """'2G', '512MiB', '1500MB', '1073741824' -> bytes (K/M/G alone are binary)."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", text)
     if not m or m.group(2).lower() not in _UNITS:
         raise InputError(f"--max-memory expects a size such as 2G, 512M or 1500MB, got {text!r}")
     size = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
@@ -118,22 +149,40 @@ def describe_size(n: int) -> str:
 
 @contextmanager
 def interrupt_requests(stop: StopRequest):
-    """While active, the first Ctrl-C asks the engine to stop; the second
-    interrupts immediately."""
+    """While active, the first Ctrl-C or SIGTERM asks the engine to stop;
+    the second interrupts immediately."""
     def handler(signum, frame):
         if stop.requested:
-            raise KeyboardInterrupt
-        stop.request()
+            raise abort_for(signum)
+        stop.request(signum)
 
-    try:
-        previous = signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
+    with _handling(STOP_SIGNALS, handler) as installed:
+        yield installed
+
+
+@contextmanager
+def _handling(signals, handler):
+    """``handler`` for each of ``signals`` while active, then the previous
+    ones back; nothing (False) outside the main thread, where Python cannot
+    set handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield False
         return
+    previous = {s: signal.signal(s, handler) for s in signals}
     try:
-        yield
+        yield True
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for s, old in previous.items():
+            signal.signal(s, old)
+
+
+def terminating_as_interrupts():
+    """SIGTERM, outside a search, unwinds as Ctrl-C does (``Terminated``)
+    instead of ending the process where it stands."""
+    def handler(signum, frame):
+        raise Terminated
+
+    return _handling((signal.SIGTERM,), handler)
 
 
 @contextmanager
@@ -156,7 +205,7 @@ def interrupts_outside_python(stop: StopRequest, interrupt: Callable[[], None], 
         return
     read_end, write_end = os.pipe()
     os.set_blocking(write_end, False)
-    previous_handler = signal.signal(signal.SIGINT, lambda signum, frame: None)
+    previous_handlers = {s: signal.signal(s, lambda signum, frame: None) for s in STOP_SIGNALS}
     previous_fd = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
     done = threading.Event()
 
@@ -164,13 +213,13 @@ def interrupts_outside_python(stop: StopRequest, interrupt: Callable[[], None], 
         while not done.is_set():
             ready, _, _ = select.select([read_end], [], [], tick)
             for signum in (os.read(read_end, 512) if ready else b""):
-                if signum != signal.SIGINT:
+                if signum not in STOP_SIGNALS:
                     continue
                 if stop.requested:
                     sys.stderr.write("\nmodelcheck: interrupted\n")
                     sys.stderr.flush()
-                    os._exit(exitcodes.INTERRUPTED)
-                stop.request()
+                    os._exit(exitcodes.interrupted(signum))
+                stop.request(signum)
             if stop.requested:
                 interrupt()
 
@@ -182,6 +231,7 @@ def interrupts_outside_python(stop: StopRequest, interrupt: Callable[[], None], 
         done.set()
         watcher.join()
         signal.set_wakeup_fd(previous_fd)
-        signal.signal(signal.SIGINT, previous_handler)
+        for s, old in previous_handlers.items():
+            signal.signal(s, old)
         os.close(read_end)
         os.close(write_end)

@@ -8,6 +8,17 @@ import json
 from modelcheck.constants import format_value
 
 
+def property_docs(spec, notation: bool) -> dict[str, str]:
+    """Each temporal property's meaning, after its form: in TLA+ notation
+    ("P ~> Q: ...", for --json) or in words ("(leads to): ...")."""
+    out = {}
+    for p in spec.properties:
+        form, variable = spec.property_forms()[p.name]
+        doc = " ".join(p.doc.split())
+        out[p.name] = f"{form.notation_for(variable)}: {doc}" if notation else f"({form.words_for(variable)}): {doc}"
+    return out
+
+
 def specs_json(specs) -> str:
     return json.dumps([{
         "name": s.name, "module": s.module, "summary": s.summary,
@@ -15,7 +26,7 @@ def specs_json(specs) -> str:
         "invariants": s.invariant_names(), "default_invariants": list(s.default_invariants),
         "lemmas": list(s.lemmas),
         "constants": {d.name: format_value(d.kind, d.default) for d in s.constants},
-        "properties": {p.name: " ".join(p.doc.split()) for p in s.properties},
+        "properties": property_docs(s, notation=True),
         "specifications": {sp.name: [f.label() for f in sp.fairness] for sp in s.all_specifications()},
     } for s in specs], indent=1)
 
@@ -35,13 +46,18 @@ def specs_text(specs) -> str:
         if s.lemmas:
             lines.append("  lemmas:     " + ", ".join(s.lemmas) + "   (invariants too; `prove --lemmas` adds them)")
         lines.append("  actions:    " + ", ".join(a.name for a in s.next))
-        for sp in s.all_specifications():
-            fairness = ", ".join(f.label() for f in sp.fairness) or "no fairness"
-            lines.append(f"  spec.:      {sp.name}: {fairness}")
+        specifications = s.all_specifications()
+        for sp in specifications:
+            lines.append(f"  spec.:      {sp.name}: {sp.fairness_words()}")
+        meanings = dict.fromkeys(m for sp in specifications for m in sp.fairness_meanings())
+        for k, meaning in enumerate(meanings):
+            lines.append(f"  {'fairness:' if k == 0 else '':<10}  {meaning}")
+        for why in dict.fromkeys(w for sp in specifications for w in sp.outside_next(s.name, s.next)):
+            lines.append(f"  note:       {why}")
         if s.properties:
             lines.append("  properties (--prop):")
-            for p in s.properties:
-                lines.append(f"    {p.name}: {' '.join(p.doc.split())}")
+            for name, doc in property_docs(s, notation=False).items():
+                lines.append(f"    {name} {doc}")
         if s.notes:
             lines.append(f"  note:       {s.notes}")
         lines.append("")

@@ -10,6 +10,9 @@ its typed settings.
 
 from __future__ import annotations
 
+import math
+import re
+
 import click
 
 from modelcheck.engines import DEFAULT_ENGINE, ENGINE_SUMMARIES, engine_names
@@ -19,7 +22,41 @@ from modelcheck.engines.contract import RUN, SIMULATE, Capability
 PREFIX = "engine_option__"  # the keyword an engine option arrives under: PREFIX + its settings field
 
 SYMMETRY_HELP = ("Keep one state per orbit under renamings of the spec's symmetric constants (TLC's "
-                 "SYMMETRY Permutations(Replicas)): counts are orbits; traces are genuine behaviours.")
+                 "SYMMETRY Permutations(Replicas)): counts are orbits; traces are genuine behaviours. With --prop, "
+                 "each property case uses the renamings that leave it alone, and lassos are genuine too.")
+
+
+class AsciiInteger(click.ParamType):
+    """An integer written in ASCII digits: other scripts' digits, which
+    Python's ``int`` accepts, are refused rather than read as a number."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        text = str(value).strip()
+        if not re.fullmatch(r"[+-]?[0-9]+", text):
+            self.fail(f"{value!r} is not a valid integer (digits 0-9 only)", param, ctx)
+        return int(text)
+
+
+class FiniteNumber(click.ParamType):
+    """A finite decimal number in ASCII: nan, inf and other scripts' digits are refused."""
+
+    name = "number"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, (int, float)) and math.isfinite(value):
+            return float(value)
+        text = str(value).strip()
+        if not re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", text) \
+                or not math.isfinite(float(text)):
+            self.fail(f"{value!r} is not a valid finite number (digits 0-9, such as 30 or 0.5)", param, ctx)
+        return float(text)
+
+
+INTEGER, NUMBER = AsciiInteger(), FiniteNumber()
 
 
 def engines_epilog() -> str:
@@ -89,7 +126,8 @@ def _click_option(option, owners: list[str], hidden: bool):
         return click.option(option.flag, name, is_flag=True, **declared)
     if option.kind == "multiple":
         return click.option(option.flag, name, multiple=True, metavar=option.metavar, **declared)
-    return click.option(option.flag, name, type=option.kind, metavar=option.metavar, **declared)
+    kind = {int: INTEGER, float: NUMBER}.get(option.kind, option.kind)
+    return click.option(option.flag, name, type=kind, metavar=option.metavar, **declared)
 
 
 def engine_values(given: dict) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from modelcheck.destinations import output_dir
 from modelcheck.errors import InputError
@@ -26,37 +26,56 @@ from modelcheck.trace import Trace, render_text, write_trace
 class SavedTrace:
     file: str | None  # where the trace is, None if nowhere
     problem: str | None = None  # why it is not where it was meant to go
+    tried: list[str] = field(default_factory=list)  # when it is nowhere: each place tried, and why it failed
+
+    def nowhere(self) -> str | None:
+        """For the report, when no file holds the trace: where it was tried."""
+        return f"not written: tried {'; '.join(self.tried)}" if self.file is None and self.tried else None
 
 
 def save_trace(trace: Trace, path: str | None, overwrite: bool, stem: str | None = None) -> SavedTrace:
     """Write ``trace`` where asked (``path``, or the spec's output directory);
     if that fails, to a fresh name beside it, or into a new temporary
-    directory. Never raises for a failed write: the verdict is worth more."""
+    directory. Never raises for a failed write (a full disk, a directory
+    gone): the verdict is worth more."""
     default = output_dir(trace.spec)
     try:
         return SavedTrace(write_trace(trace, path, overwrite, default_dir=default, stem=stem))
     except InputError as e:
         problem = str(e)
-    for directory, fresh_stem in _fallbacks(trace, path, default, stem):
+    tried = [f"{path or default} ({_reason(problem)})"]
+    for directory, fresh_stem in _fallbacks(trace, path, default, stem, tried):
         try:
             written = os.path.normpath(write_trace(trace, None, False, default_dir=directory, stem=fresh_stem))
-        except (InputError, OSError):
+        except (InputError, OSError) as e:
+            tried.append(f"{directory} ({_reason(str(e))})")
             continue
         return SavedTrace(written, f"{problem}; the trace was written to {written} instead")
-    return SavedTrace(None, f"{problem}; the trace could not be written anywhere (it is shown in the report)")
+    return SavedTrace(None, f"{problem}; the trace could not be written anywhere (tried {'; '.join(tried)}); "
+                            f"it is shown in the report", tried)
 
 
-def _fallbacks(trace: Trace, path: str | None, default: str, stem: str | None):
-    """(directory, stem) pairs to try in turn after the intended place failed."""
+def _reason(message: str) -> str:
+    """The cause at the end of a write error ("...: No space left on device")."""
+    return message.rsplit(": ", 1)[-1]
+
+
+def _fallbacks(trace: Trace, path: str | None, default: str, stem: str | None, tried: list[str]):
+    """(directory, stem) pairs to try in turn after the intended place failed;
+    a temporary directory that cannot even be made is added to ``tried``."""
     if path is not None and not os.path.isdir(path):
         name = os.path.basename(path)
         yield os.path.dirname(path) or ".", name.removesuffix(".json").removesuffix(".itf")
     else:
         yield path or default, stem
     try:
-        yield tempfile.mkdtemp(prefix="modelcheck-out-"), stem
-    except OSError:
+        fresh = tempfile.mkdtemp(prefix="modelcheck-out-")
+    except OSError as e:
+        tried.append(f"a new directory in {tempfile.gettempdir()} ({e.strerror or e})")
         return
+    yield fresh, stem
+    if not os.listdir(fresh):  # nothing went into it after all
+        os.rmdir(fresh)
 
 
 def story(trace: Trace, file: str | None) -> str:

@@ -51,6 +51,20 @@ class Packing:
             used += bits
         self.slots = tuple(layouts)
         self.words = word + 1
+        # Under a VIEW, the bits of the slots it keeps: only they are fingerprinted.
+        self.view_mask = None
+        if getattr(schema, "view_slots", None) is not None:
+            mask = [0] * self.words
+            for j in schema.view_slots:
+                s = layouts[j]
+                mask[s.word] |= s.mask << s.shift
+            self.view_mask = np.array(mask, dtype=np.uint64).reshape(self.words, 1)
+
+    def fingerprints(self, words: np.ndarray) -> np.ndarray:
+        """Each state's fingerprint; under a VIEW, the fingerprint of its view."""
+        if self.view_mask is None:
+            return fingerprints(words)
+        return fingerprints(words & self.view_mask)
 
     def pack(self, columns: np.ndarray) -> np.ndarray:
         """(width, n) int64 columns -> (words, n) uint64."""

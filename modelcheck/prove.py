@@ -77,9 +77,12 @@ class ProofReport:
     seconds: float
     trace_file: str | None
     trace_text: str | None
+    stop_signal: int | None = None  # the signal that interrupted the proof, if one did
 
     @property
     def exit_code(self) -> int:
+        if self.outcome.result == INTERRUPTED:
+            return exitcodes.interrupted(self.stop_signal)
         return EXIT_CODES[self.outcome.result]
 
     def to_json(self) -> dict[str, Any]:
@@ -135,7 +138,7 @@ def execute_proof(prepared: PreparedProof, progress: Progress) -> ProofReport:
                       "hypothesis": list(prepared.invariants), "broken": c.broken}
         trace_file = _save(trace, request, f"{model.spec.name}-{c.broken[0]}-cti")
         trace_text = story(trace, trace_file)
-    return ProofReport(prepared, outcome, time.perf_counter() - started, trace_file, trace_text)
+    return ProofReport(prepared, outcome, time.perf_counter() - started, trace_file, trace_text, stop.signum)
 
 
 def _save(trace, request: ProveRequest, stem: str | None = None) -> str | None:
@@ -150,9 +153,20 @@ def _states(n: int) -> str:
     return f"{n} state" + ("" if n == 1 else "s")
 
 
+def _together(names) -> tuple[str, bool]:
+    """The invariants as the subject of a sentence, and whether it is plural:
+    "TypeOk", "TypeOk and StrongIsr", or "the 22 invariants together"."""
+    if len(names) == 1:
+        return names[0], False
+    if len(names) <= 3:
+        return f"{', '.join(names[:-1])} and {names[-1]}", True
+    return f"the {len(names)} invariants together", True
+
+
 def proof_summary_text(report: ProofReport) -> str:
     p, o = report.prepared, report.outcome
-    conjunction = " /\\ ".join(p.invariants)
+    conjunction, plural = _together(list(p.invariants))
+    holds, is_, it = ("hold", "are", "them") if plural else ("holds", "is", "it")
     lines = [f"modelcheck {__version__} · {p.spec.name} · prove by k-induction (z3)",
              f"spec        {p.spec.source()}",
              f"constants   {p.model.describe_constants()}",
@@ -160,14 +174,14 @@ def proof_summary_text(report: ProofReport) -> str:
              ""]
     stats: list[tuple[str, str]] = []
     if o.result == PROVED:
-        lines.append(f"Proved: {conjunction} holds in every reachable state ({o.k}-induction).")
-        stats.append(("base case", f"no behaviour of up to {_states(o.k)} breaks it"))
-        stats.append(("step", f"any {o.k} distinct consecutive states satisfying it are followed only by "
-                              f"states that satisfy it"))
+        lines.append(f"Proved: {conjunction} {holds} in every reachable state ({o.k}-induction).")
+        stats.append(("base case", f"no behaviour of up to {_states(o.k)} breaks {it}"))
+        stats.append(("step", f"any {o.k} distinct consecutive states satisfying {it} are followed only by "
+                              f"states that satisfy {it}"))
     elif o.result == INTERRUPTED:
-        lines.append(f"Interrupted before a verdict: {conjunction} is not proved.")
+        lines.append(f"Interrupted before a verdict: {conjunction} {is_} not proved.")
         if o.k:
-            stats.append(("base case", f"no behaviour of up to {_states(o.k)} breaks it"))
+            stats.append(("base case", f"no behaviour of up to {_states(o.k)} breaks {it}"))
             stats.append(("step", f"fails for every k up to {o.k}; k = {o.k + 1} was under way"))
     elif o.result == VIOLATION:
         lines.append(f"Invariant {o.violation.invariant} is violated (base case, k = {o.k}). "
@@ -175,14 +189,14 @@ def proof_summary_text(report: ProofReport) -> str:
         lines += ["", report.trace_text or "", ""]
     else:
         c = o.counterexample
-        lines.append(f"Not proved: {conjunction} is not {o.k}-inductive.")
-        lines.append(f"No behaviour of up to {_states(o.k)} breaks it, but the induction step fails: of the "
-                     f"{c.length} distinct states below, linked by Next, the first {o.k} satisfy it and the last "
-                     f"breaks {', '.join(c.broken)}.")
+        lines.append(f"Not proved: {conjunction} {is_} not {o.k}-inductive.")
+        lines.append(f"No behaviour of up to {_states(o.k)} breaks {it}, but the induction step fails: of the "
+                     f"{c.length} distinct states below, each a step of the spec from the one before, the first "
+                     f"{o.k} satisfy {it} and the last breaks {', '.join(c.broken)}.")
         lines.append("The first state need not be reachable. Name lemmas that rule it out (more --inv; see "
                      "docs/writing-specs.md) or raise --k.")
         lines += ["", report.trace_text or "", ""]
-        stats.append(("base case", f"no behaviour of up to {_states(o.k)} breaks it"))
+        stats.append(("base case", f"no behaviour of up to {_states(o.k)} breaks {it}"))
         stats.append(("step", f"fails; counterexample to induction of {_states(c.length)}"))
     stats.append(("time", f"{report.seconds:.2f} s"))
     if report.trace_file:

@@ -15,6 +15,11 @@ enabled and, if not, which conjuncts of its guard were false.
 A counterexample to induction (from ``modelcheck prove``) starts from a state
 that need not be reachable: its first state is checked against the
 invariants the file says it assumes, and the rest as any behaviour.
+
+A trace that carries a ``loop`` (ITF's mark of a lasso) claims more than its
+states: that the last one steps back to the state the loop names. Replayed
+for its invariants, that step is checked too, and a loop that does not
+close makes the trace not a behaviour, as an illegal step does.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any, Sequence
 from modelcheck import exitcodes
 from modelcheck.backends.interpreter import evaluate
 from modelcheck.explain import explain, failing_conjuncts_text, first_violation
+from modelcheck.trace import loop_verb_phrase
 from modelcheck.trace_read import BoundTrace, ClaimedStep
 from modelcheck.values import flatten, show
 
@@ -91,10 +97,12 @@ class ReplayReport:
                 "ok": EXIT_OK}[self.result]
 
 
-def replay(trace: BoundTrace, invariants: Sequence[str]) -> ReplayReport:
+def replay(trace: BoundTrace, invariants: Sequence[str], closing_loop: bool = True) -> ReplayReport:
     """Judge a behaviour, or a counterexample to induction: a trace whose
     first state is only claimed to satisfy the hypothesis invariants (it need
-    not be reachable), so that is what is checked of it instead of Init."""
+    not be reachable), so that is what is checked of it instead of Init.
+    A loop the trace carries is checked too, unless ``closing_loop`` is
+    False (the lasso replay judges it with its own words)."""
     model, states = trace.model, trace.states
     hypothesis = trace.document.hypothesis
     if hypothesis is None:
@@ -109,6 +117,11 @@ def replay(trace: BoundTrace, invariants: Sequence[str]) -> ReplayReport:
             if invalid is not None:
                 break
             steps.append(step)
+    doc = trace.document
+    if invalid is None and doc.loop is not None and closing_loop:
+        problem = loop_problem(model, states, doc.loop, doc.stutters)
+        if problem is not None:  # past the last state: every state was reached legally
+            invalid = InvalidStep(len(states), problem)
     # states past an illegal step are not reachable: only the legal prefix is judged
     checked = states if invalid is None else states[:invalid.state]
     violations = []
@@ -118,6 +131,18 @@ def replay(trace: BoundTrace, invariants: Sequence[str]) -> ReplayReport:
             violations.append(Violation(name, at, explain(model, states[at], name)))
     violations.sort(key=lambda v: v.state)
     return ReplayReport(trace, tuple(invariants), steps, invalid, violations)
+
+
+def loop_problem(model, states: Sequence[tuple], loop: int, stutters: bool) -> str | None:
+    """Why a lasso's loop does not close, or None: the last state must step
+    legally back to state ``loop`` (0-based), or the behaviour stutter there."""
+    if stutters or loop == len(states) - 1:
+        return None
+    _, invalid = check_step(model, states[-1], states[loop], len(states), None)
+    if invalid is None:
+        return None
+    return (f"the loop does not close: no action of {model.spec.name} leads from the last state "
+            f"(state {len(states)}) back to state {loop + 1}")
 
 
 def check_init(model, state: tuple) -> InvalidStep | None:
@@ -281,6 +306,9 @@ def report_text(report: ReplayReport) -> str:
     else:
         lines.append(f"The trace is a behaviour of {model.spec.name}: its first state satisfies Init and "
                      f"{_steps_phrase(n - 1)} a legal transition.")
+        if doc.loop is not None:
+            lines.append(f"Its loop closes: after state {n}, the behaviour "
+                         f"{loop_verb_phrase(n, doc.loop, doc.stutters or doc.loop == n - 1)}.")
     if report.violations:
         lines.append("")
         lines.append("Invariants broken along the trace:")
@@ -319,6 +347,7 @@ def report_json(report: ReplayReport) -> dict[str, Any]:
         "hypothesis": None if report.hypothesis is None else list(report.hypothesis),
         "steps": [{"state": s.state + 1, "actions": s.matches, "stutter": s.stutter, "note": s.note}
                   for s in report.steps],
+        "loop": None if trace.document.loop is None else trace.document.loop + 1,
         "invalid_step": None if bad is None else {
             "state": bad.state + 1, "reason": bad.reason, "closest": bad.closest, "diff": bad.diff,
             "claimed": bad.claimed},

@@ -7,7 +7,11 @@ their runs in their own forms (``modelcheck/sweep.py``,
 
 from __future__ import annotations
 
+import os
+import shlex
+
 from modelcheck import __version__
+from modelcheck.engines import DEFAULT_ENGINE, entry
 from modelcheck.limits import MAX_MEMORY, MAX_STATES, describe_size
 from modelcheck.run import PreparedRun, RunOutcome
 
@@ -42,6 +46,9 @@ def result_text(outcome: RunOutcome) -> str:
     lines = verdict_lines(outcome)
     lines.extend(stats_lines(outcome))
     lines.extend(f"note: {n}" for n in outcome.result.notes)
+    r = outcome.result
+    if r.stopped and r.saved:  # last, where the eye falls after Ctrl-C
+        lines += [f"The search is saved in {r.saved}; continue it with:", f"  {resume_command(outcome.prepared, r)}"]
     if outcome.coverage is not None:
         lines += ["", outcome.coverage.text()]
     return "\n".join(lines)
@@ -70,7 +77,7 @@ def stopped_lines(outcome: RunOutcome) -> list[str]:
         why = f"Stopped at --max-memory {describe_size(p.max_memory)}"
     else:
         why = "Interrupted"
-    explored = (f"{r.distinct_states:,} states explored (through depth {r.depth})"
+    explored = (f"{r.distinct_states:,} states explored ({depth_text(r)})"
                 if r.distinct_states is not None else f"behaviours of up to {r.depth} states examined")
     lines = [f"{why} before the search was complete: no invariant is violated in the {explored}."]
     if p.properties:
@@ -79,11 +86,55 @@ def stopped_lines(outcome: RunOutcome) -> list[str]:
     return lines
 
 
+def resume_command(p: PreparedRun, r) -> str:
+    """The command that continues a saved search: this run's own options,
+    with --resume in place of where it saved, and without the limit that
+    stopped it (it would stop the resumed run at once)."""
+    q = p.request
+    words = ["modelcheck", "run", q.spec]
+    if q.engine != DEFAULT_ENGINE:
+        words += ["--engine", q.engine]
+    for flag, values in (("--config", [q.config] if q.config else []), ("--const", q.consts),
+                         ("--inv", q.invariants), ("--prop", q.properties),
+                         ("--specification", [q.specification] if q.specification else []),
+                         ("--max-depth", [] if q.max_depth is None else [q.max_depth]),
+                         ("--max-states", [] if q.max_states is None or r.stopped == MAX_STATES else [q.max_states]),
+                         ("--max-memory", [] if q.max_memory is None or r.stopped == MAX_MEMORY else [q.max_memory]),
+                         ("--trace-out", [q.trace_out] if q.trace_out else [])):
+        for value in values:
+            words += [flag, str(value)]
+    if q.check_deadlock is not None:
+        words.append("--check-deadlock" if q.check_deadlock else "--no-check-deadlock")
+    words += [w for w, on in (("--overwrite", q.overwrite), ("--symmetry", q.symmetry)) if on]
+    saved = os.path.abspath(r.saved)
+    for option in entry(q.engine).options:
+        value = q.engine_options.get(option.field)
+        if option.field == "resume" or value in (None, False, ()) or \
+                (isinstance(value, str) and os.path.abspath(value) == saved):
+            continue  # where it saved is where it resumes
+        if option.kind == "flag":
+            words.append(option.flag)
+        else:
+            for v in (value if option.kind == "multiple" else [value]):
+                words += [option.flag, str(v)]
+    return shlex.join(words + ["--resume", r.saved])
+
+
+def depth_text(r) -> str:
+    """How deep a stopped search went: the last level it found whole, and
+    whether it had begun the next."""
+    if r.partial_level:
+        return f"every state through depth {r.depth}, and part of depth {r.depth + 1}"
+    return f"through depth {r.depth}"
+
+
 def violation_lines(outcome: RunOutcome) -> list[str]:
     """Said once: what breaks and in which state; then the counterexample in
     the viewer's replica tables (``modelcheck show --diff``), and why."""
     v = outcome.result.violation
     what = "A deadlock is reached" if v.invariant == "Deadlock" else f"Invariant {v.invariant} is violated"
+    if outcome.evaluation_failed:
+        what = "The spec cannot be evaluated (TLC stops with an error)"
     lines = [f"{what} in state {v.length}, at the end of this shortest counterexample:", ""]
     lines.append(outcome.trace_text or "")
     lines.append("")
@@ -99,7 +150,7 @@ def stats_lines(outcome: RunOutcome) -> list[str]:
     if r.distinct_states is not None:
         stats.append(("distinct states", f"{r.distinct_states:,}"))
     if r.depth is not None:
-        stats.append(("depth", f"{r.depth}"))
+        stats.append(("depth", f"{r.depth}" + (f" complete, {r.depth + 1} begun" if r.partial_level else "")))
     rate = f" ({r.distinct_states / r.seconds:,.0f} states/s)" if r.distinct_states and r.seconds > 0 else ""
     stats.append(("time", f"{r.seconds:.2f} s{rate}"))
     if r.sometimes:
@@ -111,5 +162,7 @@ def stats_lines(outcome: RunOutcome) -> list[str]:
             stats.append(("never reached", ", ".join(unseen) + "  <- the model may be vacuous"))
     if outcome.trace_file:
         stats.append(("trace", f"{outcome.trace_file}  (modelcheck show {outcome.trace_file})"))
+    elif outcome.trace_problem:
+        stats.append(("trace", outcome.trace_problem))
     width = max(len(k) for k, _ in stats)
     return [f"  {k.ljust(width)}  {v}" for k, v in stats]

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from modelcheck.errors import SpecDefinitionError
-from modelcheck.expr import BOOL, INT, Expr, and_, const_value, eq, is_const, ite, lift, select, var
+from modelcheck.expr import BOOL, INT, Expr, and_, const_value, eq, is_const, ite, lift, not_, or_, select, var
 
 
 @dataclass(frozen=True)
@@ -69,14 +69,29 @@ RESERVED = ("c", "require", "built_guard", "built_assignments")
 class Schema:
     """The slot layout of one spec instance."""
 
-    def __init__(self, fields: Sequence[Field]):
-        self.fields = tuple(fields)
+    def __init__(self, fields: Sequence[Any]):
+        # Bounded sets and sequences (modelcheck.bounded) expand into plain fields.
+        self.compounds: dict[str, Any] = {}
+        flat: list[Field] = []
+        for f in fields:
+            if isinstance(f, Field):
+                flat.append(f)
+                continue
+            if f.name in self.compounds:
+                raise SpecDefinitionError(f"field {f.name} declared twice")
+            self.compounds[f.name] = f
+            flat.extend(f.fields())
+        # The slots a VIEW keeps (None: the whole state), set by the model when it applies one.
+        self.view_slots: tuple[int, ...] | None = None
+        self.fields = tuple(flat)
         self.by_name: dict[str, Field] = {}
         self.base: dict[str, int] = {}
         self.slot_names: list[str] = []
         self.slot_field: list[Field] = []
         offset = 0
         for f in self.fields:
+            if f.name in self.compounds:
+                raise SpecDefinitionError(f"field {f.name} declared twice")
             if f.name.startswith("_") or f.name in RESERVED:
                 raise SpecDefinitionError(f"{f.name!r} cannot name a field (it is reserved by the state views)")
             if f.name in self.by_name:
@@ -178,6 +193,9 @@ class StateView:
         if name.startswith("_"):
             raise AttributeError(name)
         cache = self._cache
+        if name not in cache and name in self._schema.compounds:
+            cache[name] = _compound_rows(self._schema.compounds[name],
+                                         lambda idx, c=self._schema.compounds[name]: c.view(self._schema, idx))
         if name not in cache:
             schema = self._schema
             if name not in schema.by_name:
@@ -260,22 +278,89 @@ class NextState:
         self._current = current
         self._guard_parts: list[Expr] = []
         self._assignments: dict[int, Expr] = {}
+        self._writers: dict[str, Any] = {}  # bounded set/sequence name -> its writer rows
+        self._pending: list[Any] = []  # writers with changes not yet assigned
+        self._failures: list[tuple[Expr, str]] = []  # (condition, message): where TLC cannot evaluate the step
+
+    def fails_if(self, condition, message: str) -> None:
+        """Where ``condition`` holds (with the guard), TLC cannot evaluate this
+        step (a sequence indexed outside its domain, Nil compared with a
+        number...) and stops with an error. The model then gives the step a
+        successor that says so (see Model), so every engine stops there too."""
+        self._failures.append((lift(condition), message))
 
     def require(self, *conditions) -> None:
         """Add conjuncts to the action's guard."""
         for c in conditions:
             self._guard_parts.append(lift(c))
 
+    def cases(self, *arms, otherwise=None) -> None:
+        """TLA+'s CASE (and IF) between actions: ``arms`` are (condition,
+        function of a next-state builder) pairs; the first arm whose condition
+        holds is taken, else ``otherwise`` (with none, the action is then
+        disabled). Each arm writes its own changes and may add guard conjuncts;
+        a slot an arm leaves alone keeps its value in that arm."""
+        branches = [(lift(cond), fn) for cond, fn in arms]
+        taken: list[tuple[Expr, Any]] = []
+        earlier: list[Expr] = []
+        for cond, fn in branches:
+            taken.append((and_(cond, *[not_(e) for e in earlier]), fn))
+            earlier.append(cond)
+        if otherwise is not None:
+            taken.append((and_(*[not_(e) for e in earlier]), otherwise))
+        guards, writes = [], []
+        for when, fn in taken:
+            child = NextState(self._schema, self._current)
+            fn(child)
+            guard = child.built_guard()
+            guards.append(and_(when, guard))
+            writes.append((when, child.built_assignments()))
+            for failing, message in child._failures:
+                self._failures.append((and_(when, guard, failing), message))
+        self.require(or_(*guards))
+        slots = sorted({slot for _, assigned in writes for slot in assigned})
+        for slot in slots:
+            value: Expr = var(slot, INT)
+            for when, assigned in reversed(writes):
+                value = ite(when, assigned.get(slot, var(slot, INT)), value)
+            self._assign(slot, value)
+
+    def if_(self, cond, then, otherwise) -> None:
+        """IF cond THEN then ELSE otherwise, between two actions (see ``cases``)."""
+        self.cases((cond, then), otherwise=otherwise)
+
+    def _note_pending(self, writer) -> None:
+        if writer not in self._pending:
+            self._pending.append(writer)
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, []
+        for writer in pending:
+            writer.flush()
+
     def built_guard(self) -> Expr:
+        self._flush()
         return and_(*self._guard_parts)
 
     def built_assignments(self) -> dict[int, Expr]:
+        self._flush()
         return dict(self._assignments)
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
             raise AttributeError(name)
         schema = self._schema
+        if name in schema.compounds:
+            if name not in self._writers:
+                compound = schema.compounds[name]
+                made: dict[tuple, Any] = {}
+
+                def writer(idx, c=compound):
+                    if idx not in made:
+                        made[idx] = c.writer(self, idx)
+                    return made[idx]
+                self._writers[name] = _compound_rows(compound, writer)
+            return self._writers[name]
         if name not in schema.by_name:
             raise SpecDefinitionError(f"the state has no field {name!r}")
         return _Slots(self, schema.by_name[name], ())
@@ -298,3 +383,35 @@ class NextState:
         if e.op == "var" and e.args[0] == slot:
             return  # x' = x is the default
         self._assignments[slot] = e
+
+
+def _compound_rows(compound, make):
+    """A bounded set or sequence as specs index it: the container itself, or
+    its rows (``s.log[b]``) when it is declared with a shape."""
+    if not compound.shape:
+        return make(())
+    return Rows(make, compound.shape)
+
+
+class Rows:
+    """A shaped container's rows: ``s.log[b]`` (a build-time index only)."""
+
+    def __init__(self, make: Callable[[tuple[int, ...]], Any], shape: tuple[int, ...], prefix: tuple[int, ...] = ()):
+        self._make, self._shape, self._prefix = make, shape, prefix
+
+    def __len__(self) -> int:
+        return self._shape[len(self._prefix)]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __getitem__(self, i):
+        if isinstance(i, Expr) or isinstance(i, bool) or not isinstance(i, int):
+            raise SpecDefinitionError("a set or sequence held per replica must be indexed by a parameter "
+                                      "or a build-time value, not by a state-dependent expression")
+        if not 0 <= i < len(self):
+            raise SpecDefinitionError(f"index {i} is outside 0..{len(self) - 1}")
+        prefix = self._prefix + (i,)
+        if len(prefix) == len(self._shape):
+            return self._make(prefix)
+        return Rows(self._make, self._shape, prefix)

@@ -94,6 +94,8 @@ def simulation_text(outcome, stats: dict) -> str:
         stats_rows.append(("reached", ", ".join(stats["reached"])))
     if outcome.trace_file:
         stats_rows.append(("trace", f"{outcome.trace_file}  (modelcheck show {outcome.trace_file})"))
+    elif outcome.trace_problem:
+        stats_rows.append(("trace", outcome.trace_problem))
     width = max(len(k) for k, _ in stats_rows)
     lines += [f"  {k.ljust(width)}  {v}" for k, v in stats_rows]
     if outcome.coverage is not None:

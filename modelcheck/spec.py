@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 from modelcheck.constants import ConstantDecl, Constants, resolve
 from modelcheck.errors import InputError, SpecDefinitionError
-from modelcheck.expr import BOOL, FALSE, TRUE, Expr, const_value, is_const, lift
+from modelcheck.expr import BOOL, FALSE, TRUE, Expr, and_, const_value, is_const, ite, lift, not_, or_
 from modelcheck.schema import Field, NextState, Schema, StateView
 
 
@@ -102,6 +102,12 @@ def sometimes(fn) -> PredicateDef:
 UPSTREAM = "from github.com/hachikuji/kafka-specification"
 
 
+def written_here(path: str, relation: str = "") -> str:
+    """The origin of a TLA+ module written in this repository: where its text
+    is, and what it builds on (e.g. "it extends Kip320")."""
+    return f"written in this repository ({path})" + (f"; {relation}" if relation else "")
+
+
 @dataclass(frozen=True)
 class SpecDefinition:
     name: str  # the CLI name
@@ -127,10 +133,29 @@ class SpecDefinition:
     # they are checked under; the first is the default and is called "Spec".
     properties: tuple[Any, ...] = ()
     specifications: tuple[Any, ...] = ()
-    origin: str = UPSTREAM  # where the TLA+ module comes from (its text is not in this repository)
-    # Definitions of the module that a viewer shows by name beside the
-    # variables (AsyncIsr's HighWatermark): (name, fn(s) -> expression).
-    operators: tuple[tuple[str, Callable[[StateView], Any]], ...] = ()
+    origin: str = UPSTREAM  # where the TLA+ module comes from: upstream, or written_here(path)
+    # TLC's VIEW, when the module defines one as a tuple of its variables: the
+    # names of the variables it keeps (see Model.view). ``view_default``: whether
+    # a run applies it when not told (the module's own .cfg does).
+    view: tuple[str, ...] = ()
+    view_default: bool = False
+    # The order of Next's action instances, when it is not action by action:
+    # a function from the instances (in declaration order) to the same
+    # instances in the order TLC tries them (see spec.by_first_parameter).
+    instance_order: Callable[[list["ActionInstance"]], list["ActionInstance"]] | None = None
+    # Invariants of the port itself rather than of the protocol (no bounded
+    # set or sequence overflows): checked in every run, and a violation is
+    # reported as constants the port does not support (exit 2), with the
+    # invariant's explanation, not as a protocol counterexample.
+    port_checks: tuple[str, ...] = ()
+    # The invariant that fails in the state a step TLC cannot evaluate leads
+    # to (NextState.fails_if): checked in every run and reported as TLC
+    # reports such a step, an evaluation error (exit 75), not a violation.
+    evaluation_check: str | None = None
+    # How the trace viewers draw a state of this spec: a function returning
+    # its layouts (modelcheck.display.Layout), called only when a trace is
+    # shown. None: the viewer picks a layout by the spec's variables.
+    layout: Callable[[], Sequence[Any]] | None = None
 
     def source(self) -> str:
         """The TLA+ module this spec ports and where that module comes from."""
@@ -148,10 +173,6 @@ class SpecDefinition:
         if self.check_constants:
             self.check_constants(constants)
         return constants
-
-    def operator(self, name: str) -> Callable[[StateView], Any]:
-        """The definition named ``name`` among ``operators``."""
-        return dict(self.operators)[name]
 
     def invariant_names(self) -> list[str]:
         return [p.name for p in self.invariants]
@@ -185,6 +206,22 @@ class SpecDefinition:
         raise InputError(f"{self.name} has no specification {name!r} "
                          f"(its specifications: {', '.join(sp.name for sp in specs)})")
 
+    def property_forms(self) -> dict[str, tuple[Any, str]]:
+        """Each temporal property's form (a ``modelcheck.temporal.Form``) and
+        the variable of its cases ("" for one case), read by building it
+        against the default constants' fields: no actions are instantiated."""
+        from modelcheck.temporal import FORMS
+        if not self.properties:
+            return {}
+        c = self.resolve_constants()
+        schema = Schema(self.fields(c))
+        current, following = StateView(schema, c), StateView(_Shifted(schema), c)
+        out = {}
+        for p in self.properties:
+            cases = p.build(current, following)
+            out[p.name] = (FORMS[cases[0][1].form], cases[0][0].split("=", 1)[0])
+        return out
+
     def check_property_names(self, names: Sequence[str]) -> None:
         known = self.property_names()
         for n in names:
@@ -192,8 +229,10 @@ class SpecDefinition:
                 listed = ", ".join(known) if known else "none"
                 raise InputError(f"{self.name} has no temporal property {n!r} (its properties: {listed})")
 
-    def instantiate(self, constants: Constants) -> "Model":
-        return Model(self, constants)
+    def instantiate(self, constants: Constants, view: bool | None = None) -> "Model":
+        """The model for these constants; ``view`` applies the module's VIEW
+        (None: its default)."""
+        return Model(self, constants, self.view_default if view is None else view)
 
 
 @dataclass
@@ -206,12 +245,14 @@ class ActionInstance:
     shown_params: tuple[tuple[str, Any], ...]
     guard: Expr
     updates: dict[int, Expr]
+    failure: bool = False  # the twin of an instance TLC cannot evaluate (see Model._failure_instance)
 
     def label(self) -> str:
+        failed = " (evaluation fails)" if self.failure else ""
         if not self.shown_params:
-            return self.action
+            return self.action + failed
         inner = ", ".join(f"{k}={_show(v)}" for k, v in self.shown_params)
-        return f"{self.action}({inner})"
+        return f"{self.action}({inner}){failed}"
 
 
 def _show(v: Any) -> str:
@@ -226,12 +267,18 @@ class Model:
 
     spec: SpecDefinition
     constants: Constants
+    # Whether states are told apart by the spec's VIEW only: two states with
+    # the same view count once, and the first found is kept (its full state
+    # goes on being explored), as in TLC.
+    view: bool = False
     schema: Schema = field(init=False)
     init_states: list[tuple] = field(init=False)
     instances: list[ActionInstance] = field(init=False)
     invariants: dict[str, Expr] = field(init=False)
     sometimes: dict[str, Expr] = field(init=False)
     codec: Any = field(init=False)
+    # Why TLC could not evaluate a step: message k - 1 for evaluation_error = k.
+    failure_messages: list[str] = field(init=False, default_factory=list)
 
     def __post_init__(self):
         spec, c = self.spec, self.constants
@@ -242,7 +289,19 @@ class Model:
         self.invariants = {p.name: self._predicate(p, view) for p in spec.invariants}
         self.sometimes = {p.name: self._predicate(p, view) for p in spec.sometimes}
         self.codec = spec.variables(c, self.schema)
+        if self.view:
+            self.schema.view_slots = self._view_slots()
         self._compiled = None
+
+    def _view_slots(self) -> tuple[int, ...]:
+        if not self.spec.view:
+            raise InputError(f"{self.spec.name} defines no VIEW")
+        variables = self.codec.variables
+        unknown = [v for v in self.spec.view if v not in variables]
+        if unknown:
+            raise SpecDefinitionError(f"{self.spec.name}: its VIEW names unknown variables {', '.join(unknown)}")
+        kept = {slot for v in self.spec.view for slot in variables[v].slots()}
+        return tuple(sorted(kept | set(getattr(self.codec, "hidden", ()))))
 
     # --- building -------------------------------------------------------
     def _build_init(self, view: StateView) -> tuple:
@@ -279,8 +338,36 @@ class Model:
                 if guard is FALSE:
                     continue
                 shown = tuple((p, d.show(c, v)) for (p, d), v in zip(act.params, combo))
-                out.append(ActionInstance(len(out), act.name, tuple(params.items()), shown, guard, n.built_assignments()))
+                failing = or_(*(cond for cond, _ in n._failures))
+                out.append(ActionInstance(len(out), act.name, tuple(params.items()), shown,
+                                          and_(guard, not_(failing)), n.built_assignments()))
+                if failing is not FALSE:
+                    out.append(self._failure_instance(len(out), out[-1], guard, n._failures))
+        if actions is None and self.spec.instance_order is not None:
+            ordered = self.spec.instance_order(out)
+            if sorted(id(i) for i in ordered) != sorted(id(i) for i in out):
+                raise SpecDefinitionError(f"{self.spec.name}: instance_order must return every instance once")
+            for k, inst in enumerate(ordered):
+                inst.index = k
+            out = list(ordered)
         return out
+
+    def _failure_instance(self, index: int, inst: "ActionInstance", guard: Expr, failures) -> "ActionInstance":
+        """Where TLC cannot evaluate an action instance (``NextState.fails_if``),
+        a twin instance leads to a state that records which evaluation failed
+        (the ``evaluation_error`` field, 1 + the message's number), which the
+        spec's evaluation check then reports. It sits right after the instance,
+        so it is met where TLC meets the error."""
+        if "evaluation_error" not in self.schema.by_name:
+            raise SpecDefinitionError(f"{self.spec.name}: fails_if needs a field named evaluation_error")
+        code: Expr = lift(0)
+        for cond, message in reversed(failures):
+            if message not in self.failure_messages:
+                self.failure_messages.append(message)
+            code = ite(cond, self.failure_messages.index(message) + 1, code)
+        slot = self.schema.slot("evaluation_error")
+        return ActionInstance(index, inst.action, inst.params, inst.shown_params,
+                              and_(guard, or_(*(c for c, _ in failures))), {slot: code}, failure=True)
 
     def _predicate(self, p: PredicateDef, view: StateView) -> Expr:
         e = lift(p.fn(view))
@@ -301,7 +388,7 @@ class Model:
         prop = next(p for p in self.spec.properties if p.name == name)
         current = StateView(self.schema, self.constants)
         following = StateView(_Shifted(self.schema), self.constants)
-        return [PropertyCase(name, case, f) for case, f in prop.build(current, following)]
+        return [PropertyCase(name, case, f, bound) for case, f, bound in prop.build(current, following)]
 
     # --- using ----------------------------------------------------------
     def check_ranges(self, state: tuple, where: str) -> None:
@@ -329,6 +416,8 @@ class Model:
     def key(self) -> tuple:
         """A small picklable name for this model: ``specs.load_model(key)``
         rebuilds it in another process (worker processes, Spark executors)."""
+        if self.view:
+            return (self.spec.name, tuple(self.constants.items()), "view")
         return (self.spec.name, tuple(self.constants.items()))
 
     def describe_constants(self) -> str:
@@ -349,3 +438,28 @@ class _Shifted:
     def __init__(self, schema: Schema):
         self.by_name = schema.by_name
         self.base = {name: base + schema.width for name, base in schema.base.items()}
+        self.compounds = schema.compounds  # records, sets and sequences find their slots through slot()
+        self._schema = schema
+
+    def slot(self, name: str, *index: int) -> int:
+        return self._schema.slot(name, *index) + self._schema.width
+
+
+def by_first_parameter(actions: Sequence[ActionDef], after: Sequence[ActionDef] = ()):
+    """An ``instance_order`` for a Next of the form
+    ``(\\E b \\in S : A1(b) \\/ A2(b) \\/ ...) \\/ B1 \\/ ...``, which TLC
+    splits into the actions A1(b1), A2(b1), ..., A1(b2), ..., then B1, ...: the
+    instances of ``actions`` ordered by the value of their first parameter,
+    then by the action's place in ``actions``; then those of ``after``.
+    Within one action, instances keep their order (parameters nested as declared)."""
+    rank = {a.name: k for k, a in enumerate(actions)}
+    tail = {a.name: k for k, a in enumerate(after)}
+
+    def order(instances: list[ActionInstance]) -> list[ActionInstance]:
+        def key(pair):
+            position, inst = pair
+            if inst.action in rank:
+                return (0, inst.params[0][1], rank[inst.action], position)
+            return (1, tail.get(inst.action, len(tail)), 0, position)
+        return [inst for _, inst in sorted(enumerate(instances), key=key)]
+    return order

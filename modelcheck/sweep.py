@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from modelcheck import exitcodes
@@ -39,15 +39,20 @@ INTERRUPTED_RESULT = "interrupted"
 class SweepRow:
     varied: dict[str, str]
     outcome: RunOutcome
+    shared: dict[str, str] = field(default_factory=dict)  # the --const values every run shares
 
-    def cells(self) -> dict[str, Any]:
+    def outcomes(self) -> list[RunOutcome]:
+        return [self.outcome]
+
+    def cells(self, shared: bool = False) -> dict[str, Any]:
         r = self.outcome.result
         v = r.violation
+        named = {**self.varied, **(self.shared if shared else {})}
         if self.outcome.liveness is not None and v is None:
-            return {**self.varied, **property_cells(self.outcome), "distinct_states": r.distinct_states,
+            return {**named, **property_cells(self.outcome), "distinct_states": r.distinct_states,
                     "depth": r.depth, "trace_file": self.outcome.trace_file, "seconds": round(r.seconds, 2)}
         result = f"{v.invariant} violated" if r.result == "violation" else r.result
-        return {**self.varied,
+        return {**named,
                 "result": INTERRUPTED_RESULT if r.stopped == INTERRUPTED else result,
                 "distinct_states": r.distinct_states, "depth": r.depth,
                 "trace_length": v.length if v else None, "trace_file": self.outcome.trace_file,
@@ -57,15 +62,19 @@ class SweepRow:
 @dataclass
 class EachInvariantRow:
     varied: dict[str, str]
-    outcomes: dict[str, RunOutcome]  # by invariant, each checked alone
+    by_invariant: dict[str, RunOutcome]  # each invariant checked alone
+    shared: dict[str, str] = field(default_factory=dict)
 
-    def cells(self) -> dict[str, Any]:
-        out: dict[str, Any] = dict(self.varied)
-        for name, outcome in self.outcomes.items():
+    def outcomes(self) -> list[RunOutcome]:
+        return list(self.by_invariant.values())
+
+    def cells(self, shared: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {**self.varied, **(self.shared if shared else {})}
+        for name, outcome in self.by_invariant.items():
             r = outcome.result
             out[name] = (f"violated ({r.violation.length} states)" if r.violation else
                          "holds" if r.result == "ok" else r.result)
-        out["seconds"] = round(sum(o.result.seconds for o in self.outcomes.values()), 2)
+        out["seconds"] = round(sum(o.result.seconds for o in self.by_invariant.values()), 2)
         return out
 
 
@@ -137,16 +146,15 @@ def combinations(rows: list[dict[str, str]], vary: list[tuple[str, list[str]]]) 
     return out
 
 
-def free_path(path: str, overwrite: bool) -> str:
+def free_path(path: str, overwrite: bool, taken: set[str]) -> str:
     """``path``, or with a numeric suffix if a file is already there (unless
-    replacing it was asked for)."""
-    if overwrite or not os.path.exists(path):
-        return path
-    stem = path.removesuffix(".itf.json")
-    k = 2
-    while os.path.exists(f"{stem}-{k}.itf.json"):
-        k += 1
-    return f"{stem}-{k}.itf.json"
+    replacing it was asked for) or another run of the sweep is to write it
+    (``taken``, the paths given out so far, to which the one chosen is added)."""
+    stem, k = path.removesuffix(".itf.json"), 2
+    while path in taken or (not overwrite and os.path.exists(path)):
+        path, k = f"{stem}-{k}.itf.json", k + 1
+    taken.add(path)
+    return path
 
 
 SYMMETRY = "symmetry"  # a run setting that rows and products may name beside the constants
@@ -161,20 +169,33 @@ def _symmetry_setting(given: dict[str, str], default: bool) -> bool:
     return text == "on"
 
 
+# when runs end differently, the sweep exits with the most serious: an
+# invariant broken before a deadlock, before a temporal property
+SEVERITY = (exitcodes.INVARIANT_VIOLATED, exitcodes.DEADLOCK, exitcodes.PROPERTY_VIOLATED)
+
+
 @dataclass
 class SweepOutcome:
-    rows: list[SweepRow]  # the runs done, in order
+    rows: list[SweepRow | EachInvariantRow]  # the runs done, in order
     planned: int  # how many runs the sweep was to make
     interrupted: bool = False
+    stop_signal: int | None = None  # the signal that interrupted it (Ctrl-C or SIGTERM)
 
     @property
     def exit_code(self) -> int:
-        return exitcodes.INTERRUPTED if self.interrupted else exitcodes.OK
+        """run's code for the worst row: 0 only when every row holds; 130
+        (143 for SIGTERM) when interrupted, whatever the rows done found."""
+        if self.interrupted:
+            return exitcodes.interrupted(self.stop_signal)
+        codes = {o.exit_code for r in self.rows for o in r.outcomes()}
+        return next((c for c in SEVERITY if c in codes), exitcodes.OK)
 
     def trace_files(self) -> list[str]:
-        outcomes = [o for r in self.rows for o in (r.outcomes.values() if isinstance(r, EachInvariantRow)
-                                                     else [r.outcome])]
-        return [o.trace_file for o in outcomes if o.trace_file]
+        return [o.trace_file for r in self.rows for o in r.outcomes() if o.trace_file]
+
+    def runs_complete(self) -> int:
+        """The rows whose runs were not cut short by the interrupt."""
+        return sum(1 for r in self.rows if not any(o.result.stopped == INTERRUPTED for o in r.outcomes()))
 
 
 def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
@@ -183,13 +204,14 @@ def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
     """One run per combination of constants, crossed with each named
     specification when temporal properties are checked."""
     columns = list(dict.fromkeys(name for run in runs for name in run))
+    taken: set[str] = set()  # trace paths given out: two runs never share one
     requests = []
     for given in runs:
         for specification in specifications or (base.specification,):
             consts = tuple(c for c in base.consts if c.split("=", 1)[0].strip() not in given)
             consts += tuple(f"{k}={v}" for k, v in given.items() if k != SYMMETRY)
             named = {**given, **({"specification": specification} if specifications else {})}
-            trace_out = free_path(os.path.join(trace_dir, trace_name(base.spec, named)), base.overwrite)
+            trace_out = free_path(os.path.join(trace_dir, trace_name(base.spec, named)), base.overwrite, taken)
             request = RunRequest(**{**base.__dict__, "consts": consts, "trace_out": trace_out,
                                     "specification": specification,
                                     "symmetry": _symmetry_setting(given, base.symmetry)})
@@ -197,19 +219,21 @@ def sweep(base: RunRequest, runs: list[dict[str, str]], trace_dir: str,
             shown = _shown_constants(prepared, columns)
             if specifications:
                 shown["specification"] = specification
-            requests.append((shown, prepared))
+            shared = _shown_constants(prepared, [c.split("=", 1)[0].strip() for c in base.consts
+                                                 if c.split("=", 1)[0].strip() not in given])
+            requests.append((shown, shared, prepared))
     outcome = SweepOutcome([], len(requests))
     stop = StopRequest()  # one for the whole sweep: a Ctrl-C between runs counts too
     with interrupt_requests(stop):
-        for shown, prepared in requests:
+        for shown, shared, prepared in requests:
             if stop.requested:
                 break
             if each_invariant:
-                outcome.rows.append(_each_invariant_row(shown, prepared, progress, stop))
+                outcome.rows.append(_each_invariant_row(shown, shared, prepared, progress, stop, taken))
                 continue
             progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()))
-            outcome.rows.append(SweepRow(shown, execute(prepared, progress, stop)))
-    outcome.interrupted = stop.requested
+            outcome.rows.append(SweepRow(shown, execute(prepared, progress, stop), shared))
+    outcome.interrupted, outcome.stop_signal = stop.requested, stop.signum
     return outcome
 
 
@@ -218,17 +242,20 @@ def make_trace_dir(trace_dir: str) -> None:
     make_writable_dir(trace_dir, "--trace-dir")
 
 
-def _each_invariant_row(shown, prepared, progress: Progress, stop: StopRequest) -> EachInvariantRow:
+def _each_invariant_row(shown, shared, prepared, progress: Progress, stop: StopRequest,
+                        taken: set[str]) -> EachInvariantRow:
     """One line of a sweep with --each-inv: each invariant checked in a run of its own."""
     outcomes = {}
+    request = prepared.request
     for name in prepared.invariants:
         if stop.requested:
             break
         progress.note("sweep: " + " ".join(f"{k}={v}" for k, v in shown.items()) + f" {name}")
-        trace_out = prepared.request.trace_out.removesuffix(".itf.json") + f"-{name}.itf.json"
-        alone = RunRequest(**{**prepared.request.__dict__, "invariants": (name,), "trace_out": trace_out})
+        trace_out = free_path(request.trace_out.removesuffix(".itf.json") + f"-{name}.itf.json", request.overwrite,
+                              taken)
+        alone = RunRequest(**{**request.__dict__, "invariants": (name,), "trace_out": trace_out})
         outcomes[name] = execute(prepare(alone), progress, stop)
-    return EachInvariantRow(shown, outcomes)
+    return EachInvariantRow(shown, outcomes, shared)
 
 
 def _shown_constants(prepared, columns: list[str]) -> dict[str, str]:
@@ -240,10 +267,12 @@ def _shown_constants(prepared, columns: list[str]) -> dict[str, str]:
     return {name: format_value(kinds[name], values[name]) if name in kinds else values[name] for name in columns}
 
 
-def render(rows: list[SweepRow], fmt: str, columns: list[str] | None = None) -> str:
+def render(rows: list[SweepRow | EachInvariantRow], fmt: str, columns: list[str] | None = None) -> str:
+    """The table. A JSON row also names the constants every run shares
+    (--const), so that each row says in full what was checked."""
     if not rows:
         return "[]" if fmt == "json" else "no run was completed"
-    table = [row.cells() for row in rows]
+    table = [row.cells(shared=fmt == "json") for row in rows]
     # rows of different shapes (an invariant broken before the properties were
     # checked) share the union of the columns
     every = list(dict.fromkeys(k for r in table for k in r))
@@ -281,5 +310,11 @@ def written_text(outcome: SweepOutcome) -> str:
     files = outcome.trace_files()
     lines = ["", f"traces written ({len(files)}):", *(f"  {f}" for f in files)] if files else []
     if outcome.interrupted:
-        lines += ["", f"Interrupted after {len(outcome.rows)} of {outcome.planned} runs."]
+        done = outcome.runs_complete()
+        if done < len(outcome.rows):
+            said = f"Interrupted during run {len(outcome.rows)} of {outcome.planned}"
+            said += f" ({done} complete)." if done else "."
+        else:
+            said = f"Interrupted after {done} of {outcome.planned} runs."
+        lines += ["", said]
     return "\n".join(lines)

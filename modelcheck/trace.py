@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from modelcheck import __version__
+from modelcheck.atomic import write_atomically, write_first_free
 from modelcheck.errors import InputError
 from modelcheck.values import Function, Record, show, to_itf, to_plain_json
 
@@ -118,33 +119,45 @@ def write_trace(trace: Trace, path: str | None = None, overwrite: bool = False,
     """
     text = json.dumps(to_itf_json(trace), indent=1) + "\n"
     if path is not None and not os.path.isdir(path):
-        mode = "w" if overwrite else "x"
         try:
-            with open(path, mode, encoding="utf-8") as f:
-                f.write(text)
+            write_atomically(path, lambda f: f.write(text), replace=overwrite)
         except FileExistsError:
             raise InputError(f"--trace-out {path} already exists (pass --overwrite to replace it)") from None
         except OSError as e:
             raise InputError(f"cannot write trace {path}: {e.strerror or e}") from None
         return path
     directory = path or default_dir
+    made = _make_dirs(directory)
+    stem = stem or f"{trace.spec}-{trace.invariant or 'trace'}"
+    names = (os.path.join(directory, f"{stem}.itf.json" if k == 1 else f"{stem}-{k}.itf.json")
+             for k in range(1, 100000))
+    try:
+        return write_first_free(names, lambda f: f.write(text))
+    except BaseException as e:
+        for created in reversed(made):  # a failed write leaves no empty directory behind either
+            try:
+                os.rmdir(created)
+            except OSError:
+                break
+        if isinstance(e, FileExistsError):
+            raise InputError(f"cannot find a free trace file name in {directory}") from None
+        if isinstance(e, OSError):
+            raise InputError(f"cannot write trace into {directory}: {e.strerror or e}") from None
+        raise
+
+
+def _make_dirs(directory: str) -> list[str]:
+    """Create ``directory`` and its missing parents; returns those created, outermost first."""
+    missing = []
+    here = os.path.abspath(directory)
+    while not os.path.isdir(here) and os.path.dirname(here) != here:
+        missing.append(here)
+        here = os.path.dirname(here)
     try:
         os.makedirs(directory, exist_ok=True)
     except OSError as e:
         raise InputError(f"cannot create trace directory {directory}: {e.strerror or e}") from None
-    stem = stem or f"{trace.spec}-{trace.invariant or 'trace'}"
-    for k in range(1, 100000):
-        name = os.path.join(directory, f"{stem}.itf.json" if k == 1 else f"{stem}-{k}.itf.json")
-        try:
-            fd = os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            continue
-        except OSError as e:
-            raise InputError(f"cannot write trace into {directory}: {e.strerror or e}") from None
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        return name
-    raise InputError(f"cannot find a free trace file name in {directory}")
+    return missing[::-1]
 
 
 # --- text ------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from typing import Any
 from modelcheck.codec import json_int, json_set
 from modelcheck.constants import BOOL, INT, REPLICA, REPLICAS, format_value, parse_value
 from modelcheck.errors import InputError, TraceFormatError
+from modelcheck.reading import TRACE_CAP, read_text
 
 
 @dataclass(frozen=True)
@@ -90,9 +91,9 @@ class BoundTrace:
 # --- step 1: the file ----------------------------------------------------------------
 
 def read_trace_file(path: str) -> TraceDocument:
+    """A trace, from a regular file of at most ``reading.TRACE_CAP`` bytes."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = read_text(path, "trace file", TRACE_CAP)
     except FileNotFoundError:
         raise InputError(f"trace file {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as e:

@@ -1,9 +1,10 @@
 """TLA+ values as Python objects, and their JSON forms.
 
 Integers, strings and booleans are themselves; a set is a ``frozenset``; a
-record is a ``Record`` and a function a ``Function`` (both immutable, hashable
-mappings, kept apart because ITF writes them differently: a record is a JSON
-object, a function a ``{"#map": ...}``).
+sequence is a ``tuple`` (ITF writes it as a JSON array); a record is a
+``Record`` and a function a ``Function`` (both immutable, hashable mappings,
+kept apart because ITF writes them differently: a record is a JSON object, a
+function a ``{"#map": ...}``).
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ def show(v: Any) -> str:
         return v
     if isinstance(v, frozenset):
         return "{" + ", ".join(show(x) for x in sorted(v, key=_sort_key)) + "}"
+    if isinstance(v, tuple):
+        return "<<" + ", ".join(show(x) for x in v) + ">>"
     return repr(v)
 
 
@@ -78,6 +81,8 @@ def to_itf(v: Any) -> Any:
         return {"#bigint": str(v)}
     if isinstance(v, frozenset):
         return {"#set": [to_itf(x) for x in sorted(v, key=_sort_key)]}
+    if isinstance(v, tuple):
+        return [to_itf(x) for x in v]
     if isinstance(v, Record):
         return {k: to_itf(x) for k, x in v.items()}
     if isinstance(v, Function):
@@ -91,6 +96,8 @@ def to_plain_json(v: Any) -> Any:
         return v
     if isinstance(v, frozenset):
         return [to_plain_json(x) for x in sorted(v, key=_sort_key)]
+    if isinstance(v, tuple):
+        return [to_plain_json(x) for x in v]
     if isinstance(v, (Record, Function)):
         return {str(k): to_plain_json(x) for k, x in v.items()}
     raise TypeError(f"no JSON form for {v!r}")
@@ -108,5 +115,10 @@ def flatten(v: Any, path: str = "") -> dict[str, Any]:
         out = {}
         for k, x in v.items():
             out.update(flatten(x, f"{path}[{show(k)}]"))
+        return out
+    if isinstance(v, tuple):
+        out = {f"Len({path})": len(v)}
+        for i, x in enumerate(v):
+            out.update(flatten(x, f"{path}[{i + 1}]"))
         return out
     return {path: v}

@@ -13,8 +13,9 @@ from modelcheck.spec import Model, SpecDefinition
 def all_specs() -> dict[str, SpecDefinition]:
     from specs import (async_isr, kafka_clients, kafka_truncate_to_high_watermark, kip101, kip279, kip320,
                        kip320_consumer, kip320_first_try)
+    from specs.kraft import kafka_replication_kip_966, kafka_replication_v3_5
     modules = (kafka_truncate_to_high_watermark, kip101, kip279, kip320, kip320_first_try, async_isr,
-               kip320_consumer, kafka_clients)
+               kip320_consumer, kafka_clients, kafka_replication_v3_5, kafka_replication_kip_966)
     return {m.SPEC.name: m.SPEC for m in modules}
 
 
@@ -33,8 +34,8 @@ def load_model(key: tuple) -> Model:
     executors and worker processes rebuild the driver's model this way)."""
     model = _LOADED.get(key)
     if model is None:
-        name, items = key
+        name, items = key[:2]
         spec = get_spec(name)
-        model = spec.instantiate(spec.resolve_constants(parsed=dict(items)))
+        model = spec.instantiate(spec.resolve_constants(parsed=dict(items)), view="view" in key[2:])
         _LOADED[key] = model
     return model

@@ -111,6 +111,14 @@ class MessageSet(Codec):
     def slots(self):
         return list(self.version_slots)
 
+    def coverage(self, highest) -> tuple[str, str, list[str]]:
+        """For ``--coverage``: the versions of the messages the set ever held."""
+        ever = [v for v, slot in enumerate(self.version_slots) if highest[slot] > 0]
+        never = [str(v) for v in range(len(self.version_slots)) if v not in ever]
+        return (f"messages of version 0..{len(self.version_slots) - 1}",
+                "versions " + ", ".join(map(str, ever)) if ever else "always empty",
+                [f"never one of version {', '.join(never)}"] if never and ever else [])
+
 
 def variables(c, schema) -> StateCodec:
     names = c.Replicas
@@ -286,6 +294,13 @@ def HighWatermarkAdvanced(s):
     return high_watermark(s) > 0
 
 
+def viewer_layout():
+    """How the trace viewers draw this spec's states (specs/async_isr_layout.py),
+    loaded only when a trace is shown."""
+    from specs.async_isr_layout import layout
+    return (layout(high_watermark),)
+
+
 SPEC = SpecDefinition(
     name="async-isr", module="AsyncIsr",
     summary="asynchronous ISR updates through the controller (bounded by MaxOffset and MaxVersion)",
@@ -294,6 +309,6 @@ SPEC = SpecDefinition(
           LeaderWrite, LeaderHandleUpdate, FollowerReplicate),
     invariants=(TypeOk, ValidHighWatermark), default_invariants=("ValidHighWatermark",),
     variables=variables, sometimes=(IsrShrunk, LeaderAdoptedUpdate, HighWatermarkAdvanced),
+    layout=viewer_layout,
     notes="MaxOffset and MaxVersion bound the otherwise unbounded offsets and versions; "
-          "see the module docstring of specs/async_isr.py",
-    operators=(("HighWatermark", high_watermark),))
+          "see the module docstring of specs/async_isr.py")

@@ -6,7 +6,7 @@ invariants and reachability checks; they differ only in their actions.
 
 from __future__ import annotations
 
-from modelcheck.spec import ActionDef, PredicateDef, SpecDefinition
+from modelcheck.spec import UPSTREAM, ActionDef, PredicateDef, SpecDefinition
 from modelcheck.temporal import SF, WF, Specification
 from specs.kafka_replication import (BASE_INVARIANTS, BASE_SOMETIMES, CONSTANTS, DEFAULT_INVARIANTS, BecomeLeader,
                                      ControllerElectLeader, ControllerShrinkIsr, FollowerReplicate, Init,
@@ -40,7 +40,8 @@ def upstream_fairness(inc_high_watermark: ActionDef, expand_isr: ActionDef,
 
 def replication_spec(name: str, module: str, summary: str, next_actions: tuple[ActionDef, ...],
                      notes: str = "", lemmas: tuple[PredicateDef, ...] = (),
-                     specifications: tuple[Specification, ...] = (), properties: tuple = ()) -> SpecDefinition:
+                     specifications: tuple[Specification, ...] = (), properties: tuple = (),
+                     origin: str = UPSTREAM) -> SpecDefinition:
     """``lemmas`` are extra invariants a module offers for proofs by induction;
     ``specifications`` start with the module's Spec."""
     return SpecDefinition(
@@ -48,4 +49,4 @@ def replication_spec(name: str, module: str, summary: str, next_actions: tuple[A
         next=next_actions, invariants=BASE_INVARIANTS + tuple(lemmas), default_invariants=DEFAULT_INVARIANTS,
         variables=variables, sometimes=BASE_SOMETIMES, notes=notes,
         symmetry=("Replicas",), lemmas=tuple(p.name for p in lemmas), specifications=specifications,
-        properties=properties)
+        properties=properties, origin=origin)

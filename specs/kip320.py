@@ -9,7 +9,7 @@ own high watermark has reached its current epoch.
 """
 
 from modelcheck.expr import and_, member, min_, not_, or_, set_with, set_without
-from modelcheck.spec import action
+from modelcheck.spec import UPSTREAM, action, written_here
 from specs.family import replication_spec, upstream_fairness
 from specs.finite_replicated_log import (get_record_at_offset, has_offset, is_log_record, replicate_to,
                                          truncate_to)
@@ -104,4 +104,6 @@ FAIR_SPEC = upstream_fairness(FencedLeaderIncHighWatermark, FencedLeaderExpandIs
 SPEC = replication_spec(
     "kip320", "Kip320",
     "KIP-320: replication fenced by leader epoch (the adopted design)", NEXT, lemmas=LEMMAS,
-    specifications=specifications(FAIR_SPEC, FencedFollowerFetch), properties=PROPERTIES)
+    specifications=specifications(FAIR_SPEC, FencedFollowerFetch), properties=PROPERTIES,
+    origin=UPSTREAM + "; its temporal properties and the NoFairSpec and FairFetchSpec specifications port Kip320Live, "
+    + written_here("tla/Kip320Live.tla"))

@@ -36,7 +36,7 @@ from modelcheck.constants import BOOL, INT, REPLICAS, ConstantDecl
 from modelcheck.explain import Account
 from modelcheck.expr import and_, any_of, implies, ite, member, min_, not_, or_
 from modelcheck.schema import boolean, integer
-from modelcheck.spec import SpecDefinition, action, invariant, sometimes
+from modelcheck.spec import SpecDefinition, action, invariant, sometimes, written_here
 from specs import kafka_replication as base
 from specs.finite_replicated_log import NIL, LogRecord, get_record_at_offset, has_offset, min_offset_where, offsets
 from specs.kafka_replication import (NONE, REPLICA, REQUEST, controller_update_isr, record_text,
@@ -246,4 +246,4 @@ SPEC = SpecDefinition(
     specifications=(Specification("Spec", KIP320_SPEC.fairness + (WF(ConsumerRefreshMetadata), WF(ConsumerFetch),
                                                                   WF(ConsumerValidatePosition)),
                                   "Kip320's fairness, and weak fairness on every consumer action."),),
-    origin="written for modelcheck; it extends Kip320")
+    origin=written_here("tla/Kip320Consumer.tla", "it extends Kip320"))

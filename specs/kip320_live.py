@@ -40,52 +40,52 @@ def has_adopted_requests(s, r):
 
 @temporal
 def LeaderEventuallyElected(s):
-    """<>P: some replica eventually presumes leadership."""
+    """Some replica eventually presumes leadership."""
     return eventually(any_of(replica_presumes_leadership(s, r) for r in replicas(s)))
 
 
 @temporal
 def EpochsConverge(s):
-    """<>[]P: every replica ends up on the controller's latest leader epoch."""
+    """Every replica ends up on the controller's latest leader epoch."""
     return eventually_always(all_of(on_quorum_epoch(s, r) for r in replicas(s)))
 
 
 @temporal
 def WrittenLeadsToCommitted(s):
-    """P ~> Q: once a replica holds a record, some high watermark covers a record."""
+    """Once a replica holds a record, some high watermark covers a record."""
     return leads_to(any_of(get_end_offset(s, r) > 0 for r in replicas(s)),
                     any_of(s.hw[r] > 0 for r in replicas(s)))
 
 
 @temporal
 def InSyncInfinitelyOften(s):
-    """[]<>P: infinitely often, no replica is on an older epoch than the quorum's."""
+    """Infinitely often, no replica is on an older epoch than the quorum's."""
     return always_eventually(all_of(on_quorum_epoch(s, r) for r in replicas(s)))
 
 
 @temporal
 def IsrSettles(s):
-    """<>[]P: from some point on, every replica on the quorum's epoch caches the quorum's ISR."""
+    """From some point on, every replica on the quorum's epoch caches the quorum's ISR."""
     return eventually_always(all_of(implies(on_quorum_epoch(s, r), s.isr[r] == s.quorum_isr) for r in replicas(s)))
 
 
 @temporal
 def LeaderAdoptsItsRequest(s):
-    """\\A r : P(r) ~> Q(r): a replica named leader by a request newer than its
-    epoch eventually reaches that epoch or a later one (WF(BecomeLeader) at work)."""
+    """A replica named leader by a request newer than its
+    epoch eventually reaches that epoch or a later one (weak fairness on BecomeLeader at work)."""
     return forall(s, REPLICA, lambda r: leads_to(has_newer_request(s, r), has_adopted_requests(s, r)))
 
 
 @temporal
 def WritesWhenLed(s):
-    """([]<>P) => <>Q: if some replica presumes leadership infinitely often, a record is written."""
+    """If some replica presumes leadership infinitely often, a record is written."""
     return infinitely_often_implies_eventually(any_of(replica_presumes_leadership(s, r) for r in replicas(s)),
                                                s.next_record_id > 0)
 
 
 @temporal
 def QuorumIsrStabilizes(s, t):
-    """<>[][A]_vars: from some point on, no step changes the quorum's ISR (no
+    """From some point on, no step changes the quorum's ISR (no
     shrink-and-expand cycle goes on forever)."""
     return eventually_always_step(t.quorum_isr == s.quorum_isr)
 

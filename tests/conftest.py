@@ -28,10 +28,13 @@ SPARK = {
     "modelcheck/spark/test_cluster.py": ALL,
     "modelcheck/spark/test_lead.py": ALL,
     "modelcheck/spark/test_resume.py": ALL,
+    "modelcheck/spark/test_resume_integrity.py": ALL,
     "modelcheck/spark/test_session.py": ALL,
     "modelcheck/spark/test_swarm.py": ALL,
     "modelcheck/spark/test_worker_fault.py": ALL,
     "test_cli_spark.py": ALL,
+    "test_cli_spark_signals.py": ALL,
+    "test_soak_signals.py": {"test_soak_spark"},
 }
 
 Z3 = {
@@ -44,6 +47,7 @@ Z3 = {
 }
 
 SLOW = {
+    "modelcheck/backends/test_numpy_codegen.py": {"test_batch_successors_and_predicates_match"},
     "modelcheck/backends/test_python_codegen.py": ALL,
     "modelcheck/backends/test_z3_backend.py": {
         "test_every_operator_translates_exactly", "test_later_steps_and_binary_selectors_admit_the_same_successors",
@@ -53,21 +57,30 @@ SLOW = {
         "test_kip320_first_try_three_replicas_breaks_strong_isr_in_13_states"},
     "modelcheck/engines/test_bmc.py": {
         "test_async_isr_agrees_with_breadth_first_search", "test_default_depth_is_said_out_loud",
-        "test_every_encoding_choice_finds_the_same_length", "test_max_depth_counts_states_as_breadth_first_search_does",
-        "test_no_false_alarm_on_kip320_to_depth_10", "test_shortest_violation_has_the_breadth_first_length"},
+        "test_every_encoding_choice_finds_the_same_length",
+        "test_max_depth_counts_states_as_breadth_first_search_does", "test_no_false_alarm_on_kip320_to_depth_10",
+        "test_shortest_violation_has_the_breadth_first_length"},
     "modelcheck/engines/test_conformance.py": {
-        "test_checkpointing_engines_resume_to_the_same_count", "test_exhaustive_engines_count_and_find_shortest_violations",
-        "test_symmetric_engines_count_the_same_orbits"},
+        "test_checkpointing_engines_resume_to_the_same_count",
+        "test_exhaustive_engines_count_and_find_shortest_violations", "test_symmetric_engines_count_the_same_orbits"},
     "modelcheck/engines/test_fast.py": {"test_fast_agrees_with_bfs", "test_kip320_defaults"},
+    "modelcheck/backends/test_compiled.py": {"test_compiled_numpy_and_python_agree_state_by_state_on_message_passing_specs"},
+    "modelcheck/engines/test_kernels.py": {"test_a_kernel_taken_up_mid_search_changes_nothing"},
     "modelcheck/engines/test_spark.py": ALL,
     "modelcheck/engines/test_symmetric_search.py": {
         "test_engines_agree_under_symmetry", "test_kip320_with_two_replicas_has_tlcs_orbit_count",
         "test_the_orbit_sizes_add_up_to_the_count_without_symmetry"},
     "modelcheck/liveness/test_kip320_live.py": {
         "test_the_calibration_lassos_have_the_shapes_tlc_reports", "test_the_engines_build_the_same_graph"},
+    "modelcheck/liveness/test_symmetric.py": {
+        "test_the_stabiliser_keeps_r1_and_its_orbits_add_up_to_every_state",
+        "test_three_replicas_give_the_verdicts_without_symmetry",
+        "test_three_replicas_on_the_reference_engine_give_the_verdicts_without_symmetry",
+        "test_two_replicas_give_the_verdicts_without_symmetry_and_tlcs"},
     "modelcheck/spark/test_cluster.py": ALL,
     "modelcheck/spark/test_resume.py": ALL,
-    "modelcheck/spark/test_swarm.py": {"test_the_same_seed_gives_the_same_swarm", "test_a_swarm_violation_replays"},
+    "modelcheck/spark/test_resume_integrity.py": {"test_an_undamaged_checkpoint_resumes_exactly_also_to_its_own_depth"},
+    "modelcheck/spark/test_swarm.py": {"test_a_swarm_violation_replays", "test_the_same_seed_gives_the_same_swarm"},
     "modelcheck/spark/test_worker_fault.py": ALL,
     "modelcheck/test_canonical.py": {"test_every_member_of_an_orbit_gets_the_same_representative_from_within_it"},
     "modelcheck/test_checkpoint.py": {
@@ -76,6 +89,7 @@ SLOW = {
     "modelcheck/test_checkpoint_integrity.py": {
         "test_a_ctrl_c_during_a_save_leaves_the_last_checkpoint_and_no_temporary_file",
         "test_an_undamaged_checkpoint_resumes_to_the_full_count"},
+    "modelcheck/test_dirlock.py": {"test_two_real_runs_into_one_checkpoint_directory"},
     "modelcheck/test_explain.py": {"test_strong_isr_names_the_missing_record_as_in_the_issue"},
     "modelcheck/test_induction.py": {
         "test_base_case_failure_is_the_shortest_real_counterexample",
@@ -83,21 +97,49 @@ SLOW = {
     "modelcheck/test_symmetry.py": {"test_declared_symmetry_holds_on_every_reachable_state"},
     "modelcheck/test_trace.py": {"test_itf_is_readable_by_itf_py"},
     "modelcheck/viewer/test_html.py": {
-        "test_stepping_keeps_the_page_still", "test_steps_through_the_whole_trace",
+        "test_last_replica_standing_reads_as_kafka", "test_stepping_keeps_the_page_still",
+        "test_steps_through_the_whole_trace", "test_the_lost_record_is_singled_out",
         "test_timeline_labels_break_between_words_and_parameters"},
     "specs/test_kafka_clients.py": {"test_whole_state_space_matches_tlc"},
     "specs/test_kip320_consumer.py": {"test_switch_combinations_with_unclean_election"},
+    "specs/test_kraft_kip966.py": {
+        "test_a_reassignment_leaving_one_replica_never_acknowledges_its_write",
+        "test_liveness_properties_that_tlc_finds_hold",
+        "test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine", "test_shortest_violations_match_tlc",
+        "test_state_space_under_the_view_matches_tlc",
+        "test_whole_state_counts_are_tlc_s_with_only_the_discarded_requests_the_spec_reads"},
+    "specs/test_kraft_layout.py": {"test_every_kind_of_state_and_step_is_drawn"},
+    "specs/test_kraft_v3_5.py": {
+        "test_a_step_tlc_cannot_evaluate_stops_the_run_as_it_stops_tlc",
+        "test_defaults_are_the_committed_configuration",
+        "test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine"},
     "test_cli.py": {"test_graph_command"},
+    "test_cli_full_disk.py": {"test_a_checkpoint_save_on_a_full_disk_keeps_the_last_one_and_the_report_says_both"},
+    "test_cli_input_files.py": {
+        "test_a_checkpoint_that_is_a_fifo_is_refused_without_waiting",
+        "test_a_fifo_as_trace_is_refused_without_waiting", "test_an_endless_device_is_refused_at_once"},
     "test_cli_interrupts.py": {
+        "test_an_interrupted_bfs_run_names_the_last_depth_it_found_whole",
         "test_an_interrupted_proof_is_never_proved_whenever_the_interrupt_comes",
-        "test_sweep_stops_at_the_interrupted_row_and_reports_the_rows_done"},
+        "test_sweep_stops_at_the_interrupted_row_and_reports_the_rows_done",
+        "test_sweep_text_says_which_run_was_interrupted"},
+    "test_cli_liveness.py": {"test_a_cfg_symmetry_line_checks_each_case_under_the_renamings_that_leave_it_alone"},
+    "test_cli_sigterm.py": {
+        "test_sigterm_saves_the_checkpoint_and_the_resumed_count_is_exact", "test_sigterm_stops_a_proof_with_exit_143"},
     "test_cli_spark.py": {
-        "test_a_second_ctrl_c_aborts_a_spark_run_at_once_and_quietly", "test_ctrl_c_stops_a_local_run_at_the_end_of_the_level",
-        "test_local_run_gives_the_bfs_json", "test_symmetry_on_spark_counts_orbits_and_traces_genuine_behaviours",
-        "test_violation_report_trace_and_exit_12", "test_missing_java_is_one_line"},
+        "test_a_search_the_driver_finished_alone_says_so",
+        "test_a_second_ctrl_c_aborts_a_spark_run_at_once_and_quietly",
+        "test_ctrl_c_stops_a_local_run_at_the_end_of_the_level",
+        "test_ctrl_c_while_executors_run_a_level_prints_no_spark_errors", "test_local_run_gives_the_bfs_json",
+        "test_missing_java_is_one_line", "test_symmetry_on_spark_counts_orbits_and_traces_genuine_behaviours",
+        "test_violation_report_trace_and_exit_12"},
+    "test_cli_spark_signals.py": ALL,
     "test_cli_symmetry.py": {"test_graph_with_symmetry_has_one_node_per_orbit"},
     "test_cli_temporal_limits.py": {"test_ctrl_c_during_a_temporal_run_gives_the_partial_report"},
-    "test_traces.py": {"test_committed_trace_is_what_the_checker_finds", "test_kip320_has_no_violation_at_the_same_constants"},
+    "test_soak_signals.py": ALL,
+    "test_traces.py": {
+        "test_committed_trace_is_what_the_checker_finds", "test_kip320_has_no_violation_at_the_same_constants",
+        "test_kraft_traces_replay_and_are_explained"},
 }
 
 MARKERS = {"spark": SPARK, "z3": Z3, "slow": SLOW}

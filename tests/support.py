@@ -162,27 +162,31 @@ def run_subprocess(*args, cwd=None, env=None, timeout=600):
 class Interrupted:
     """What a run interrupted by ``interrupt`` printed and returned."""
 
-    def __init__(self, code: int, stdout: str, terminal: str):
+    def __init__(self, code: int, stdout: str, terminal: str, seconds_after: float = 0.0):
         self.code, self.stdout, self.terminal = code, stdout, terminal
+        self.seconds_after = seconds_after  # from the last signal to the end of the process
 
 
 def interrupt(*args, cwd, marker: str, signals: int = 1, delay: float = 0.0, gap: float = 0.3,
-              timeout: float = 300) -> Interrupted:
+              timeout: float = 300, sig: int | None = None, env: dict | None = None) -> Interrupted:
     """Run the CLI in a fresh process group with stderr on a pseudo-terminal
     (so it shows progress, as at a terminal) and press Ctrl-C as a terminal
     does: SIGINT to the whole group, ``signals`` times ``gap`` seconds apart,
     starting ``delay`` seconds after ``marker`` (a regular expression) first
-    appears on stderr. Fails if the run ends before the marker."""
+    appears on stderr. Fails if the run ends before the marker. ``sig``
+    sends another signal instead (SIGTERM, as a service manager stops a
+    process group); ``env`` adds to the environment."""
     import pty
     import re
     import signal
     import threading
     import time
 
+    sig = signal.SIGINT if sig is None else sig
     master, slave = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", *args], cwd=cwd,
-                            env=dict(os.environ, PYTHONPATH=ROOT), stdout=subprocess.PIPE, stderr=slave,
-                            start_new_session=True)
+                            env=dict(os.environ, PYTHONPATH=ROOT, **(env or {})), stdout=subprocess.PIPE,
+                            stderr=slave, start_new_session=True)
     os.close(slave)
     seen = bytearray()
     reader = threading.Thread(target=read_terminal, args=(master, seen), daemon=True)
@@ -198,12 +202,14 @@ def interrupt(*args, cwd, marker: str, signals: int = 1, delay: float = 0.0, gap
             if k:
                 time.sleep(gap)
             if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGINT)
+                os.killpg(proc.pid, sig)
+        signalled = time.monotonic()
         out, _ = proc.communicate(timeout=timeout)
+        after = time.monotonic() - signalled
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     reader.join(timeout=10)
     os.close(master)
-    return Interrupted(proc.returncode, out.decode(), seen.decode(errors="replace"))
+    return Interrupted(proc.returncode, out.decode(), seen.decode(errors="replace"), after)

@@ -2,16 +2,17 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
 from modelcheck import __version__
-from support import invoke, invoke_json, one_error_line, run_on_terminal, run_subprocess
+from support import ROOT, invoke, invoke_json, one_error_line, run_on_terminal, run_subprocess
 
 JSON_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
-               "properties", "specification", "violation", "symmetry"}
+               "properties", "specification", "violation", "symmetry", "view", "notes"}
 
 
 def test_ok_run_as_json(in_tmp):
@@ -189,7 +190,7 @@ def test_list_shows_every_spec():
     code, out, _ = invoke("list", "--json")
     specs = {s["name"]: s for s in json.loads(out)}
     assert set(specs) == {"truncate-to-hw", "kip101", "kip279", "kip320", "kip320-first-try", "async-isr",
-                          "kip320-consumer", "kafka-clients"}
+                          "kip320-consumer", "kafka-clients", "kraft-3.5", "kraft-kip966"}
     assert "FencedFollowerFetch" in specs["kip320"]["actions"]
     assert specs["kip320"]["constants"] == {"Replicas": "{r1, r2, r3}", "LogSize": "2", "MaxRecords": "2",
                                             "MaxLeaderEpoch": "2"}
@@ -247,14 +248,24 @@ def test_list_says_what_each_invariant_means(in_tmp):
     code, out, _ = invoke("list")
     assert code == 0
     kip320 = out.split("\nkip320  ")[1].split("\n\n")[0].splitlines()
-    assert kip320[0] == "(port of TLA+ module Kip320, from github.com/hachikuji/kafka-specification)"
+    assert kip320[0] == ("(port of TLA+ module Kip320, from github.com/hachikuji/kafka-specification; its temporal "
+                         "properties and the NoFairSpec and FairFetchSpec specifications port Kip320Live, written in "
+                         "this repository (tla/Kip320Live.tla))")
     assert "    StrongIsr*    Below a presumed leader's high watermark, every replica in the quorum's (true) ISR " \
            "has exactly the leader's records, so any electable replica holds all data consumers may have seen." \
         in kip320
     assert "    LeaderInIsr   The quorum's leader is a member of the quorum's ISR." in kip320
-    assert ".tla" not in out
+    # a module written here is named by its file, which is in the repository; an upstream one is not
+    written = re.findall(r"written in this repository \((tla/\w+\.tla)\)", out)
+    assert written == ["tla/Kip320Live.tla", "tla/Kip320Consumer.tla", "tla/KafkaClients.tla"]
+    assert all(os.path.exists(os.path.join(ROOT, path)) for path in written)
+    assert out.count(".tla") == len(written)
     consumer = out.split("\nkip320-consumer  ")[1]
-    assert consumer.startswith("(port of TLA+ module Kip320Consumer, written for modelcheck; it extends Kip320)")
+    assert consumer.startswith("(port of TLA+ module Kip320Consumer, written in this repository "
+                               "(tla/Kip320Consumer.tla); it extends Kip320)")
+    clients = out.split("\nkafka-clients  ")[1]
+    assert clients.startswith("(port of TLA+ module KafkaClients, written in this repository (tla/KafkaClients.tla); "
+                              "it extends Kip320Consumer)")
 
 
 def test_run_help_names_every_engine(in_tmp):

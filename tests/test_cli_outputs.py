@@ -79,6 +79,6 @@ def test_an_output_directory_that_becomes_a_file_sends_the_trace_to_a_new_direct
 
 def test_sweep_lists_the_traces_it_wrote_in_the_output_directory(in_tmp):
     code, out, _ = invoke("sweep", "truncate-to-hw", "--vary", "Replicas=1,2", "-q")
-    assert code == 0
+    assert code == 12  # the row with two replicas breaks WeakIsr
     assert out.rstrip().endswith(f"traces written (1):\n  {DEFAULT.replace('WeakIsr', 'Replicas=2')}")
     assert (in_tmp / DEFAULT.replace("WeakIsr", "Replicas=2")).exists()

@@ -57,6 +57,10 @@ def test_run_coverage_text_table():
     assert code == 0
     assert "FencedBecomeFollowerAndTruncate(leader=r1, replica=r2, leaderAndIsrRequest=0)" in out
     assert "DEAD  FencedBecomeFollowerAndTruncate: leader = None" in out
+    table = out[out.index("the spec's variables"):]
+    assert table.splitlines()[1].split() == ["variable", "may", "hold", "held", "note"]
+    assert "  replicaState[r].isr             any set of r1, r2         4 of the 4 sets, members r1, r2" in table
+    assert not any(line.split()[0] in ("isr", "leader", "request_sent") for line in table.splitlines()[2:])
 
 
 def test_coverage_refuses_a_resumed_search(tmp_path):

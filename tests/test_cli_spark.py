@@ -21,12 +21,29 @@ def test_local_run_gives_the_bfs_json(tmp_path):
                                     cwd=str(tmp_path)).stdout)
     assert spark.pop("engine") == "spark" and bfs.pop("engine") == "bfs"
     spark.pop("seconds"), bfs.pop("seconds")
+    # the Spark report adds that the driver ran the whole search (the lead-in)
+    driver = [n for n in spark["notes"] if n.startswith("the search finished in the driver")]
+    assert len(driver) == 1
+    spark["notes"].remove(driver[0])
     assert spark == bfs
     lines = done.stderr.splitlines()
     assert any(line.startswith("spark: local[2] · 2 partitions") for line in lines), done.stderr
     levels = [line for line in lines if line.startswith("level ")]
     assert len(levels) == 19 and levels[17].startswith("level  18 ·") and "5,973 total" in levels[17]
     assert all(line.startswith(("spark", "level ", "lead-in: ")) for line in lines), done.stderr  # no JVM chatter
+
+
+def test_a_search_the_driver_finished_alone_says_so(tmp_path):
+    """With the lead-in, a small search ends in the driver while Spark
+    starts: the report says that no level ran on the executors, and how to
+    make them run."""
+    done = run_subprocess("run", "kip320", "--const", "Replicas=2", "--engine", "spark", "--master", "local[2]",
+                          "-q", cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert ("note: the search finished in the driver before executors were needed: levels 1 to 19 ran there while "
+            "Spark local[2] started (the lead-in, ") in done.stdout
+    assert "and no level ran on Spark; use --lead-in 0 to run every level on the executors" in done.stdout
+    assert "note: ran on Spark" not in done.stdout
 
 
 def test_violation_report_trace_and_exit_12(tmp_path):
@@ -38,6 +55,7 @@ def test_violation_report_trace_and_exit_12(tmp_path):
     assert "engine spark" in done.stdout
     assert not any(line.startswith("level ") for line in done.stderr.splitlines())  # --quiet
     assert "spark: INFO DAGScheduler" in done.stderr  # --verbose: Spark's own log
+    assert "note: ran on Spark local[2] with 3 partitions" in done.stdout and "in the driver" not in done.stdout
     path = tmp_path / "modelcheck-out" / "truncate-to-hw" / "truncate-to-hw-WeakIsr.itf.json"
     assert json.load(open(path))["#meta"]["modelcheck"]["engine"] == "spark"
     assert_trace_replays(model("truncate-to-hw", Replicas=2), str(path), 9)
@@ -115,6 +133,20 @@ def test_ctrl_c_stops_a_local_run_at_the_end_of_the_level(tmp_path, monkeypatch)
     r = interrupt("run", "kip320", "--const", "Replicas=2", "--engine", "spark", "--master", "local[2]", "--json",
                   cwd=str(tmp_path), marker=r"level +3 ·")
     assert_stopped_at_a_level_end(r)
+
+
+def test_ctrl_c_while_executors_run_a_level_prints_no_spark_errors(tmp_path, monkeypatch):
+    """SIGINT to the whole process group, as a terminal sends it, while the
+    executors (not the driver: no lead-in) run a level: the level ends, the
+    report comes, and Spark's log says nothing (no ERROR Executor lines)."""
+    from spark_support import assert_stopped_at_a_level_end
+    from support import interrupt
+    monkeypatch.chdir(tmp_path)
+    r = interrupt("run", "kip320", "--const", "Replicas=2", "--engine", "spark", "--master", "local[2]",
+                  "--lead-in", "0", "--json", cwd=str(tmp_path), marker=r"level +4 ·")
+    assert_stopped_at_a_level_end(r)
+    said = [line for line in r.terminal.splitlines() if line.strip() and not line.startswith(("level ", "spark: local"))]
+    assert said == [], r.terminal
 
 
 def test_a_second_ctrl_c_aborts_a_spark_run_at_once_and_quietly(tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ import pytest
 from support import invoke, invoke_json, model, one_error_line, run_on_terminal, run_subprocess
 
 RUN_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
-              "properties", "specification", "violation", "symmetry"}
+              "properties", "specification", "violation", "symmetry", "view", "notes"}
 PROVE_FIELDS = {"spec", "engine", "constants", "invariants", "k", "result", "proved_at_k", "depth", "seconds", "stopped",
                 "violation", "counterexample_to_induction"}
 
@@ -116,6 +116,19 @@ def test_prove_with_the_spec_lemmas(in_tmp):
     assert (out["result"], out["proved_at_k"]) == ("proved", 1)
     assert out["invariants"][:3] == ["TypeOk", "StrongIsr", "RequestsSentBelowNextEpoch"]
     assert len(out["invariants"]) == 2 + 20
+
+
+def test_prove_says_its_invariants_in_words_not_as_a_conjunction(in_tmp):
+    code, out, _ = invoke("prove", "kip320", "--const", "Replicas=2", "--const", "LogSize=1", "--const",
+                          "MaxRecords=1", "--const", "MaxLeaderEpoch=1", "--inv", "TypeOk", "--inv", "StrongIsr",
+                          "--lemmas", "--k", "8")
+    assert code == 0 and "/\\" not in out, out
+    assert "Proved: the 22 invariants together hold in every reachable state (1-induction)." in out
+    code, out, _ = invoke("prove", "kip320", "--const", "Replicas=2", "--inv", "TypeOk", "--inv", "StrongIsr",
+                          "--k", "1")
+    assert code == 20 and "/\\" not in out, out
+    assert "Not proved: TypeOk and StrongIsr are not 1-inductive." in out
+    assert "No behaviour of up to 1 state breaks them" in out
 
 
 def test_prove_text_report(in_tmp):

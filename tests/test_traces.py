@@ -14,6 +14,7 @@ import pytest
 from support import ROOT, invoke, model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
+from modelcheck.engines.fast import FastChecker
 from modelcheck.trace import to_itf_json, trace_from_states
 
 # (spec, constants, invariants or () for the defaults, file, states in the shortest trace)
@@ -32,20 +33,60 @@ CONSUMER_BUGS = [
     ("kip320-consumer", {"ConsumerFencing": "FALSE"}, (), "kip320-consumer-check-no-fencing.itf.json", 18),
     ("kip320-consumer", {"MaxLeaderEpoch": 3}, (), "kip320-consumer-kip320-epoch3.itf.json", 20),
 ]
-# Producer fencing and metadata versions (docs/kafka-clients.md): the failures each switch
-# leaves, the stale-leader write KIP-359 still accepts first among them.
+# kafka-clients (docs/kafka-clients.md, "Findings"): a counterexample per finding.
+L2 = {"LogSize": 2, "MaxRecords": 2}
+L3 = {"LogSize": 2, "MaxRecords": 3}
+NO_KIP232 = {"MetadataVersionCheck": "FALSE", "AwaitCommittedEpoch": "FALSE"}
+OLD_COMMIT = {"CommitLeaderEpoch": "FALSE", "ValidateCommitted": "FALSE", "AwaitCommittedEpoch": "FALSE"}
 CLIENT_BUGS = [
     ("kafka-clients", {}, ("NoWriteToStaleLeader",), "kafka-clients-kip359-stale-leader.itf.json", 6),
     ("kafka-clients", {"AcksAll": "FALSE"}, ("NoAckedWriteLost",), "kafka-clients-acks1-lost.itf.json", 7),
     ("kafka-clients", {"UncleanElection": "TRUE"}, ("NoAckedWriteLost",), "kafka-clients-unclean-acked-lost.itf.json",
      11),
-    ("kafka-clients", {"MetadataVersionCheck": "FALSE"}, ("NoMetadataRegression",),
-     "kafka-clients-no-kip232-regression.itf.json", 5),
-    ("kafka-clients", {"MetadataVersionCheck": "FALSE"}, ("NoSpuriousOutOfRange",),
-     "kafka-clients-no-kip232-out-of-range.itf.json", 13),
+    ("kafka-clients", {"Replicas": 3, "UncleanElection": "TRUE", "MinInsyncReplicas": 2}, ("NoAckedWriteLost",),
+     "kafka-clients-r3-min-isr-2-unclean-acked-lost.itf.json", 13),
+    ("kafka-clients", NO_KIP232, ("NoSpuriousOutOfRange",), "kafka-clients-no-kip232-out-of-range.itf.json", 13),
     ("kafka-clients", {"ConsumerFencing": "FALSE"}, ("NoSpuriousOutOfRange",),
      "kafka-clients-no-fetch-fencing-out-of-range.itf.json", 14),
+    ("kafka-clients", {**L2, "ProduceFencing": "FALSE", "UnknownEpochBackoff": "FALSE"}, ("NoLeaderRegression",),
+     "kafka-clients-no-kip359-leader-regression.itf.json", 11),
+    ("kafka-clients", {}, ("NoSpuriousOutOfRange",), "kafka-clients-handover-zombie-rewind.itf.json", 17),
+    ("kafka-clients", {"AwaitCommittedEpoch": "FALSE"}, ("NoSpuriousOutOfRange",),
+     "kafka-clients-handover-no-wait-rewind.itf.json", 15),
+    ("kafka-clients", OLD_COMMIT, ("NoSpuriousOutOfRange",), "kafka-clients-handover-old-commit-out-of-range.itf.json",
+     15),
+    ("kafka-clients", {**L2, "UncleanElection": "TRUE", "GroupHandover": "FALSE"}, ("NoSpuriousOutOfRange",),
+     "kafka-clients-restart-revalidates-stale-commit.itf.json", 22),
+    ("kafka-clients", {**L3, "UncleanElection": "TRUE", "GroupHandover": "FALSE", "ValidateCommitted": "FALSE"},
+     ("NoDivergentDelivery",), "kafka-clients-restart-unvalidated-misses-records.itf.json", 23),
+    ("kafka-clients", {**L3, "UncleanElection": "TRUE"}, ("NoDivergentDelivery",),
+     "kafka-clients-handover-zombie-divergent.itf.json", 27),
 ]
+# Kafka 3.5 under KRaft (docs/kraft.md): Last Replica Standing, and the
+# upstream CHECKs whose removal TLC confirms loses committed data.
+KRAFT_SMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1,
+               "UncleanShutdownLimit": 0, "FenceBrokerLimit": 0}
+KRAFT_CFG_INVARIANTS = ("LeaderCompletenessProperty", "LeaderCandidateCompletenessProperty",
+                        "ReplicationQuorumSupersetProperty", "LogMatchingProperty", "MetadataLogMatchingProperty",
+                        "ConsistentReadProperty")
+KRAFT_BUGS = [
+    ("kraft-3.5", {**KRAFT_SMALL, "UncleanShutdownLimit": 1, "AvoidLastReplicaStanding": "FALSE"},
+     KRAFT_CFG_INVARIANTS, "kraft-3.5-last-replica-standing.itf.json", 8),
+    ("kraft-3.5", {**KRAFT_SMALL, "IsrJoinRequiresFetch": "FALSE"}, KRAFT_CFG_INVARIANTS,
+     "kraft-3.5-no-isr-join-fetch-check.itf.json", 8),
+    ("kraft-3.5", {**KRAFT_SMALL, "IsrJoinRequiresHighWatermark": "FALSE"}, KRAFT_CFG_INVARIANTS,
+     "kraft-3.5-no-isr-join-hwm-check.itf.json", 7),
+    # a stale AlterPartition request accepted: the controller's ISR outgrows the leader's maximal ISR
+    ("kraft-3.5", {**KRAFT_SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "LeaderShrinkIsrLimit": 1,
+                   "AlterPartitionChecksPartitionEpoch": "FALSE"},
+     ("ReplicationQuorumSupersetProperty",) + KRAFT_CFG_INVARIANTS[:2] + KRAFT_CFG_INVARIANTS[3:],
+     "kraft-3.5-no-partition-epoch-check.itf.json", 11),
+]
+# Found by the fast engine, which meets the states in the reference engine's order
+# (tests/modelcheck/engines/test_fast.py) and is quicker on these million-state searches.
+FAST = {"kafka-clients-restart-unvalidated-misses-records.itf.json", "kafka-clients-handover-zombie-divergent.itf.json",
+        "kafka-clients-r3-min-isr-2-unclean-acked-lost.itf.json", "kafka-clients-handover-zombie-rewind.itf.json",
+        "kafka-clients-restart-revalidates-stale-commit.itf.json"}
 REGENERATE = bool(os.environ.get("MODELCHECK_REGENERATE_TRACES"))
 
 
@@ -60,11 +101,12 @@ def comparable(itf: dict) -> dict:
     return out
 
 
-@pytest.mark.parametrize("spec, consts, invariants, name, length", BUGS + CONSUMER_BUGS + CLIENT_BUGS,
-                         ids=[b[3].removesuffix(".itf.json") for b in BUGS + CONSUMER_BUGS + CLIENT_BUGS])
+@pytest.mark.parametrize("spec, consts, invariants, name, length", BUGS + CONSUMER_BUGS + CLIENT_BUGS + KRAFT_BUGS,
+                         ids=[b[3].removesuffix(".itf.json") for b in BUGS + CONSUMER_BUGS + CLIENT_BUGS + KRAFT_BUGS])
 def test_committed_trace_is_what_the_checker_finds(spec, consts, invariants, name, length):
     m = model(spec, **consts)
-    r = BfsChecker().check(m, CheckOptions(tuple(invariants) or m.spec.default_invariants))
+    checker = FastChecker() if name in FAST else BfsChecker()
+    r = checker.check(m, CheckOptions(tuple(invariants) or m.spec.default_invariants))
     assert r.result == "violation" and r.violation.length == length
     itf = to_itf_json(trace_from_states(m, r.violation.states, r.violation.actions, r.violation.invariant, "bfs"))
     if REGENERATE:
@@ -123,3 +165,31 @@ def test_client_traces_replay_and_are_explained(spec, consts, invariants, name, 
     [broken] = report["violations"]
     assert (broken["invariant"], broken["state"]) == (invariants[0], length)
     assert "conjunct" not in broken["explanation"]  # the property's own account, not the generic one
+
+
+@pytest.mark.parametrize("spec, consts, invariants, name, length", KRAFT_BUGS,
+                         ids=[b[3].removesuffix(".itf.json") for b in KRAFT_BUGS])
+def test_kraft_traces_replay_and_are_explained(spec, consts, invariants, name, length):
+    args = [a for k, v in consts.items() for a in ("--const", f"{k}={v}")]
+    code, out, _ = invoke("replay", spec, trace_path(name), *args, "--inv", invariants[0], "--inv", invariants[1],
+                          "--json")
+    report = json.loads(out)
+    assert code == 12 and report["invalid_step"] is None and report["states"] == length
+    broken = {v["invariant"]: v for v in report["violations"]}
+    assert max(v["state"] for v in broken.values()) == length
+    assert all("conjunct" not in v["explanation"] for v in broken.values())
+
+
+def test_last_replica_standing_in_kafka_terms():
+    """Broker 1, the sole ISR member, acknowledges A alone, shuts down uncleanly
+    (its log is lost) and, the last replica standing in the ISR, is elected
+    again on restart with an empty log."""
+    trace = json.load(open(trace_path("kraft-3.5-last-replica-standing.itf.json")))
+    steps = [state["#meta"]["action"] for state in trace["states"][1:]]
+    assert steps == ["WriteRecordToLeader", "SendFetchRequest", "ReceiveFetchRequest", "UncleanShutdown",
+                     "BrokerStart", "ReceiveBrokerRegRequest", "ReceiveBrokerRegResponse"]
+    last = trace["states"][-1]
+    assert last["con_partition_metadata"]["leader"] == {"#bigint": "1"}
+    assert last["con_partition_metadata"]["isr"] == {"#set": [{"#bigint": "1"}]}
+    assert last["partition_data"]["#map"][0][1]["log"] == []
+    assert last["inv_pos_acked"] == {"#set": ["A"]}

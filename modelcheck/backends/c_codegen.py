@@ -35,6 +35,9 @@ from modelcheck.expr import Expr
 
 WORD_MASK = (1 << 64) - 1
 SEED, M1, M2 = 0x9E3779B97F4A7C15, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53  # modelcheck.packing's fingerprint
+# Above this many (slots x functions), each guard, assignment and predicate
+# becomes a function of its own (kip320: 41 x 75; the KRaft specs: ~350 x 100)
+SPLIT_ABOVE = 10_000
 FLAGS = ("-O1", "-shared", "-fPIC", "-std=c99", "-w")
 
 _INFIX = {"add": "+", "sub": "-", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
@@ -54,8 +57,9 @@ def kernel_cache_dir() -> str:
     return os.path.join(base, "modelcheck", "kernels")
 
 
-def to_c(e: Expr, temps: dict[int, str] | None = None) -> str:
-    """C source for one expression over int64_t locals ``v0, v1, ...``."""
+def to_c(e: Expr, temps: dict[int, str] | None = None, var: str = "v{}") -> str:
+    """C source for one expression over int64_t locals ``v0, v1, ...`` (or,
+    with ``var="v[{}]"``, over an array ``v``)."""
     temps = temps or {}
 
     def go(x: Expr) -> str:
@@ -66,7 +70,7 @@ def to_c(e: Expr, temps: dict[int, str] | None = None) -> str:
         if op == "const":
             return f"((int64_t){int(x.args[0])}LL)"
         if op == "var":
-            return f"v{x.args[0]}"
+            return var.format(x.args[0])
         if op in _INFIX:
             return "(" + f" {_INFIX[op]} ".join(go(a) for a in x.args) + ")"
         if op == "not":
@@ -83,52 +87,75 @@ def _u64(value: int) -> str:
     return f"{value & WORD_MASK}ULL"
 
 
-def _unpack(layout, indent: str) -> list[str]:
-    """Locals p0, p1, ... (the words of state i) and v0, v1, ... (its slots)."""
-    lines = [f"{indent}const uint64_t p{w} = W[{w} * n + i];" for w in range(layout.words)]
+def _unpack(layout, indent: str, split: bool = False) -> list[str]:
+    """Locals p0, p1, ... (the words of state i) and v0, v1, ... (its slots);
+    ``split``: arrays p and v instead, handed to per-instance functions."""
+    if split:
+        lines = [f"{indent}uint64_t p[{layout.words}];", f"{indent}int64_t v[{len(layout.slots)}];"]
+        lines += [f"{indent}p[{w}] = W[{w} * n + i];" for w in range(layout.words)]
+        word, value = "p[{}]", "v[{}]"
+    else:
+        lines = [f"{indent}const uint64_t p{w} = W[{w} * n + i];" for w in range(layout.words)]
+        word, value = "p{}", "const int64_t v{}"
     for j, s in enumerate(layout.slots):
-        lines.append(f"{indent}const int64_t v{j} = (int64_t)((p{s.word} >> {s.shift}) & {_u64(s.mask)}) + {s.lo}LL;")
+        lines.append(f"{indent}{value.format(j)} = (int64_t)(({word.format(s.word)} >> {s.shift}) & {_u64(s.mask)})"
+                     f" + {s.lo}LL;")
     return lines
 
 
-def _pack(layout, values: dict[int, str], indent: str) -> list[str]:
-    """Words w[0], w[1], ... of a successor: the parent's, with the assigned slots replaced."""
+def _pack(layout, values: dict[int, str], indent: str, word: str = "p{}") -> list[str]:
+    """Words w[0], w[1], ... of a successor: the parent's (``word``), with the assigned slots replaced."""
     lines = []
     for w in range(layout.words):
         changed = [j for j in sorted(values) if layout.slots[j].word == w]
         if not changed:
-            lines.append(f"{indent}w[{w}] = p{w};")
+            lines.append(f"{indent}w[{w}] = {word.format(w)};")
             continue
         keep = ~sum(layout.slots[j].mask << layout.slots[j].shift for j in changed)
-        parts = [f"(p{w} & {_u64(keep)})"]
+        parts = [f"({word.format(w)} & {_u64(keep)})"]
         parts += [f"((uint64_t)((int64_t)({values[j]}) - {layout.slots[j].lo}LL) << {layout.slots[j].shift})"
                   for j in changed]
         lines.append(f"{indent}w[{w}] = " + " | ".join(parts) + ";")
     return lines
 
 
-def _fingerprint(words: int) -> list[str]:
+def _fingerprint(layout) -> list[str]:
+    """``modelcheck.packing``'s fingerprint of a state's words; under a VIEW,
+    of the bits of the slots the view keeps (``Packing.view_mask``)."""
+    mask = layout.view_mask
     lines = ["static inline uint64_t fingerprint(const uint64_t *w) {", f"    uint64_t h = {_u64(SEED)};"]
-    for w in range(words):
-        lines += [f"    h ^= w[{w}];", "    h ^= h >> 33;", f"    h *= {_u64(M1)};", "    h ^= h >> 33;",
+    for w in range(layout.words):
+        word = f"w[{w}]" if mask is None else f"(w[{w}] & {_u64(int(mask[w, 0]))})"
+        lines += [f"    h ^= {word};", "    h ^= h >> 33;", f"    h *= {_u64(M1)};", "    h ^= h >> 33;",
                   f"    h *= {_u64(M2)};", f"    h = (h ^ (h >> 33)) + {_u64(SEED)};"]
     return lines + ["    return h;", "}"]
 
 
-def _count(instances, layout) -> list[str]:
+def _count(instances, layout, split: bool = False) -> list[str]:
     """Each state's guards, kept in ``enabled`` (a byte per state and instance), and its number of successors."""
     k = len(instances)
     lines = ["void mc_count(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, int64_t *counts, uint8_t *enabled) {",
              "    for (int64_t i = lo; i < hi; i++) {"]
-    lines += _unpack(layout, "        ")
+    lines += _unpack(layout, "        ", split)
     lines.append(f"        uint8_t *e = enabled + i * {k};")
-    lines += [f"        e[{index}] = ({to_c(inst.guard)}) != 0;" for index, inst in enumerate(instances)]
+    lines += [f"        e[{index}] = " + (f"guard_{index}(v);" if split else f"({to_c(inst.guard)}) != 0;")
+              for index, inst in enumerate(instances)]
     lines.append("        int64_t c = 0;")
     lines.append(f"        for (int j = 0; j < {k}; j++) c += e[j];")
     return lines + ["        counts[i] = c;", "    }", "}"]
 
 
-def _fill(instances, layout) -> list[str]:
+def _assignments(inst, layout, indent: str, split: bool) -> list[str]:
+    """The successor's words ``w`` by one instance's assignments, shared subexpressions computed once."""
+    var, word = ("v[{}]", "p[{}]") if split else ("v{}", "p{}")
+    lines, temps = [], {}
+    for j, node in enumerate(shared_temps(list(inst.updates.values()))):
+        lines.append(f"{indent}const int64_t t{j} = {to_c(node, temps, var)};")
+        temps[id(node)] = f"t{j}"
+    return lines + _pack(layout, {slot: to_c(e, temps, var) for slot, e in inst.updates.items()}, indent, word)
+
+
+def _fill(instances, layout, split: bool = False) -> list[str]:
     """The successors of the enabled instances, written from ``offsets[i]`` on for state i."""
     words, k = layout.words, len(instances)
     lines = ["void mc_fill(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, const uint8_t *enabled,",
@@ -137,27 +164,42 @@ def _fill(instances, layout) -> list[str]:
              f"    uint64_t w[{words}];",
              "    for (int64_t i = lo; i < hi; i++) {",
              f"        const uint8_t *e = enabled + i * {k};"]
-    lines += _unpack(layout, "        ")
+    lines += _unpack(layout, "        ", split)
     lines.append("        int64_t k = offsets[i];")
     for index, inst in enumerate(instances):
         lines.append(f"        if (e[{index}]) {{")
-        temps: dict[int, str] = {}
-        for j, node in enumerate(shared_temps(list(inst.updates.values()))):
-            lines.append(f"            const int64_t t{j} = {to_c(node, temps)};")
-            temps[id(node)] = f"t{j}"
-        lines += _pack(layout, {slot: to_c(e, temps) for slot, e in inst.updates.items()}, "            ")
+        lines += [f"            update_{index}(v, p, w);"] if split else _assignments(inst, layout, "            ", False)
         lines += [f"            out[{w} * total + k] = w[{w}];" for w in range(words)]
         lines += ["            fps[k] = fingerprint(w);", "            parents[k] = i;",
                   f"            actions[k] = {index};", "            k++;", "        }"]
     return lines + ["    }", "}"]
 
 
-def _predicates(exprs: list[Expr], layout) -> list[str]:
+def _predicates(exprs: list[Expr], layout, split: bool = False) -> list[str]:
     lines = ["void mc_predicates(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, uint8_t *out) {",
              "    for (int64_t i = lo; i < hi; i++) {"]
-    lines += _unpack(layout, "        ")
-    lines += [f"        out[{k} * n + i] = ({to_c(e)}) != 0;" for k, e in enumerate(exprs)]
+    lines += _unpack(layout, "        ", split)
+    lines += [f"        out[{k} * n + i] = " + (f"predicate_{k}(v);" if split else f"({to_c(e)}) != 0;")
+              for k, e in enumerate(exprs)]
     return lines + ["    }", "}"]
+
+
+def _per_instance(instances, predicates: list[Expr], layout) -> list[str]:
+    """Each guard, assignment and predicate as a function of its own, for the
+    split form: a compiler's time grows faster than the size of a function,
+    and one function holding a large model's every action takes minutes."""
+    lines = ["#if defined(__GNUC__)", "#define NOINLINE __attribute__((noinline))", "#else", "#define NOINLINE",
+             "#endif",
+             "/* unoptimised: they are many and large, and the optimiser's time would dwarf the search's */",
+             "#if defined(__GNUC__) && !defined(__clang__)", "#pragma GCC push_options",
+             "#pragma GCC optimize (\"O0\")", "#endif"]
+    for index, inst in enumerate(instances):
+        lines.append(f"static NOINLINE int guard_{index}(const int64_t *v) {{ return ({to_c(inst.guard, None, 'v[{}]')}) != 0; }}")
+        lines.append(f"static NOINLINE void update_{index}(const int64_t *v, const uint64_t *p, uint64_t *w) {{")
+        lines += _assignments(inst, layout, "    ", True) + ["}"]
+    for k, e in enumerate(predicates):
+        lines.append(f"static NOINLINE int predicate_{k}(const int64_t *v) {{ return ({to_c(e, None, 'v[{}]')}) != 0; }}")
+    return lines + ["#if defined(__GNUC__) && !defined(__clang__)", "#pragma GCC pop_options", "#endif"]
 
 
 # A set of fingerprints: open addressing with linear probing over ``cap``
@@ -238,10 +280,13 @@ def kernel_source(instances, predicates: list[Expr], layout) -> str:
     and the fingerprint set."""
     lines = ["/* generated by modelcheck from a model's expression trees */", "#include <stdint.h>", "",
              FINGERPRINT_SET]
-    lines += _fingerprint(layout.words) + [""]
-    lines += _count(instances, layout) + [""]
-    lines += _fill(instances, layout) + [""]
-    lines += _predicates(predicates, layout)
+    lines += _fingerprint(layout) + [""]
+    split = len(layout.slots) * (len(instances) + len(predicates)) > SPLIT_ABOVE
+    if split:
+        lines += _per_instance(instances, predicates, layout) + [""]
+    lines += _count(instances, layout, split) + [""]
+    lines += _fill(instances, layout, split) + [""]
+    lines += _predicates(predicates, layout, split)
     return "\n".join(lines) + "\n"
 
 
@@ -277,13 +322,26 @@ def _writable(path: str) -> str:
     return fallback
 
 
-def build(source: str, cache_dir: str | None = None) -> Built:
-    """The library of ``source``: loaded from the cache, or compiled into it."""
+def _library_path(source: str, cc: str, cache_dir: str | None) -> str:
+    """Where the library of ``source`` is kept: named by a hash of the compiler, its flags and the source."""
+    digest = hashlib.sha256("\0".join((cc, *FLAGS, source)).encode()).hexdigest()[:24]
+    return os.path.join(_writable(cache_dir or kernel_cache_dir()), f"kernel_{digest}.so")
+
+
+def is_built(source: str, cache_dir: str | None = None) -> bool:
+    """Whether the library of ``source`` is in the cache already (raises
+    ``CompilerUnavailable`` without a compiler)."""
+    return os.path.exists(_library_path(source, compiler(), cache_dir))
+
+
+def build(source: str, cache_dir: str | None = None, started_compiler=None) -> Built:
+    """The library of ``source``: loaded from the cache, or compiled into it.
+    ``started_compiler(process)`` is told of the compiler's process (so that
+    a build beside a search can be stopped when the search ends first)."""
     started = time.perf_counter()
     cc = compiler()
-    digest = hashlib.sha256("\0".join((cc, *FLAGS, source)).encode()).hexdigest()[:24]
-    directory = _writable(cache_dir or kernel_cache_dir())
-    path = os.path.join(directory, f"kernel_{digest}.so")
+    path = _library_path(source, cc, cache_dir)
+    directory = os.path.dirname(path)
     cached = os.path.exists(path)
     if not cached:
         with tempfile.TemporaryDirectory(dir=directory) as scratch:
@@ -291,11 +349,15 @@ def build(source: str, cache_dir: str | None = None) -> Built:
             with open(c_file, "w") as f:
                 f.write(source)
             try:
-                done = subprocess.run([cc, *FLAGS, "-o", so_file, c_file], capture_output=True, text=True)
+                process = subprocess.Popen([cc, *FLAGS, "-o", so_file, c_file], stdout=subprocess.DEVNULL,
+                                           stderr=subprocess.PIPE, text=True)
             except OSError as e:
                 raise CompilerUnavailable(f"{cc} did not start: {e}") from None
-            if done.returncode != 0:
-                first = (done.stderr.strip().splitlines() or ["no message"])[0]
+            if started_compiler is not None:
+                started_compiler(process)
+            _, errors = process.communicate()
+            if process.returncode != 0:
+                first = (errors.strip().splitlines() or ["no message"])[0]
                 raise CompilerUnavailable(f"{cc} failed: {first}")
             os.replace(so_file, path)  # atomic: a concurrent run sees the whole library or none
     try:

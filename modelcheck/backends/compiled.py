@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from modelcheck.backends.c_codegen import Built, CompilerUnavailable, build, kernel_source
+from modelcheck.backends.c_codegen import Built, CompilerUnavailable, build, is_built, kernel_source
 
-__all__ = ["CompiledKernel", "CompilerUnavailable", "compile_kernel", "default_workers"]
+__all__ = ["CompiledKernel", "CompilerUnavailable", "compile_kernel", "default_workers", "is_built",
+           "kernel_source_of"]
 
 _I64, _PTR = ctypes.c_int64, ctypes.c_void_p
 
@@ -212,11 +213,20 @@ class FingerprintSet:
         return np.sort(self.held())
 
 
-def compile_kernel(model, packing, predicate_names: list[str], workers: int = 1, instances=None,
-                   cache_dir: str | None = None) -> CompiledKernel:
-    """The compiled kernel of a model's Next (or of another list of action
-    instances) and of the named predicates. Raises ``CompilerUnavailable``."""
+def kernel_source_of(model, packing, predicate_names: list[str], instances=None) -> str:
+    """The C source of a model's Next (or of another list of action
+    instances) and of the named predicates."""
     instances = model.instances if instances is None else instances
     exprs = {**model.invariants, **model.sometimes}
-    source = kernel_source(instances, [exprs[n] for n in predicate_names], packing)
-    return CompiledKernel(build(source, cache_dir), packing.words, len(instances), list(predicate_names), workers)
+    return kernel_source(instances, [exprs[n] for n in predicate_names], packing)
+
+
+def compile_kernel(model, packing, predicate_names: list[str], workers: int = 1, instances=None,
+                   cache_dir: str | None = None, source: str | None = None,
+                   started_compiler=None) -> CompiledKernel:
+    """The compiled kernel of ``kernel_source_of`` (``source``, when it is
+    given already). Raises ``CompilerUnavailable``."""
+    count = len(model.instances if instances is None else instances)
+    source = kernel_source_of(model, packing, predicate_names, instances) if source is None else source
+    return CompiledKernel(build(source, cache_dir, started_compiler), packing.words, count, list(predicate_names),
+                          workers)

@@ -166,16 +166,6 @@ def compile_numpy(model, predicate_names: list[str] | None = None, instances=Non
     lines.extend("    " + line for line in body)
     lines.append("    return [" + ", ".join(f"_nonzero({results[r]})" for r in roots) + "]")
 
-    # updates, per instance, on the selected states only
-    for k, inst in enumerate(instances):
-        local = _Dag()
-        slots = sorted(inst.updates)
-        uroots = [local.add(inst.updates[s]) for s in slots]
-        body, results = _emit(local, uroots, lambda slot: f"C[{slot}][idx]", "idx.size")
-        lines.append(f"def update_{k}(C, idx):")
-        lines.extend("    " + line for line in body)
-        lines.append("    return [" + ", ".join(f"({s}, {results[r]})" for s, r in zip(slots, uroots)) + "]")
-
     # invariants and reachability checks, shared
     exprs = {**model.invariants, **model.sometimes}
     names = predicate_names if predicate_names is not None else list(exprs)
@@ -184,8 +174,38 @@ def compile_numpy(model, predicate_names: list[str] | None = None, instances=Non
     source = "\n".join(lines) + "\n"
     namespace = dict(_NAMESPACE)
     exec(compile(source, f"<modelcheck numpy {model.spec.name}>", "exec"), namespace)
-    return NumpyKernel(namespace["enabled"], [namespace[f"update_{k}"] for k in range(len(instances))],
-                       namespace["predicates"], source)
+    return NumpyKernel(namespace["enabled"], _lazy_updates(instances, model.spec.name), namespace["predicates"],
+                       source)
+
+
+def _update_source(inst, name: str) -> str:
+    """One instance's update function, on the selected states only."""
+    local = _Dag()
+    slots = sorted(inst.updates)
+    uroots = [local.add(inst.updates[s]) for s in slots]
+    body, results = _emit(local, uroots, lambda slot: f"C[{slot}][idx]", "idx.size")
+    lines = [f"def {name}(C, idx):"] + ["    " + line for line in body]
+    lines.append("    return [" + ", ".join(f"({s}, {results[r]})" for s, r in zip(slots, uroots)) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def _lazy_updates(instances, label: str) -> list:
+    """Each instance's update function, generated and compiled the first time
+    the instance is enabled on some state (a search may never enable most of
+    them, and compiling is the slow part of starting one)."""
+    table: list = [None] * len(instances)
+
+    def stub(k):
+        def first_call(C, idx):
+            namespace = dict(_NAMESPACE)
+            exec(compile(_update_source(instances[k], "update"), f"<modelcheck numpy {label}: update {k}>", "exec"),
+                 namespace)
+            table[k] = namespace["update"]
+            return table[k](C, idx)
+        return first_call
+    for k in range(len(instances)):
+        table[k] = stub(k)
+    return table
 
 
 def compile_columns(exprs: list[Expr], name: str = "columns") -> Callable[[np.ndarray], list[np.ndarray]]:

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-from modelcheck.expr import Expr, nodes
+from modelcheck.expr import Expr, slots_read
 
 _INFIX = {"add": "+", "sub": "-", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
           "band": "&", "bor": "|", "bxor": "^"}
@@ -50,25 +50,32 @@ def to_python(e: Expr, temps: dict[int, str] | None = None) -> str:
 
 
 def shared_temps(exprs: list[Expr]) -> list[Expr]:
-    """Compound nodes used more than once across ``exprs``, children first."""
+    """Compound nodes used more than once across ``exprs``, children first.
+
+    One walk over the whole DAG (the roots share most of their nodes, so
+    walking each root separately would visit the shared part once per root)."""
     uses: Counter[int] = Counter()
-    by_id: dict[int, Expr] = {}
-    for root in exprs:
-        for node in nodes(root):
-            by_id[id(node)] = node
-            for child in (node.args if node.op not in ("const", "var") else ()):
-                uses[id(child)] += 1
-        uses[id(root)] += 1
-    order: list[Expr] = []
+    order: list[Expr] = []  # every distinct node, children before parents
     seen: set[int] = set()
+    stack: list[tuple[Expr, bool]] = [(root, False) for root in reversed(exprs)]
+    while stack:
+        e, expanded = stack.pop()
+        if expanded:
+            order.append(e)
+            continue
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if e.op in ("const", "var"):
+            continue
+        stack.append((e, True))
+        for child in reversed(e.args):
+            uses[id(child)] += 1
+            if id(child) not in seen:
+                stack.append((child, False))
     for root in exprs:
-        for node in nodes(root):
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            if node.op not in ("const", "var") and uses[id(node)] > 1:
-                order.append(node)
-    return order
+        uses[id(root)] += 1
+    return [node for node in order if uses[id(node)] > 1]
 
 
 @dataclass
@@ -95,29 +102,65 @@ def _unpack(width: int) -> str:
 
 
 def _successors_source(instances, width: int, name: str) -> list[str]:
-    lines = [f"def {name}(s):", f"    {_unpack(width)}", "    out = []", "    add = out.append"]
+    """The function testing every guard; an enabled instance's next state
+    comes from its update function ``_U[k]`` (see ``_lazy_updates``)."""
+    lines = [f"def {name}(s):", f"    {_unpack(width)}", "    out = []", "    add = out.append", "    U = _U"]
     for k, inst in enumerate(instances):
         lines.append(f"    # {inst.label()}")
         lines.append(f"    if {to_python(inst.guard)}:")
-        updates = inst.updates
-        shared = shared_temps(list(updates.values()))
-        temps: dict[int, str] = {}
-        for j, node in enumerate(shared):
-            src = to_python(node, temps)
-            temps[id(node)] = f"t{j}"
-            lines.append(f"        t{j} = {src}")
-        cells = [to_python(updates[i], temps) if i in updates else f"v{i}" for i in range(width)]
-        tail = "," if width == 1 else ""
-        lines.append(f"        add(({k}, ({', '.join(cells)}{tail})))")
+        lines.append(f"        add(({k}, U[{k}](s)))")
     lines.append("    return out")
     return lines
+
+
+def _update_source(inst, width: int, name: str) -> list[str]:
+    """``name(s)``: the next state of one action instance, from the slots it reads."""
+    updates = inst.updates
+    read = sorted({slot for e in updates.values() for slot in slots_read(e)})
+    lines = [f"def {name}(s):"]
+    lines.extend(f"    v{i} = s[{i}]" for i in read)
+    shared = shared_temps(list(updates.values()))
+    temps: dict[int, str] = {}
+    for j, node in enumerate(shared):
+        src = to_python(node, temps)
+        temps[id(node)] = f"t{j}"
+        lines.append(f"    t{j} = {src}")
+    if 3 * len(updates) < width:  # a few slots change: copy the state and set them
+        lines.append("    n = list(s)")
+        for i in sorted(updates):
+            lines.append(f"    n[{i}] = {to_python(updates[i], temps)}")
+        lines.append("    return tuple(n)")
+        return lines
+    cells = [to_python(updates[i], temps) if i in updates else f"s[{i}]" for i in range(width)]
+    tail = "," if width == 1 else ""
+    lines.append(f"    return ({', '.join(cells)}{tail})")
+    return lines
+
+
+def _lazy_updates(instances, width: int, label: str) -> list:
+    """Each instance's update function, compiled the first time the instance
+    is enabled (a search may never enable most of them, and compiling is the
+    slow part of starting one)."""
+    table: list = [None] * len(instances)
+
+    def stub(k):
+        def first_call(s):
+            source = "\n".join(_update_source(instances[k], width, "update")) + "\n"
+            namespace: dict = {}
+            exec(compile(source, f"<modelcheck {label}: {instances[k].label()}>", "exec"), namespace)
+            table[k] = namespace["update"]
+            return table[k](s)
+        return first_call
+    for k in range(len(instances)):
+        table[k] = stub(k)
+    return table
 
 
 def compile_successors(instances, width: int, label: str = "actions") -> Callable[[tuple], list]:
     """``successors(s)`` for any list of action instances: (position in the
     list, next state) for each one enabled in ``s``."""
     source = "\n".join(_successors_source(instances, width, "successors")) + "\n"
-    namespace: dict = {}
+    namespace: dict = {"_U": _lazy_updates(instances, width, label)}
     exec(compile(source, f"<modelcheck {label}>", "exec"), namespace)
     return namespace["successors"]
 
@@ -149,7 +192,7 @@ def compile_model(model) -> CompiledModel:
         lines.append(f"    return {to_python(exprs[name])}")
 
     source = "\n".join(lines) + "\n"
-    namespace: dict = {}
+    namespace: dict = {"_U": _lazy_updates(model.instances, width, model.spec.name)}
     exec(compile(source, f"<modelcheck {model.spec.name}>", "exec"), namespace)
     predicates = {name: namespace[f"predicate_{k}"] for k, name in enumerate(predicate_names)}
     return CompiledModel(namespace["successors"], predicates, source)

@@ -20,7 +20,7 @@ import importlib
 from typing import Any, Mapping
 
 from modelcheck.engines.contract import (CAPABILITIES, CHECKPOINT, COVERAGE, EXACT, EXHAUSTIVE, RUN, SIMULATE,
-                                         SIMULATION, STATE_GRAPH, SYMMETRY, Capability, EngineEntry, Extra, Option)
+                                         SIMULATION, STATE_GRAPH, SYMMETRY, VIEW, Capability, EngineEntry, Extra, Option)
 from modelcheck.errors import InputError
 
 __all__ = ["CAPABILITIES", "DEFAULT_ENGINE", "REFERENCE_ENGINE", "ENGINES", "ENGINE_SUMMARIES", "engine_names", "engine_options",
@@ -35,8 +35,9 @@ FAST_OPTIONS = (
     Option("--checkpoint-every", "checkpoint_every", "save at most this often (default 60).", kind=float,
            metavar="SECONDS", commands=(RUN,)),
     RESUME,
-    Option("--kernels", "kernels", "compiled (default: C built from the spec, falling back to numpy without a "
-           "C compiler) or numpy.", metavar="KIND", commands=(RUN,)),
+    Option("--kernels", "kernels", "auto (default: C built from the spec, from the cache at once, else built "
+           "beside a search that outlasts a second and taken up between levels), compiled (built before the "
+           "search) or numpy. Without a C compiler, numpy.", metavar="KIND", commands=(RUN,)),
     Option("--workers", "workers", "threads the compiled kernels split each level between (default: the cores "
            "available).", kind=int, metavar="N", commands=(RUN,)),
 )
@@ -64,11 +65,11 @@ ENGINES: dict[str, EngineEntry] = {e.name: e for e in (
     EngineEntry(
         "bfs", "the reference: breadth-first, state by state, in Python",
         "modelcheck.engines.bfs:BfsChecker",
-        frozenset({EXHAUSTIVE, EXACT, SYMMETRY, STATE_GRAPH})),
+        frozenset({EXHAUSTIVE, EXACT, SYMMETRY, STATE_GRAPH, VIEW})),
     EngineEntry(
         "fast", "bfs over whole levels with numpy: same counts, traces, report",
         "modelcheck.engines.fast:FastChecker",
-        frozenset({EXHAUSTIVE, EXACT, SYMMETRY, CHECKPOINT, COVERAGE, STATE_GRAPH, SIMULATION}),
+        frozenset({EXHAUSTIVE, EXACT, SYMMETRY, CHECKPOINT, COVERAGE, STATE_GRAPH, SIMULATION, VIEW}),
         options=FAST_OPTIONS, settings="modelcheck.engines.settings:FastSettings",
         simulator="modelcheck.engines.simulate:Simulator"),
     EngineEntry(

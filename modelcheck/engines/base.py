@@ -50,6 +50,10 @@ class Violation:
     invariant: str
     states: list[tuple]
     actions: list[int | None]
+    # No other state of the violating state's level was found before it (the
+    # search had reached only the level before): reports that drop the last
+    # state (a step TLC cannot evaluate, modelcheck/evaluation.py) need it.
+    first_in_level: bool | None = None
 
     @property
     def length(self) -> int:
@@ -69,6 +73,10 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)
     stopped: str | None = None  # why an incomplete search stopped: a limits.* reason
     graph: Any = None  # the recorder the engine fed, when CheckOptions.graph asked for one
+    # a search stopped part way through a level: ``depth`` is the last level
+    # found whole, and ``distinct_states`` counts some states of the next too
+    partial_level: bool = False
+    saved: str | None = None  # where a stopped search was saved, to be continued with --resume
 
 
 class NoGraph:

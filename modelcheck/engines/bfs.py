@@ -90,23 +90,27 @@ class _Search:
         self.visited = VisitedStore()
         self.generated = 0
         self.expanded = 0  # states expanded so far: limits are polled every 1,024
+        self.level_first = 0  # the number of the first state of the level being found
         self.rebuild, self.init_states = rebuild_trace, model.init_states
         self.graph = options.graph.explicit(model) if options.graph is not None else NO_GRAPH
         if options.symmetry:  # every state stands for its orbit from here on
-            from modelcheck.canonical import symmetric_search
-            self.successors, self.rebuild, self.init_states = symmetric_search(model, self.successors)
+            from modelcheck.canonical import group_of, symmetric_search
+            self.successors, self.rebuild, self.init_states = symmetric_search(model, self.successors,
+                                                                               group_of(options.symmetry))
 
     def finish(self, result: str, depth: int, violation: Violation | None = None,
-               stopped: str | None = None, found: int | None = None) -> CheckResult:
-        """``found``: at a violation, the states found up to and including the violating one."""
+               stopped: str | None = None, found: int | None = None, partial: bool = False) -> CheckResult:
+        """``found``: at a violation, the states found up to and including the
+        violating one; ``partial``: stopped with level ``depth + 1`` begun."""
         self.options.progress.clear()
         return CheckResult(BfsChecker.name, result, len(self.visited) if found is None else found, depth,
                            time.perf_counter() - self.started, violation, self.generated, self.sometimes_seen,
-                           stopped=stopped, graph=self.graph if self.options.graph is not None else None)
+                           stopped=stopped, graph=self.graph if self.options.graph is not None else None,
+                           partial_level=partial)
 
     def violation_at(self, number: int, invariant: str) -> Violation:
         states, actions = self.rebuild(self.model, self.visited.path_to(number))
-        return Violation(invariant, states, actions)
+        return Violation(invariant, states, actions, first_in_level=number == self.level_first)
 
     def note_sometimes(self, state: tuple, depth: int) -> None:
         for name, pred in list(self.pending_sometimes.items()):
@@ -159,6 +163,7 @@ class _Search:
         violated_by, graph, limits = self.violated_by, self.graph, self.options.limits
         check_deadlock, progress = self.options.check_deadlock, self.options.progress
         next_frontier: list[tuple[int, tuple]] = []
+        self.level_first = len(self.visited)
         for parent, state in frontier:
             succ = successors(state)
             if not succ and check_deadlock:
@@ -180,5 +185,6 @@ class _Search:
             if self.expanded & 0x3FF == 0:
                 reason = limits.reached()
                 if reason:
-                    return self.finish("bounded-ok", depth + 1 if next_frontier else depth, stopped=reason)
+                    # level depth + 1 is begun, not found whole: depth is the last that is
+                    return self.finish("bounded-ok", depth, stopped=reason, partial=bool(next_frontier))
         return next_frontier

@@ -61,7 +61,13 @@ SIMULATION = Capability(
     "simulation", "random simulation (modelcheck simulate)",
     "simulate runs on the engines {engines}, not {engine}")
 
-CAPABILITIES = (EXHAUSTIVE, EXACT, SYMMETRY, CHECKPOINT, COVERAGE, STATE_GRAPH, SIMULATION)
+# fingerprints each state by the spec's VIEW and keeps the first state found
+# for each, in breadth-first order, as TLC does (modelcheck/view.py)
+VIEW = Capability(
+    "view", "counts states by the spec's VIEW, as TLC does (--view)",
+    "--engine {engine} does not apply a VIEW; use --engine {engines}", " or ")
+
+CAPABILITIES = (EXHAUSTIVE, EXACT, SYMMETRY, CHECKPOINT, COVERAGE, STATE_GRAPH, SIMULATION, VIEW)
 
 # the commands an engine's option may be given to
 RUN, SIMULATE = "run", "simulate"

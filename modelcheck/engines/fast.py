@@ -44,11 +44,12 @@ from functools import partial
 import numpy as np
 
 from modelcheck import checkpoint as ckpt
+from modelcheck.dirlock import holding
 from modelcheck.engines.base import DEADLOCK, NO_GRAPH, CheckOptions, CheckResult, Violation
 from modelcheck.engines.kernels import choose as choose_kernels
 from modelcheck.engines.settings import FastSettings
 from modelcheck.expansion import CHUNK, Expander, Expansion, in_discovery_order
-from modelcheck.packing import Packing, fingerprints
+from modelcheck.packing import Packing
 
 __all__ = ["CHUNK", "Expander", "FastChecker"]
 
@@ -114,7 +115,12 @@ class FastChecker:
     collects_coverage = True
 
     def check(self, model, options: CheckOptions) -> CheckResult:
-        return _Search(model, options).run()
+        search = _Search(model, options)
+        with holding(search.checkpoint_dir, "--resume" if search.settings.resume else "--checkpoint"):
+            try:
+                return search.run()
+            finally:
+                search.kernels.close()  # also when the search raised: no compiler left running
 
 
 class _Search:
@@ -135,8 +141,8 @@ class _Search:
             self.predicates = compose(compile_numpy(model, predicate_names).predicates, self.packing.unpack)
         self.canonical, self.rebuild = None, self.replay
         if options.symmetry:  # one representative per orbit of the symmetric constants
-            from modelcheck.canonical import Canonicaliser, genuine_trace
-            self.canonical = Canonicaliser(model, self.packing)
+            from modelcheck.canonical import Canonicaliser, genuine_trace, group_of
+            self.canonical = Canonicaliser(model, self.packing, group_of(options.symmetry))
             self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.graph = options.graph.batched(model) if options.graph is not None else NO_GRAPH
         self.expander = Expander(model, options.check_deadlock, coverage=options.coverage, canonical=self.canonical,
@@ -145,12 +151,26 @@ class _Search:
         self.checkpoint_dir = self.settings.directory
         self.checkpoint_every = float(self.settings.checkpoint_every)
         self.identity = ckpt.RunIdentity.of(model, options)
+        self.saver = ckpt.Saver(self.checkpoint_dir, self.identity) if self.checkpoint_dir else None
         self.visited, self.store = self.visited_set(), ParentStore()
         self.sometimes_seen: dict[str, int | None] = {n: None for n in model.sometimes}
         self.generated = 0
         self.notes: list[str] = []
         if self.kernels.told:
             options.progress.note(self.kernels.told)
+
+    def take_up_built_kernel(self) -> None:
+        """Between two levels: the compiled kernel built beside the search
+        (``--kernels auto``), once it is there, in place of the numpy one.
+        Both find the same states in the same order; the visited set moves
+        into the kernel's hash tables."""
+        compiled = self.kernels.ready(time.perf_counter() - self.started)
+        if compiled is None:
+            return
+        self.predicates = compiled.predicates
+        self.expander.use_compiled(compiled)
+        self.visited = compiled.fingerprint_set(self.visited.fps)
+        self.options.progress.note(self.kernels.told)
 
     def visited_set(self, fps: np.ndarray | None = None):
         """The visited set: the compiled kernel's hash table, or a sorted array."""
@@ -169,6 +189,8 @@ class _Search:
                         self.graph if self.options.graph is not None else None)
         if self.orbit_states is not None:
             r.notes.append(f"the representatives stand for {self.orbit_states:,} states (the sum of their orbit sizes)")
+        if self.saver is not None and self.saver.problem:
+            r.notes.append(self.saver.problem)
         return r
 
     def replay(self, model, path: list[int]) -> tuple[list[tuple], list[int | None]]:
@@ -207,7 +229,9 @@ class _Search:
             if row is not None:
                 invariant = next(inv for inv in invariants if not results[inv][row])
                 number = first_number + start + row
-                return self.finish("violation", depth, self.trace_to(number, invariant), found=number + 1)
+                violation = self.trace_to(number, invariant)
+                violation.first_in_level = number == first_number
+                return self.finish("violation", depth, violation, found=number + 1)
         return None
 
     # --- checkpoints ------------------------------------------------------------
@@ -216,17 +240,21 @@ class _Search:
                                 self.store.actions, self.generated, dict(self.sometimes_seen))
 
     def save(self, depth: int, level_words: np.ndarray, level_start: int) -> None:
-        seconds = ckpt.save(self.checkpoint_dir, self.identity, self.snapshot(depth, level_words, level_start))
+        seconds = self.saver.save(self.snapshot(depth, level_words, level_start))
+        if seconds is None:  # the search goes on; the report says what is kept
+            self.options.progress.note(f"warning: {self.saver.problem}")
+            return
         self.options.progress.note(f"checkpoint saved at depth {depth} ({len(self.visited):,} states, "
                                    f"{seconds:.1f} s) in {self.checkpoint_dir}")
 
     def restore(self) -> tuple[int, np.ndarray, int]:
-        state = ckpt.load(self.settings.resume, self.identity)
+        state = ckpt.load(self.settings.resume, self.identity, self.options.max_depth)
         self.visited = self.visited_set(state.visited)
         self.store = ParentStore(state.parents, state.actions)
         self.generated = state.generated
         self.sometimes_seen.update(state.sometimes)
         self.notes.append(f"resumed at depth {state.depth} with {len(self.visited):,} states")
+        self.saver.saved_depth = state.depth
         return state.depth, state.level_words, state.level_start
 
     # --- the search ----------------------------------------------------------------
@@ -235,7 +263,7 @@ class _Search:
         init_words = self.packing.pack_states(model.init_states)
         if self.canonical is not None:
             init_words = self.canonical.words(init_words)
-        all_fps = fingerprints(init_words)
+        all_fps = self.packing.fingerprints(init_words)
         fps, first = np.unique(all_fps, return_index=True)
         order = np.sort(first)  # the spec's order of initial states
         self.generated += len(model.init_states)
@@ -261,17 +289,14 @@ class _Search:
             depth, level_words, level_start = started
         last_save = time.monotonic()
         while level_words.shape[1]:
+            self.take_up_built_kernel()
             bounded = options.max_depth is not None and depth >= options.max_depth
             stopped = None if bounded else options.limits.reached(len(self.visited))
             if stopped:
-                if self.checkpoint_dir:
-                    self.save(depth, level_words, level_start)
-                return self.finish("bounded-ok", depth, stopped=stopped)
+                return self.stop(stopped, depth, level_words, level_start)
             expansion, stopped = self.expand_level(level_words)
             if stopped:
-                if self.checkpoint_dir:
-                    self.save(depth, level_words, level_start)
-                return self.finish("bounded-ok", depth, stopped=stopped)
+                return self.stop(stopped, depth, level_words, level_start)
             if bounded:  # as in the reference engine, the last level is only looked past, not checked
                 return self.finish("bounded-ok" if expansion.fps.size else "ok", depth)
             if expansion.deadlocked >= 0:
@@ -297,6 +322,15 @@ class _Search:
                 self.save(depth, level_words, level_start)
                 last_save = time.monotonic()
         return self.finish("ok", depth)
+
+    def stop(self, reason: str, depth: int, level_words: np.ndarray, level_start: int) -> CheckResult:
+        """A limit or Ctrl-C stopped the search: save it, when asked to, so
+        that --resume can continue it."""
+        if self.checkpoint_dir:
+            self.save(depth, level_words, level_start)
+        result = self.finish("bounded-ok", depth, stopped=reason)
+        result.saved = self.checkpoint_dir
+        return result
 
     def expand_level(self, level: np.ndarray) -> tuple[Expansion, str | None]:
         """The level's new successors, or the reason a limit stopped it."""

@@ -1,39 +1,40 @@
 """Which kernels the fast engine expands and checks states with.
 
-``--kernels compiled`` (the default) builds the model's C kernel
-(``modelcheck.backends.compiled``) and runs it on ``--workers`` threads;
-``--kernels numpy`` keeps the numpy kernel, the reference the compiled one
-is tested against. Both find the same successors in the same order, so the
-choice changes only the speed.
+``--kernels auto`` (the default) uses the model's C kernel
+(``modelcheck.backends.compiled``), built before the search starts when it
+is small (about a second, once: later runs load it from the kernel cache)
+or found in the cache. A large kernel (the KRaft specs', several seconds of
+compiling) that is not in the cache is built beside the search instead: the
+search starts on numpy, and if it is still running after ``BUILD_AFTER``
+seconds the compiler builds the kernel on a thread of its own; the search
+takes the compiled kernel up between two levels once it is built. A short
+search so never waits for the compiler, and a long one is not held up by it.
 
-Where no C compiler works, the search falls back to numpy and says so on
-stderr, once per process: the answer is the same, only slower.
+``--kernels compiled`` builds the kernel before the search starts;
+``--kernels numpy`` keeps the numpy kernel, the reference the compiled one
+is tested against. Every choice finds the same successors in the same
+order, so the choice changes only the speed.
+
+Where no C compiler works, the search runs on numpy and says so on stderr,
+once per process: the answer is the same, only slower.
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 
-from modelcheck.backends.compiled import CompiledKernel, CompilerUnavailable, compile_kernel, default_workers
+from modelcheck.backends.compiled import (CompiledKernel, CompilerUnavailable, compile_kernel, default_workers,
+                                          is_built, kernel_source_of)
 
-COMPILED, NUMPY = "compiled", "numpy"
-KERNELS = (COMPILED, NUMPY)
+AUTO, COMPILED, NUMPY = "auto", "compiled", "numpy"
+KERNELS = (AUTO, COMPILED, NUMPY)
+BUILD_AFTER = 1.0  # seconds of search on numpy before an uncached kernel is built beside it
+BUILD_FIRST_BELOW = 400_000  # characters of C: a smaller kernel (kip320's: ~100,000) builds in about a second
 
+builder_thread = threading.Thread  # what runs a build beside the search
 _told: set[str] = set()  # fallback reasons already said in this process
-
-
-@dataclass
-class KernelChoice:
-    """The compiled kernel, or None for numpy, and a line saying how it was
-    obtained (for the progress stream: the report stays the same either way)."""
-
-    compiled: CompiledKernel | None
-    told: str | None = None
-
-    def close(self) -> None:
-        if self.compiled is not None:
-            self.compiled.close()
 
 
 def fall_back(reason: str) -> None:
@@ -43,14 +44,90 @@ def fall_back(reason: str) -> None:
         sys.stderr.write(f"modelcheck: compiled kernels unavailable ({reason}); searching with numpy\n")
 
 
+def _told_line(compiled: CompiledKernel, background: bool = False) -> str:
+    how = "loaded the compiled kernels from" if compiled.built.cached else "compiled the kernels into"
+    when = " beside the search; taken up from the next level on" if background else ""
+    return f"{how} {compiled.built.path} in {compiled.built.seconds:.2f} s{when}"
+
+
+@dataclass
+class KernelChoice:
+    """The compiled kernel, or None for numpy, and a line saying how it was
+    obtained (for the progress stream: the report stays the same either
+    way). Under ``auto``, ``build`` makes the kernel when the search asks
+    for it (``ready``)."""
+
+    compiled: CompiledKernel | None
+    told: str | None = None
+    build: object = None  # (started_compiler) -> CompiledKernel, run on a thread of its own
+    _thread: threading.Thread | None = field(default=None, repr=False)
+    _result: list = field(default_factory=list, repr=False)
+    _compiler: list = field(default_factory=list, repr=False)  # the compiler's process, once started
+    _stopping: bool = field(default=False, repr=False)
+
+    def ready(self, searched: float) -> CompiledKernel | None:
+        """The kernel built beside a search that has run ``searched`` seconds,
+        once it is there (None until then, and always without ``build``)."""
+        if self.build is None or self.compiled is not None:
+            return None
+        if self._thread is None:
+            if searched < BUILD_AFTER:
+                return None
+            self._thread = builder_thread(target=self._run, name="modelcheck-kernel-build", daemon=True)
+            self._thread.start()
+        if self._thread.is_alive() or not self._result:
+            return None
+        found = self._result.pop()
+        self.build = None
+        if isinstance(found, CompilerUnavailable):
+            fall_back(str(found))
+            return None
+        self.compiled, self.told = found, _told_line(found, background=True)
+        return found
+
+    def _started(self, process) -> None:
+        self._compiler.append(process)
+        if self._stopping:
+            process.kill()
+
+    def _run(self) -> None:
+        try:
+            self._result.append(self.build(self._started))
+        except CompilerUnavailable as e:
+            self._result.append(e)
+
+    def close(self) -> None:
+        """Free the kernel's threads; stop a build the search no longer needs
+        (its compiler is a process of this one, stopped by its id)."""
+        if self.compiled is not None:
+            self.compiled.close()
+        if self._thread is not None and self._thread.is_alive():
+            self._stopping = True
+            for process in self._compiler:
+                process.kill()
+            self._thread.join()
+
+
 def choose(model, packing, predicate_names: list[str], kernels: str, workers: int | None) -> KernelChoice:
     """The kernels the settings ask for, falling back to numpy when compiling fails."""
     if kernels == NUMPY:
         return KernelChoice(None)
+
     try:
-        compiled = compile_kernel(model, packing, predicate_names, workers or default_workers())
+        source = kernel_source_of(model, packing, predicate_names)
     except CompilerUnavailable as e:
         fall_back(str(e))
         return KernelChoice(None)
-    how = "loaded the compiled kernels from" if compiled.built.cached else "compiled the kernels into"
-    return KernelChoice(compiled, f"{how} {compiled.built.path} in {compiled.built.seconds:.2f} s")
+
+    def build(started_compiler=None) -> CompiledKernel:
+        return compile_kernel(model, packing, predicate_names, workers or default_workers(), source=source,
+                              started_compiler=started_compiler)
+
+    if kernels == AUTO and len(source) > BUILD_FIRST_BELOW and not is_built(source):
+        return KernelChoice(None, build=build)
+    try:
+        compiled = build()
+    except CompilerUnavailable as e:
+        fall_back(str(e))
+        return KernelChoice(None)
+    return KernelChoice(compiled, _told_line(compiled))

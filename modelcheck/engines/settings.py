@@ -8,6 +8,7 @@ fields; ``of`` accepts either.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
@@ -38,23 +39,24 @@ class FastSettings:
     or Ctrl-C stops it; ``resume``: a directory to continue from (and go on
     saving into); ``orbit_sizes``: under symmetry, add up how many states
     the representatives stand for (a complete search's sum is the count
-    without symmetry); ``kernels``: "compiled" (C, built from the spec's
-    expression trees) or "numpy"; ``workers``: the threads the compiled
+    without symmetry); ``kernels``: "auto" (C built from the spec's
+    expression trees, taken up once built; ``modelcheck.engines.kernels``),
+    "compiled" (built before the search) or "numpy"; ``workers``: the threads the compiled
     kernel splits each chunk between (default: the cores available)."""
 
     checkpoint: str | None = None
     checkpoint_every: float = 60.0
     resume: str | None = None
     orbit_sizes: bool = False
-    kernels: str = "compiled"
+    kernels: str = "auto"
     workers: int | None = None
 
     def __post_init__(self):
-        if self.kernels not in ("compiled", "numpy"):
-            raise InputError(f"--kernels must be compiled or numpy, not {self.kernels!r}")
+        if self.kernels not in ("auto", "compiled", "numpy"):
+            raise InputError(f"--kernels must be auto, compiled or numpy, not {self.kernels!r}")
         if self.workers is not None and int(self.workers) < 1:
             raise InputError("--workers must be at least 1")
-        if float(self.checkpoint_every) <= 0:
+        if not math.isfinite(float(self.checkpoint_every)) or float(self.checkpoint_every) <= 0:
             raise InputError("--checkpoint-every must be a positive number of seconds")
         if self.checkpoint and self.resume and os.path.abspath(self.checkpoint) != os.path.abspath(self.resume):
             raise InputError("--resume continues saving into its own directory; drop --checkpoint or give the "

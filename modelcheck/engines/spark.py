@@ -30,9 +30,10 @@ from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violati
 from modelcheck.engines.bfs import rebuild_trace
 from modelcheck.engines.simulate import Simulator
 from modelcheck.checkpoint import RunIdentity
+from modelcheck.dirlock import holding
 from modelcheck.limits import MAX_MEMORY
 from modelcheck.packing import Packing, fingerprints
-from modelcheck.spark import resume
+from modelcheck.spark import integrity, resume
 from modelcheck.spark.session import SparkRun, import_pyspark, run_master, spark_launch
 from modelcheck.spark.settings import SparkSettings
 
@@ -53,6 +54,10 @@ class SparkChecker:
 
     def check(self, model, options: CheckOptions) -> CheckResult:
         settings = SparkSettings.of(options.engine_options)
+        with holding(settings.checkpoint_dir, "--resume" if settings.resume else "--checkpoint-dir"):
+            return self._check(model, options, settings)
+
+    def _check(self, model, options: CheckOptions, settings: SparkSettings) -> CheckResult:
         started = time.perf_counter()
         search = LevelSearch(model, options, settings)
         warm_up = search.warm_up if settings.lead_in > 0 and not settings.resume else None
@@ -95,7 +100,10 @@ class LevelSearch:
         # the manifest goes only into a directory the user named (the default one is removed at the end)
         self.manifest_dir = settings.checkpoint_dir
         self.identity = RunIdentity.of(model, options)
-        self.resumed = resume.load(settings.resume, self.identity, settings.partitions) if settings.resume else None
+        self.resumed, self.ledger = None, integrity.Ledger()
+        if settings.resume:
+            self.resumed, self.ledger = resume.load(settings.resume, self.identity, settings.partitions,
+                                                    options.max_depth)
         self.partitions = (self.resumed.partitions if self.resumed
                            else lead.lead_partitions(settings.partitions, run_master(settings)))
         self.last_checkpoint = self.resumed.rdd if self.resumed else None
@@ -239,6 +247,9 @@ class LevelSearch:
             self._spark()
             arriving, depth = self._reload(self.resumed), self.resumed.depth
             progress.note(f"resumed at level {depth} ({self.resumed.total:,} states) from {self.resumed.rdd}")
+            if options.max_depth is not None and depth >= options.max_depth:  # only looked past, as below
+                more = sum(s.new for s in self._probe(arriving, depth + 1))
+                return self._finish(started, "bounded-ok" if more else "ok", depth, self.resumed.total)
             level_started = time.perf_counter()
             depth += 1
             current = self._level(arriving, depth)
@@ -278,7 +289,9 @@ class LevelSearch:
                     if isinstance(current, lead.Frontier):  # Spark keeps what the checkpoint holds
                         current = self._hand_over(current, depth + 1, stopping=True)
                     self._checkpoint(current, depth, total)
-                return self._finish(started, "bounded-ok", depth, total, stopped=reason)
+                result = self._finish(started, "bounded-ok", depth, total, stopped=reason)
+                result.saved = self.manifest_dir
+                return result
             if depth % self.checkpoint_levels == 0 and not isinstance(current, lead.Frontier):
                 self._checkpoint(current, depth, total)
             if options.max_depth is not None and depth >= options.max_depth:
@@ -303,9 +316,11 @@ class LevelSearch:
         if path is None or path == self.last_checkpoint:
             return
         if self.manifest_dir:
+            files = {"runs": self.ledger.up_to(self.visited_dir, self.partitions, depth),
+                     "level": integrity.level_files(path.removeprefix("file:"))}
             resume.save(self.manifest_dir, self.identity,
                         resume.LevelCheckpoint(path, self.partitions, depth, total, self.generated,
-                                               dict(self.sometimes), self.visited_dir))
+                                               dict(self.sometimes), self.visited_dir), files)
         if self.last_checkpoint:
             resume.delete_files(self.sc, self.last_checkpoint)
         self.last_checkpoint = path
@@ -328,11 +343,18 @@ class LevelSearch:
         # a search done in the driver still waits for Spark: it ran where the
         # user asked, and a cluster that gives no executor says so
         run = self._spark()
-        notes = [f"ran on Spark {run.master} with {self.partitions if self.report.value else run.partitions} "
-                 f"partitions"]
-        if self.lead_in is not None and self.lead_in.levels:
-            notes.append(f"levels 1 to {self.lead_in.levels} ran in the driver while Spark started "
-                         f"(the lead-in, {self.lead_in.seconds:.1f} s)")
+        on_executors = bool(self.report.value)  # some level's summaries came from the executors
+        if self.lead_in is not None and self.lead_in.levels and not on_executors:
+            notes = [f"the search finished in the driver before executors were needed: levels 1 to "
+                     f"{self.lead_in.levels} ran there while Spark {run.master} started (the lead-in, "
+                     f"{self.lead_in.seconds:.1f} s), and no level ran on Spark; use --lead-in 0 to run every "
+                     f"level on the executors"]
+        else:
+            notes = [f"ran on Spark {run.master} with {self.partitions if on_executors else run.partitions} "
+                     f"partitions"]
+            if self.lead_in is not None and self.lead_in.levels:
+                notes.append(f"levels 1 to {self.lead_in.levels} ran in the driver while Spark started "
+                             f"(the lead-in, {self.lead_in.seconds:.1f} s)")
         return CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
                            self.generated, dict(self.sometimes), notes, stopped=stopped)
 

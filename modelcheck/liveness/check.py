@@ -28,7 +28,7 @@ from modelcheck.liveness.search import Conditions, Lasso, find_lasso
 from modelcheck.temporal import PropertyCase, Specification
 
 
-def check_request(engine: str, max_depth: int | None, settings, symmetry: bool) -> None:
+def check_request(engine: str, max_depth: int | None, settings) -> None:
     """Refuse, before any search, temporal properties where they cannot be
     checked: on an engine that records no state graph (the registry says
     which do), or on a graph that would not be the whole reachable one."""
@@ -39,22 +39,20 @@ def check_request(engine: str, max_depth: int | None, settings, symmetry: bool) 
         raise InputError("temporal properties need the whole state graph; drop --max-depth")
     if getattr(settings, "checkpoint", None) or getattr(settings, "resume", None):
         raise InputError("--checkpoint and --resume are for invariant checks; drop them with --prop")
-    if symmetry:
-        # a lasso over orbit representatives need not map back to a fair lasso
-        # of the spec; until that is established, refuse rather than guess
-        raise InputError("temporal properties with symmetry: the reduction is not established as sound for them "
-                         "here; drop --symmetry (or the .cfg's SYMMETRY line)")
 
 
-def graph_request(specification: Specification, limits: Limits) -> GraphRequest:
-    """What to ask an engine for, to check properties under ``specification``."""
-    return GraphRequest([f.action for f in specification.fairness], limits)
+def graph_request(specification: Specification, limits: Limits, group=None) -> GraphRequest:
+    """What to ask an engine for, to check properties under ``specification``
+    (on the quotient by ``group``, a ``modelcheck.canonical.Stabiliser``)."""
+    return GraphRequest([f.action for f in specification.fairness], limits, group=group)
 
 
 @dataclass
 class CaseVerdict:
     case: PropertyCase
     lasso: Lasso | None
+    # a lasso lifted from a quotient: its states and steps (modelcheck.liveness.symmetric.LiftedGraph)
+    lifted: object = None
 
     @property
     def holds(self) -> bool:
@@ -100,19 +98,20 @@ def conditions(graph: StateGraph, case: PropertyCase) -> Conditions:
 
 
 def decide(model, graph: StateGraph, properties: list[str], specification: Specification, progress,
-           limits: Limits, engine: str, seconds: float = 0.0) -> LivenessResult:
-    """Every case of every property, on a complete graph. A limit or Ctrl-C
-    between cases raises ``SearchStopped``."""
+           limits: Limits, engine: str, seconds: float = 0.0,
+           cases: list[PropertyCase] | None = None) -> LivenessResult:
+    """Every case of every property (or just ``cases``), on a complete
+    graph. A limit or Ctrl-C between cases raises ``SearchStopped``."""
     started = time.perf_counter()
     kinds = [f.kind for f in specification.fairness]
     result = LivenessResult(engine, specification, graph.count, graph.edges, 0.0, graph=graph)
-    for name in properties:
-        for case in model.property_cases(name):
-            reason = limits.reached()
-            if reason:
-                raise SearchStopped(reason)
-            progress.update(f"checking {case.label} under {specification.name}", force=True)
-            result.verdicts.append(CaseVerdict(case, find_lasso(graph, conditions(graph, case), kinds, graph.scc)))
+    chosen = cases if cases is not None else [c for name in properties for c in model.property_cases(name)]
+    for case in chosen:
+        reason = limits.reached()
+        if reason:
+            raise SearchStopped(reason)
+        progress.update(f"checking {case.label} under {specification.name}", force=True)
+        result.verdicts.append(CaseVerdict(case, find_lasso(graph, conditions(graph, case), kinds, graph.scc)))
     progress.clear()
     result.seconds = seconds + time.perf_counter() - started
     return result

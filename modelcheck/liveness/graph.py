@@ -34,17 +34,21 @@ class StateGraph:
     initial: np.ndarray  # node numbers of the initial states
     tree_parent: np.ndarray  # int64: first-discovery parent, -1 for an initial state
     tree_instance: np.ndarray  # int32: the Next instance of that tree edge (-1 - k for initial state k)
-    src: np.ndarray  # int64, one entry per distinct state-changing step
-    dst: np.ndarray  # int64
+    src: np.ndarray  # int32 (int64 past 2**31 states), one entry per distinct state-changing step
+    dst: np.ndarray  # the same
     instance: np.ndarray  # int32: a Next instance that takes the step
-    fair_taken: np.ndarray  # uint32 bitmask per edge: fairness condition i's action is satisfied by it
-    fair_enabled: np.ndarray  # uint32 bitmask per node: <<A_i>>_vars enabled there
+    fair_taken: np.ndarray  # uint64 bitmask per edge: fairness condition i's action is satisfied by it
+    fair_enabled: np.ndarray  # uint64 bitmask per node: <<A_i>>_vars enabled there
     on_nodes: Callable[[dict[str, Expr]], dict[str, np.ndarray]]  # state conditions on every node
     on_edges: Callable[[dict[str, Expr]], dict[str, np.ndarray]]  # step conditions on every edge
     state: Callable[[int], tuple]  # a node's state
     depth: int  # breadth-first levels, the initial states being level 1
     # strongly connected components of (count, src, dst): a label per node
     scc: Callable[[int, np.ndarray, np.ndarray], np.ndarray] | None = None
+    # on a quotient (under symmetry): the renamings the nodes stand for, a
+    # modelcheck.canonical.Stabiliser; each edge is then a genuine step from
+    # its source, and ``dst`` the representative of the state it reaches
+    group: object = None
 
     @property
     def edges(self) -> int:
@@ -65,8 +69,46 @@ def distinct_steps(src: np.ndarray, dst: np.ndarray, instance: np.ndarray, count
     instance that takes each step; sorted by source."""
     moving = src != dst
     src, dst, instance = src[moving], dst[moving], instance[moving]
-    keys, first = np.unique(src * count + dst, return_index=True)
+    keys, first = np.unique(src.astype(np.int64) * count + dst, return_index=True)
     return keys // count, keys % count, instance[first]
+
+
+def narrow(numbers: np.ndarray, count: int) -> np.ndarray:
+    """Node numbers in 4 bytes each when the graph has fewer than 2**31 nodes."""
+    return numbers.astype(np.int32) if count < 2 ** 31 else numbers
+
+
+def _pairs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    pairs = np.empty(first.size, dtype=[("a", "<i8"), ("b", "<u8")])
+    pairs["a"], pairs["b"] = first, second
+    return pairs
+
+
+def distinct_moves(src: np.ndarray, dst: np.ndarray, instance: np.ndarray, target_fp: np.ndarray,
+                   node_fp: np.ndarray):
+    """The steps of a quotient graph: from each representative, its genuine
+    state-changing steps, one per distinct target state (``target_fp``, the
+    fingerprint of the state reached before it is replaced by its
+    representative ``dst``), keeping the first instance that takes each;
+    sorted by source, then target fingerprint. A step whose target is
+    another member of its source's orbit stays, as an edge from a node to
+    itself: it changes the state, so it is no stuttering step."""
+    moving = target_fp != node_fp[src]
+    src, dst, instance, target_fp = src[moving], dst[moving], instance[moving], target_fp[moving]
+    _, first = np.unique(_pairs(src, target_fp), return_index=True)
+    return src[first], dst[first], instance[first], target_fp[first]
+
+
+def mark_moves(src: np.ndarray, target_fp: np.ndarray, taken_src: np.ndarray, taken_fp: np.ndarray) -> np.ndarray:
+    """Which quotient steps (as ``distinct_moves`` leaves them) are among the
+    given genuine steps (source node, fingerprint of the state reached)."""
+    marked = np.zeros(src.size, dtype=bool)
+    if taken_src.size == 0 or src.size == 0:
+        return marked
+    keys, taken = _pairs(src, target_fp), _pairs(taken_src, taken_fp)
+    pos = np.minimum(np.searchsorted(keys, taken), keys.size - 1)
+    marked[pos[keys[pos] == taken]] = True
+    return marked
 
 
 def mark_steps(src: np.ndarray, dst: np.ndarray, count: int, taken_src: np.ndarray, taken_dst: np.ndarray):
@@ -75,8 +117,8 @@ def mark_steps(src: np.ndarray, dst: np.ndarray, count: int, taken_src: np.ndarr
     marked = np.zeros(src.size, dtype=bool)
     if taken_src.size == 0 or src.size == 0:
         return marked
-    keys = src * count + dst
-    taken = taken_src * count + taken_dst
+    keys = src.astype(np.int64) * count + dst
+    taken = taken_src.astype(np.int64) * count + taken_dst
     pos = np.minimum(np.searchsorted(keys, taken), keys.size - 1)
     marked[pos[keys[pos] == taken]] = True
     return marked

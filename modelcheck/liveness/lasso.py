@@ -66,7 +66,7 @@ class FairnessAccount:
 
     def sentence(self) -> str:
         f = self.fairness
-        name = f.label()
+        name = f.words()
         if self.taken_at is not None:
             a, b = self.taken_at
             return f"{name}: taken on the cycle (the step from state {a + 1} to state {b + 1})"

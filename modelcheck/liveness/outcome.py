@@ -28,27 +28,42 @@ class Decided:
     trace_file: str | None = None
     trace_text: str | None = None
     explanation: str | None = None
+    trace_problem: str | None = None  # when no file holds the trace: where it was tried
 
 
-def decide_properties(prepared, result: CheckResult, limits: Limits, progress) -> Decided:
+def decide_properties(prepared, result: CheckResult, limits: Limits, progress, group=None,
+                      earlier: Decided | None = None) -> Decided:
     """Decide ``prepared``'s properties on the graph the engine recorded in
-    ``result`` (a complete search), updating ``result``'s verdict and time."""
+    ``result`` (a complete search), updating ``result``'s verdict and time.
+    Under symmetry, ``group`` (a ``CaseGroup``) names the cases this
+    quotient decides, and ``earlier`` what the quotients before it decided."""
     request, model = prepared.request, prepared.model
     started = time.perf_counter()
     try:
         graph = result.graph.finish(result.depth)
         live = decide(model, graph, list(prepared.properties), prepared.specification, progress, limits,
-                      result.engine)
+                      result.engine, cases=group.cases if group is not None else None)
     except SearchStopped as stopped:
         progress.clear()
         result.result, result.stopped = "bounded-ok", stopped.reason
         result.seconds += time.perf_counter() - started
         return Decided()
     result.seconds += time.perf_counter() - started
+    if group is not None:
+        result.notes.append(quotient_note(live, group))
+    if earlier is not None and earlier.liveness is not None:
+        live.verdicts = earlier.liveness.verdicts + live.verdicts
+        live.seconds += earlier.liveness.seconds
+        if earlier.liveness.violated is not None:  # its lasso is written already
+            result.result = "violation"
+            earlier.liveness.verdicts = live.verdicts
+            return earlier
     violated = live.violated
     result.result = "violation" if violated else "ok"
     if violated is None:
         return Decided(live)
+    if graph.group is not None:  # a lasso of the quotient: lifted to one of the spec itself
+        violated.lasso, graph = lift_checked(model, graph, violated, prepared.specification)
     lasso = violated.lasso
     trace = lasso_trace(model, graph, lasso, violated.case, prepared.specification, request.engine)
     saved = save_trace(trace, request.trace_out, request.overwrite, stem=f"{model.spec.name}-{violated.case.property}")
@@ -57,7 +72,28 @@ def decide_properties(prepared, result: CheckResult, limits: Limits, progress) -
     explanation = explain_violation(model, violated.case, prepared.specification, lasso_shape(graph, lasso),
                                     trace.meta.get("loop_action"))
     live.graph = None  # the report needs no more of it; let it go
-    return Decided(live, saved.file, story(trace, saved.file), explanation)
+    return Decided(live, saved.file, story(trace, saved.file), explanation, saved.nowhere())
+
+
+def quotient_note(live, group) -> str:
+    labels = ", ".join(c.label for c in group.cases)
+    follow = sorted({x for labels_ in group.follow.values() for x in labels_})
+    nodes = "orbits" if group.group is not None else "states"
+    text = f"symmetry: {labels} decided on {live.states:,} {nodes} ({live.edges:,} steps) under {group.reason}"
+    return text + (f"; {', '.join(follow)} follow by symmetry" if follow else "")
+
+
+def lift_checked(model, graph, violated, specification):
+    """The quotient's lasso lifted to the spec's (``modelcheck.liveness.symmetric.lift``),
+    read again on its own states: it must be a fair behaviour that violates the case."""
+    from modelcheck.liveness.lasso import is_fair, violates
+    from modelcheck.liveness.symmetric import lift
+    lifted, states = lift(model, graph, violated.lasso)
+    shape = lasso_shape(states, lifted)
+    if not (is_fair(model, specification, shape) and violates(model, violated.case, shape)):
+        raise RuntimeError(f"the lasso of {violated.case.label} lifted from the quotient is not a fair violating "
+                           f"behaviour")
+    return lifted, states
 
 
 def violation_json(live, trace_file: str | None) -> dict:
@@ -69,9 +105,11 @@ def violation_json(live, trace_file: str | None) -> dict:
 
 def header_lines(prepared) -> list[str]:
     sp = prepared.specification
-    fairness = ", ".join(f.label() for f in sp.fairness) or "no fairness"
-    return [f"properties  {', '.join(prepared.properties)}",
-            f"under       {sp.name} ({fairness})"]
+    lines = [f"properties  {', '.join(prepared.properties)}",
+             f"under       {sp.name} ({sp.fairness_words()})"]
+    lines += [f"            {meaning}" for meaning in sp.fairness_meanings()]
+    lines += [f"            {why}" for why in sp.outside_next(prepared.spec.name, prepared.spec.next)]
+    return lines
 
 
 def verdict_lines(outcome) -> list[str]:

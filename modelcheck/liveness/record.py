@@ -27,9 +27,10 @@ import numpy as np
 
 from modelcheck.expr import Expr
 from modelcheck.limits import Limits, SearchStopped
-from modelcheck.liveness.graph import StateGraph, distinct_steps, mark_steps
+from modelcheck.liveness.graph import StateGraph, distinct_moves, distinct_steps, mark_moves, mark_steps, narrow
 from modelcheck.liveness.order import chunked_order
 from modelcheck.liveness.search import networkx_scc, scipy_scc
+from modelcheck.packing import fingerprints
 
 
 class GraphRequest:
@@ -39,10 +40,13 @@ class GraphRequest:
     exception ``too_many()`` (``modelcheck graph``'s --max-states)."""
 
     def __init__(self, fair_actions=(), limits: Limits | None = None, cap: int | None = None,
-                 too_many: Callable[[], Exception] | None = None):
+                 too_many: Callable[[], Exception] | None = None, group=None):
         self.fair_actions = tuple(fair_actions)
         self.limits = limits or Limits()
         self.cap, self.too_many = cap, too_many
+        # under symmetry, the modelcheck.canonical.Stabiliser the engine keeps
+        # one state per orbit of: the graph is then the quotient by it
+        self.group = group
 
     def explicit(self, model) -> "ExplicitGraph":
         return ExplicitGraph(model, self)
@@ -67,6 +71,10 @@ class ExplicitGraph:
         self.states: list[tuple] = []
         self.tree_parent, self.tree_instance, self.levels = array("q"), array("q"), array("q")
         self.src, self.dst, self.instance = array("q"), array("q"), array("i")
+        self.target_fp = array("Q")  # under symmetry: the genuine state each step reaches
+        if request.group is not None:
+            from modelcheck.fingerprint import fingerprinter
+            self._fingerprint = fingerprinter(model.schema)
 
     def _new(self, state: tuple, parent: int, entry: int, level: int) -> None:
         if self.request.cap is not None and len(self.states) >= self.request.cap:
@@ -83,6 +91,9 @@ class ExplicitGraph:
     def expanded(self, parent: int, successors: list[tuple[int, tuple]], numbers: list[int]) -> None:
         """The successors of ``parent``, each with its number (``~n`` when it was found before)."""
         level = self.levels[parent] + 1
+        if self.request.group is not None:  # the engine hands representatives; the steps are the genuine ones
+            fingerprint = self._fingerprint
+            self.target_fp.extend(fingerprint(t) for _, t in self.model.compiled.successors(self.states[parent]))
         for (index, state), number in zip(successors, numbers):
             if number >= 0:
                 self._new(state, parent, index, level)
@@ -101,27 +112,41 @@ class ExplicitGraph:
         from modelcheck.fingerprint import fingerprinter
 
         model, states, count = self.model, self.states, len(self.states)
-        s_arr, d_arr, i_arr = distinct_steps(np.frombuffer(self.src, np.int64), np.frombuffer(self.dst, np.int64),
-                                             np.frombuffer(self.instance, np.int32), count)
+        quotient = self.request.group is not None
+        src, dst, inst = (np.frombuffer(self.src, np.int64), np.frombuffer(self.dst, np.int64),
+                          np.frombuffer(self.instance, np.int32))
         fingerprint = fingerprinter(model.schema)
-        number = {fingerprint(st): n for n, st in enumerate(states)}
-        fair_taken, fair_enabled = np.zeros(s_arr.size, np.uint32), np.zeros(count, np.uint32)
+        node_fp = np.fromiter((fingerprint(st) for st in states), np.uint64, count)
+        if quotient:
+            s_arr, d_arr, i_arr, t_arr = distinct_moves(src, dst, inst, np.frombuffer(self.target_fp, np.uint64),
+                                                        node_fp)
+        else:
+            s_arr, d_arr, i_arr = distinct_steps(src, dst, inst, count)
+        number = {int(fp): n for n, fp in enumerate(node_fp)}
+        fair_taken, fair_enabled = np.zeros(s_arr.size, np.uint64), np.zeros(count, np.uint64)
         width, limits = model.schema.width, self.request.limits
         for bit, act in enumerate(self.request.fair_actions):
             step = compile_successors(model.instances_of(act), width, act.name)
-            t_src, t_dst = [], []
+            t_src, t_dst, t_fp = [], [], []
             for node, state in enumerate(states):
                 _poll(limits, node)
                 for _, t in step(state):
                     if t == state:
                         continue
-                    fair_enabled[node] |= np.uint32(1 << bit)
-                    target = number.get(fingerprint(t))
-                    if target is not None:
+                    fair_enabled[node] |= np.uint64(1 << bit)
+                    fp = fingerprint(t)
+                    target = number.get(fp)
+                    if quotient or target is not None:
                         t_src.append(node)
                         t_dst.append(target)
-            taken = mark_steps(s_arr, d_arr, count, np.array(t_src, np.int64), np.array(t_dst, np.int64))
-            fair_taken[taken] |= np.uint32(1 << bit)
+                        t_fp.append(fp)
+            if quotient:
+                taken = mark_moves(s_arr, t_arr, np.array(t_src, np.int64), np.array(t_fp, np.uint64))
+            else:
+                taken = mark_steps(s_arr, d_arr, count, np.array(t_src, np.int64), np.array(t_dst, np.int64))
+            fair_taken[taken] |= np.uint64(1 << bit)
+        targets = _genuine_targets(model, states, s_arr, i_arr) if quotient else [states[b] for b in d_arr.tolist()]
+        s_arr, d_arr = narrow(s_arr, count), narrow(d_arr, count)
 
         def on_nodes(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:
             fns = compile_conditions(exprs, width)
@@ -129,13 +154,24 @@ class ExplicitGraph:
 
         def on_edges(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:
             fns = compile_conditions(exprs, 2 * width)
-            return {name: np.fromiter((fn(states[a] + states[b]) for a, b in zip(s_arr.tolist(), d_arr.tolist())),
+            return {name: np.fromiter((fn(states[a] + t) for a, t in zip(s_arr.tolist(), targets)),
                                       bool, s_arr.size) for name, fn in fns.items()}
 
         initial = np.flatnonzero(np.frombuffer(self.tree_parent, np.int64) < 0)
         return StateGraph(count, initial, np.array(self.tree_parent, np.int64),
-                          np.array(self.tree_instance, np.int32), s_arr, d_arr, i_arr, fair_taken, fair_enabled,
-                          on_nodes, on_edges, lambda n: states[n], depth, networkx_scc)
+                          np.array(self.tree_instance, np.int32), s_arr, d_arr, i_arr,
+                          fair_taken, fair_enabled, on_nodes, on_edges, lambda n: states[n], depth, networkx_scc,
+                          self.request.group)
+
+
+def _genuine_targets(model, states: list[tuple], src: np.ndarray, instance: np.ndarray) -> list[tuple]:
+    """The state each quotient step reaches (its instance applied to its source)."""
+    out, here, made = [], -1, {}
+    for a, i in zip(src.tolist(), instance.tolist()):
+        if a != here:
+            here, made = a, dict(model.compiled.successors(states[a]))
+        out.append(made[i])
+    return out
 
 
 class BatchedGraph:
@@ -149,6 +185,11 @@ class BatchedGraph:
         from modelcheck.packing import Packing
         self.model, self.request = model, request
         self.packing = Packing(model.schema)
+        self.canonical = None
+        if request.group is not None:  # the steps are genuine, their targets the representatives
+            from modelcheck.canonical import Canonicaliser
+            self.canonical = Canonicaliser(model, self.packing, request.group)
+        self.target_fps: list[np.ndarray] = []
         self.words: list[np.ndarray] = []
         self.fps: list[np.ndarray] = []
         self.starts: list[int] = []
@@ -167,15 +208,21 @@ class BatchedGraph:
         self.fps.append(fps)
         self.starts.append(start)
 
-    def expanded(self, parents: np.ndarray, fps: np.ndarray, instances: np.ndarray) -> None:
-        """Every successor of a chunk of the last level (``parents``: positions in that level)."""
-        self.src.append(parents + self.starts[-1])
-        self.dst_fps.append(fps)
+    def expanded(self, parents: np.ndarray, fps: np.ndarray, instances: np.ndarray, words: np.ndarray) -> None:
+        """Every successor of a chunk of the last level (``parents``: positions
+        in that level), with its fingerprint and its packed ``words``."""
+        self.src.append((parents + self.starts[-1]).astype(np.int32 if self.starts[-1] < 2 ** 30 else np.int64))
         self.instance.append(instances)
+        if self.canonical is None:
+            self.dst_fps.append(fps)
+            return
+        self.target_fps.append(fps)
+        self.dst_fps.append(fingerprints(self.canonical.words(words)))
 
     def finish(self, depth: int) -> StateGraph:
         words = np.concatenate(self.words, axis=1)
         node_fps = np.concatenate(self.fps)
+        self.words, self.fps = [], []  # the graph holds them from here on
         count = node_fps.size
         by_fp = np.argsort(node_fps, kind="stable")
         seen_fps = node_fps[by_fp]
@@ -189,28 +236,36 @@ class BatchedGraph:
         empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32))
         src, dst, inst = (np.concatenate(self.src), node_of(np.concatenate(self.dst_fps)),
                           np.concatenate(self.instance)) if self.src else empty
-        self.src, self.dst_fps, self.instance = [], [], []
+        target_fp = np.concatenate(self.target_fps) if self.target_fps else np.zeros(0, np.uint64)
+        self.src, self.dst_fps, self.instance, self.target_fps = [], [], [], []
         s_arr, d_arr, i_arr = distinct_steps(src, dst, inst, count)
-        del src, dst, inst
         new_of, tree_parent, tree_instance = chunked_order(self.starts, node_fps, s_arr, d_arr, i_arr,
                                                            len(self.model.instances), self.entries)
-        s_arr, d_arr, i_arr = distinct_steps(new_of[s_arr], new_of[d_arr], i_arr, count)
         inverse = np.empty(count, np.int64)
         inverse[new_of] = np.arange(count)
         words = words[:, inverse]
-        fair_taken, fair_enabled = self._fairness(words, s_arr, d_arr, lambda fps: _renumbered(node_of(fps), new_of))
+        t_arr = None
+        if self.canonical is None:
+            del src, dst, inst
+            s_arr, d_arr, i_arr = distinct_steps(new_of[s_arr], new_of[d_arr], i_arr, count)
+        else:
+            s_arr, d_arr, i_arr, t_arr = distinct_moves(new_of[src], new_of[dst], inst, target_fp,
+                                                        node_fps[inverse])
+            del src, dst, inst, target_fp
+        fair_taken, fair_enabled = self._fairness(words, s_arr, d_arr, t_arr,
+                                                  lambda fps: _renumbered(node_of(fps), new_of))
         return self._graph(words, s_arr, d_arr, i_arr, tree_parent, tree_instance, fair_taken, fair_enabled, depth)
 
-    def _fairness(self, words: np.ndarray, s_arr: np.ndarray, d_arr: np.ndarray, node_of):
+    def _fairness(self, words: np.ndarray, s_arr: np.ndarray, d_arr: np.ndarray, t_arr, node_of):
         from modelcheck.expansion import CHUNK, Expander
         from modelcheck.packing import fingerprints
         count = words.shape[1]
-        fair_taken, fair_enabled = np.zeros(s_arr.size, np.uint32), np.zeros(count, np.uint32)
+        fair_taken, fair_enabled = np.zeros(s_arr.size, np.uint64), np.zeros(count, np.uint64)
         node_fps = fingerprints(words)
         limits = self.request.limits
         for bit, act in enumerate(self.request.fair_actions):
             step = Expander(self.model, instances=self.model.instances_of(act))
-            t_src, t_dst = [], []
+            t_src, t_dst, t_fp = [], [], []
             for lo in range(0, count, CHUNK):
                 reason = limits.reached()
                 if reason:
@@ -222,21 +277,31 @@ class BatchedGraph:
                 fps = fingerprints(found)
                 moving = fps != node_fps[parents]
                 parents, fps = parents[moving], fps[moving]
-                fair_enabled[parents] |= np.uint32(1 << bit)
+                fair_enabled[parents] |= np.uint64(1 << bit)
+                if t_arr is not None:  # a quotient: its steps are known by the genuine state they reach
+                    t_src.append(parents)
+                    t_fp.append(fps)
+                    continue
                 targets = node_of(fps)
                 inside = targets >= 0
                 t_src.append(parents[inside])
                 t_dst.append(targets[inside])
-            if t_src:
+            if t_src and t_arr is not None:
+                fair_taken[mark_moves(s_arr, t_arr, np.concatenate(t_src), np.concatenate(t_fp))] |= np.uint64(1 << bit)
+            elif t_src:
                 taken = mark_steps(s_arr, d_arr, count, np.concatenate(t_src), np.concatenate(t_dst))
-                fair_taken[taken] |= np.uint32(1 << bit)
+                fair_taken[taken] |= np.uint64(1 << bit)
         return fair_taken, fair_enabled
 
     def _graph(self, words, s_arr, d_arr, i_arr, tree_parent, tree_instance, fair_taken, fair_enabled,
                depth: int) -> StateGraph:
         from modelcheck.backends.numpy_codegen import compile_conditions
-        from modelcheck.expansion import CHUNK
+        from modelcheck.expansion import CHUNK, Expander
         packing, count = self.packing, words.shape[1]
+        s_arr, d_arr = narrow(s_arr, count), narrow(d_arr, count)
+        # on a quotient, a step's target is its instance applied to its source, not the representative
+        target = (Expander(self.model).apply if self.canonical is not None
+                  else lambda source_words, instances, dst: words[:, dst])
 
         def on_nodes(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:
             conditions = compile_conditions(exprs)
@@ -251,8 +316,9 @@ class BatchedGraph:
             conditions = compile_conditions(exprs)
             out = {name: np.zeros(s_arr.size, bool) for name in exprs}
             for lo in range(0, s_arr.size, CHUNK):
-                columns = np.concatenate([packing.unpack(words[:, s_arr[lo:lo + CHUNK]]),
-                                          packing.unpack(words[:, d_arr[lo:lo + CHUNK]])])
+                sources = words[:, s_arr[lo:lo + CHUNK]]
+                columns = np.concatenate([packing.unpack(sources),
+                                          packing.unpack(target(sources, i_arr[lo:lo + CHUNK], d_arr[lo:lo + CHUNK]))])
                 results = conditions(columns)
                 for name in exprs:
                     out[name][lo:lo + CHUNK] = results[name]
@@ -260,7 +326,8 @@ class BatchedGraph:
 
         initial = np.arange(self.entries.size, dtype=np.int64)
         return StateGraph(count, initial, tree_parent, tree_instance, s_arr, d_arr, i_arr, fair_taken, fair_enabled,
-                          on_nodes, on_edges, lambda n: packing.unpack_state(words[:, n]), depth, scipy_scc)
+                          on_nodes, on_edges, lambda n: packing.unpack_state(words[:, n]), depth, scipy_scc,
+                          self.request.group)
 
 
 def _renumbered(nodes: np.ndarray, new_of: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from modelcheck import exitcodes
 from modelcheck.errors import InputError
 from modelcheck.liveness.lasso import FairnessAccount, LassoShape, fairness_accounts, violates
-from modelcheck.replay import ReplayReport, check_step, replay
+from modelcheck.replay import ReplayReport, loop_problem, replay
 from modelcheck.trace import loop_verb_phrase
 from modelcheck.trace_read import BoundTrace
 
@@ -61,15 +61,10 @@ def replay_lasso(bound: BoundTrace, prop: str | None, specification: str | None)
     if doc.loop is None:
         raise InputError(f"{doc.path} is not a lasso: it has no 'loop' (the index of the state its cycle "
                          f"returns to), so it cannot show that a temporal property fails")
-    behaviour = replay(bound, ())
+    behaviour = replay(bound, (), closing_loop=False)
     states = bound.states
     stutters = doc.stutters or doc.loop == len(states) - 1
-    closes = None
-    if behaviour.invalid is None and not stutters:
-        _, invalid = check_step(model, states[-1], states[doc.loop], len(states), None)
-        if invalid is not None:
-            closes = (f"the loop does not close: no action of {spec.name} leads from the last state "
-                      f"(state {len(states)}) back to state {doc.loop + 1}")
+    closes = loop_problem(model, states, doc.loop, stutters) if behaviour.invalid is None else None
     if behaviour.invalid is not None or closes is not None:
         return LassoReplay(behaviour, prop, chosen.name, closes, [], [], None)
     shape = LassoShape(states, doc.loop, stutters)

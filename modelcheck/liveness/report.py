@@ -42,9 +42,11 @@ def _what_fails(model, case: PropertyCase, shape: LassoShape) -> str:
 def explain_violation(model, case: PropertyCase, specification: Specification, shape: LassoShape,
                       closing: str | None = None) -> str:
     doc = next((p.doc for p in model.spec.properties if p.name == case.property), "")
-    lines = [f"{case.label} ({FORMS[case.formula.form].notation}) fails: {_what_fails(model, case, shape)}."]
+    form = FORMS[case.formula.form]
+    lines = [f"{case.label} fails: {_what_fails(model, case, shape)}."]
     if doc:
         lines.append(f"  The property: {' '.join(doc.split())}")
+    lines.append(f"  Its form, {form.words}: {form.meaning}.")
     ending = loop_verb_phrase(len(shape.states), shape.loop, shape.stutters, closing)
     lines.append(f"  The behaviour runs {states_text(len(shape.states))}, then {ending}.")
     accounts = fairness_accounts(model, specification, shape)

@@ -166,15 +166,15 @@ def find_lasso(graph: StateGraph, cond: Conditions, fairness: list[str], scc: Sc
             ok &= somewhere(mask)
         for mask in cond.accept_edges:
             ok &= on_some_edge(mask)
-        sf_failing = np.zeros(k, np.uint32)
+        sf_failing = np.zeros(k, np.uint64)
         for bit, kind in enumerate(fairness):
-            enabled = ((graph.fair_enabled >> np.uint32(bit)) & 1).astype(bool)
-            taken = on_some_edge(((graph.fair_taken >> np.uint32(bit)) & 1).astype(bool))
+            enabled = ((graph.fair_enabled >> np.uint64(bit)) & 1).astype(bool)
+            taken = on_some_edge(((graph.fair_taken >> np.uint64(bit)) & 1).astype(bool))
             enabled_count = np.bincount(node_label[enabled[nodes]], minlength=k)
             if kind == "WF":
                 ok &= (enabled_count < size) | taken
             else:
-                sf_failing[(enabled_count > 0) & ~taken] |= np.uint32(1 << bit)
+                sf_failing[(enabled_count > 0) & ~taken] |= np.uint64(1 << bit)
         good = ok & (sf_failing == 0)
         if good.any():
             best = np.where(good[node_label], dist[nodes], np.iinfo(np.int64).max)
@@ -183,7 +183,7 @@ def find_lasso(graph: StateGraph, cond: Conditions, fairness: list[str], scc: Sc
                           internal[edge_label == label_of[entry]], via)
         # keep only the components that fail nothing but strong fairness, minus
         # the states where a failing strongly fair action is enabled
-        failing_bits = np.where(ok, sf_failing, np.uint32(0))[node_label]
+        failing_bits = np.where(ok, sf_failing, np.uint64(0))[node_label]
         keep = ok[node_label] & ((graph.fair_enabled[nodes] & failing_bits) == 0)
         candidate = np.zeros(graph.count, bool)
         candidate[nodes[keep]] = True
@@ -200,11 +200,11 @@ def _lasso(graph: StateGraph, indptr, cond: Conditions, fairness: list[str], ent
     needs: list[tuple[str, np.ndarray]] = [("node", m) for m in cond.accept_nodes]
     needs += [("edge", m) for m in cond.accept_edges]
     for bit, kind in enumerate(fairness):
-        taken = ((graph.fair_taken >> np.uint32(bit)) & 1).astype(bool)
+        taken = ((graph.fair_taken >> np.uint64(bit)) & 1).astype(bool)
         if taken[internal].any():
             needs.append(("edge", taken))
         elif kind == "WF":
-            needs.append(("node", ((graph.fair_enabled >> np.uint32(bit)) & 1) == 0))
+            needs.append(("node", ((graph.fair_enabled >> np.uint64(bit)) & 1) == 0))
         # SF with no step in the component: disabled on all of it
 
     prefix_nodes, prefix_edges, prefix_tree = _prefix(graph, entry, via_stay)

@@ -1,6 +1,6 @@
-"""Ctrl-C during a Spark run, as on every engine: the first asks the search
-to stop at the end of the level under way (the run's own handler, see
-``modelcheck.limits``), the second aborts at once, quietly.
+"""Ctrl-C (or SIGTERM) during a Spark run, as on every engine: the first
+asks the search to stop at the end of the level under way (the run's own
+handler, see ``modelcheck.limits``), the second aborts at once, quietly.
 
 pyspark gets in the way of both. A new SparkContext installs its own
 handler, which cancels every job and raises inside a py4j call, so the
@@ -22,6 +22,7 @@ import threading
 from dataclasses import dataclass
 from typing import Iterator
 
+from modelcheck.limits import STOP_SIGNALS, abort_for
 from modelcheck.spark.jvm import abandon_output
 
 
@@ -41,36 +42,45 @@ def keeping_sigint() -> Iterator[None]:
 @dataclass
 class Abort:
     requested: bool = False
+    signum: int | None = None  # the signal of the abort (SIGINT or SIGTERM)
+
+    def error(self) -> KeyboardInterrupt:
+        """What the abort raises, whatever broke after it."""
+        return abort_for(self.signum)
 
 
 @contextlib.contextmanager
 def quiet_aborts(verbose: bool) -> Iterator[Abort]:
-    """Wrap the current SIGINT handler: when it raises KeyboardInterrupt
-    (an abort), note it and stop forwarding Spark's log."""
+    """Wrap the current handlers of Ctrl-C and SIGTERM: when one raises
+    KeyboardInterrupt (an abort; ``Terminated`` for SIGTERM), note it and
+    stop forwarding Spark's log."""
     abort = Abort()
     if threading.current_thread() is not threading.main_thread():
         yield abort
         return
-    outer = signal.getsignal(signal.SIGINT)
+    outer = {s: signal.getsignal(s) for s in STOP_SIGNALS}
 
     def handler(signum, frame):
         try:
-            if callable(outer):
-                outer(signum, frame)
-            elif outer == signal.SIG_DFL:
-                raise KeyboardInterrupt
+            mine = outer[signum]
+            if callable(mine):
+                mine(signum, frame)
+            elif mine == signal.SIG_DFL:
+                raise abort_for(signum)
         except KeyboardInterrupt:
-            abort.requested = True
+            abort.requested, abort.signum = True, signum
             if not verbose:
                 abandon_output()
             raise
 
-    signal.signal(signal.SIGINT, handler)
+    for s in STOP_SIGNALS:
+        signal.signal(s, handler)
     try:
         with _py4j_quiet(verbose):
             yield abort
     finally:
-        signal.signal(signal.SIGINT, outer)
+        for s, old in outer.items():
+            signal.signal(s, old)
 
 
 @contextlib.contextmanager

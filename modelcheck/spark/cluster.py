@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 import psutil
 
+from modelcheck.atomic import write_atomically
 from modelcheck.destinations import make_writable_dir
 from modelcheck.errors import InputError
 from modelcheck.spark.java import require_java
@@ -83,10 +84,7 @@ class ClusterState:
 
     def save(self, state_dir: str) -> None:
         path = os.path.join(state_dir, STATE_FILE)
-        tmp = path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(asdict(self), f, indent=1)
-        os.replace(tmp, path)
+        write_atomically(path, lambda f: json.dump(asdict(self), f, indent=1), replace=True)
 
     @classmethod
     def load(cls, state_dir: str) -> "ClusterState | None":

@@ -82,7 +82,12 @@ def launch_gateway(conf, verbose: bool):
 
     if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
         return None
-    gateway = launch_gateway(conf, popen_kwargs={"stdout": subprocess.PIPE, "stderr": subprocess.PIPE})
+    # In a session of its own, the JVM (and the Python workers it starts) is
+    # not ended by a SIGTERM sent to this process's group: this process
+    # handles it as Ctrl-C, finishing the level and stopping the context
+    # itself. Should this process die, the JVM ends when its stdin closes.
+    gateway = launch_gateway(conf, popen_kwargs={"stdout": subprocess.PIPE, "stderr": subprocess.PIPE,
+                                                 "start_new_session": True})
     for stream in (gateway.proc.stdout, gateway.proc.stderr):
         threading.Thread(target=_forward, args=(stream, sys.stderr, () if verbose else JVM_NOISE, verbose),
                          daemon=True).start()

@@ -15,22 +15,32 @@ The manifest is written to a temporary name and renamed into place, and only
 after Spark has written the RDD files it names; the files of the checkpoint
 before are deleted only after that. So a driver killed at any moment leaves
 a manifest naming a complete checkpoint.
+
+Nothing a resume reads is believed unchecked: the manifest carries a
+SHA-256 digest of its own content, and it lists every file the resumed
+search reads with its digest (``modelcheck.spark.integrity``); ``load``
+checks them all before Spark starts, and refuses a damaged or missing one
+with one line naming it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
 from dataclasses import asdict, dataclass, field
 
 from modelcheck import __version__
-from modelcheck.checkpoint import RunIdentity
+from modelcheck.atomic import write_atomically
+from modelcheck.checkpoint import RunIdentity, check_depth_limit, valid_reached
 from modelcheck.errors import InputError
+from modelcheck.reading import MANIFEST_CAP, read_bytes
+from modelcheck.spark import integrity
 
 MANIFEST = "modelcheck-spark.json"
 FORMAT = "modelcheck-spark-checkpoint"
-VERSION = 2  # 2: the level's successors, with the visited set in files beside them
+VERSION = 3  # 3: digests of the manifest and of every file it names
 
 
 @dataclass
@@ -64,28 +74,46 @@ def check_resumable(settings) -> None:
                          f"--resume {directory} or choose another directory")
 
 
-def save(directory: str, identity: RunIdentity, level: LevelCheckpoint) -> None:
-    """Write the manifest, atomically."""
+def save(directory: str, identity: RunIdentity, level: LevelCheckpoint, files: dict) -> None:
+    """Write the manifest, atomically; ``files`` are the digests of the
+    files a resume reads (``integrity.verify``)."""
     body = {"format": FORMAT, "version": VERSION, "modelcheck": __version__, "saved_at": time.time(),
-            "identity": asdict(identity), "level": asdict(level)}
-    tmp = os.path.join(directory, f".{MANIFEST}.{os.getpid()}.tmp")
-    with open(tmp, "w") as f:
-        json.dump(body, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, manifest_path(directory))
+            "identity": asdict(identity), "level": asdict(level), "files": files}
+    body["digest"] = body_digest(body)
+    write_atomically(manifest_path(directory), lambda f: json.dump(body, f), replace=True)
 
 
-def load(directory: str, identity: RunIdentity, partitions: int | None) -> LevelCheckpoint:
-    """The checkpoint to resume, refused if it is for another run."""
+def body_digest(body: dict) -> str:
+    """SHA-256 of the manifest's content but its digest, as canonical JSON."""
+    covered = {k: v for k, v in body.items() if k != "digest"}
+    return hashlib.sha256(json.dumps(covered, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def load(directory: str, identity: RunIdentity, partitions: int | None, max_depth: int | None = None,
+         ) -> tuple[LevelCheckpoint, integrity.Ledger]:
+    """The checkpoint to resume and the digests of the runs it holds,
+    refused if it is damaged, for another run, or deeper than ``max_depth``."""
+    path = manifest_path(directory)
     try:
-        with open(manifest_path(directory)) as f:
-            body = json.load(f)
-        saved, level = RunIdentity(**body["identity"]), LevelCheckpoint(**body["level"])
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise InputError(f"--resume {directory}: {MANIFEST} is not a readable checkpoint ({e})") from None
+        body = json.loads(read_bytes(path, f"--resume {directory}:", MANIFEST_CAP))
+        if not isinstance(body, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError, RecursionError) as e:
+        reason = " ".join(str(getattr(e, "strerror", None) or e).split())[:120]
+        raise InputError(f"--resume {directory}: {MANIFEST} is not a readable checkpoint ({reason})") from None
     if body.get("format") != FORMAT or body.get("version") != VERSION:
         raise InputError(f"--resume {directory}: not a Spark checkpoint of this modelcheck version")
+    if body.get("digest") != body_digest(body):
+        raise InputError(f"--resume {directory}: {path} does not match the digest saved with it; "
+                         f"it cannot be resumed")
+    try:
+        saved, level = RunIdentity(**body["identity"]), LevelCheckpoint(**body["level"])
+        files = body["files"]
+        valid = valid_reached(level.sometimes, level.depth) and isinstance(files, dict)
+    except (KeyError, TypeError) as e:
+        raise InputError(f"--resume {directory}: {path} is incomplete ({e})") from None
+    if not valid:
+        raise InputError(f"--resume {directory}: {path} is inconsistent; it cannot be resumed")
     if saved != identity:
         raise InputError(f"--resume {directory}: the checkpoint is for {saved.describe()}, "
                          f"but this run is {identity.describe()}")
@@ -96,7 +124,13 @@ def load(directory: str, identity: RunIdentity, partitions: int | None) -> Level
         raise InputError(f"--resume {directory}: the checkpointed level's files ({level.rdd}) are missing")
     if not os.path.isdir(level.visited):
         raise InputError(f"--resume {directory}: the visited set's files ({level.visited or 'not named'}) are missing")
-    return level
+    check_depth_limit(directory, level.depth, max_depth)
+    try:
+        integrity.verify(files, level.visited, level.rdd.removeprefix("file:"), level.partitions, level.depth,
+                         level.total)
+    except integrity.Damaged as e:
+        raise InputError(f"--resume {directory}: {e.path} {e.problem}; the checkpoint cannot be resumed") from None
+    return level, integrity.Ledger(files.get("runs"), level.depth)
 
 
 def delete_files(sc, path: str) -> None:

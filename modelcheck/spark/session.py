@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -183,8 +184,8 @@ def spark_launch(settings: SparkSettings, app_name: str, context=None, then=None
             launch = Launch(settings, app_name, context, scratch, started, then)
             yield launch
         except BaseException:
-            if abort.requested:  # whatever broke after a second Ctrl-C, it is that abort
-                raise KeyboardInterrupt from None
+            if abort.requested:  # whatever broke after a second Ctrl-C (or SIGTERM), it is that abort
+                raise abort.error() from None
             raise
         finally:
             try:
@@ -272,7 +273,10 @@ class Launch:
             self._settled.wait(30)
         if sc is not None:
             try:
-                sc.stop()
+                with warnings.catch_warnings():
+                    if abort.requested:  # the JVM may be gone already: pyspark warns so, and nobody can act on it
+                        warnings.filterwarnings("ignore", "Unable to cleanly shutdown Spark JVM", RuntimeWarning)
+                    sc.stop()
             except Exception:
                 if not abort.requested:  # after an abort py4j's connection may be broken
                     raise

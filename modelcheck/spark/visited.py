@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from modelcheck.atomic import write_atomically
 from modelcheck.errors import InputError
 
 DIRECTORY = "modelcheck-visited"  # inside the checkpoint directory
@@ -71,9 +72,8 @@ def run_path(directory: str, partition: int, level: int) -> str:
 def write_run(directory: str, partition: int, level: int, run: Run) -> None:
     path = run_path(directory, partition, level)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp.npz"
-    np.savez(tmp, fps=run.fps, parents=run.parents, actions=run.actions)
-    os.replace(tmp, path)
+    write_atomically(path, lambda f: np.savez(f, fps=run.fps, parents=run.parents, actions=run.actions),
+                     replace=True, binary=True)
 
 
 def read_run(directory: str, partition: int, level: int, fps_only: bool = False) -> Run:

@@ -15,7 +15,8 @@ from modelcheck.errors import InputError
 from modelcheck.explain import explain_account, first_violation
 from modelcheck.replay import check_step
 from modelcheck.trace_read import BoundTrace, bind, read_trace_file
-from modelcheck.viewer.layout import Frame, Group, build_frames, groups_for
+from modelcheck.viewer.layout import (LOG_LEGEND, Frame, Group, build_frames, declared_layouts, groups_for,
+                                      legend_for)
 
 
 @dataclass
@@ -81,6 +82,7 @@ class TraceView:
     illegal: list[int]  # 0-based indices of states no action reaches from the one before
     breakages: list[Breakage]
     lasso: LassoNote | None = None
+    legend: str = LOG_LEGEND  # how the layout writes a log
 
     @property
     def model(self):
@@ -109,7 +111,9 @@ def load_view(path: str, spec_name: str | None = None, consts: Sequence[str] = (
             account = explain_account(model, bound.states[at], inv)
             breakages.append(Breakage(inv, at, account.text, account.focus))
     frames = build_frames(model, bound.states, labels)
-    return TraceView(bound, groups_for(model.codec.names), frames, illegal, breakages, lasso_note(bound))
+    declared = declared_layouts(model.spec)
+    return TraceView(bound, groups_for(model.codec.names, declared), frames, illegal, breakages, lasso_note(bound),
+                     legend_for(model.codec.names, declared))
 
 
 def lasso_note(bound: BoundTrace) -> LassoNote | None:

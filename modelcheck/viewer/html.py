@@ -18,12 +18,18 @@ from importlib import resources
 from typing import Any
 
 from modelcheck import __version__
+from modelcheck.atomic import write_atomically
 from modelcheck.errors import InputError
 from modelcheck.viewer import TraceView, title
 from modelcheck.viewer.layout import controller_epoch, log_change, previous_cell, previous_text, stale_actors
 
-LEGEND = ("| marks the high watermark; highlighted values changed in this step (hover for the old value); "
-          "on the state that breaks an invariant, a red outline marks the record it is about.")
+LEGEND = "| marks the high watermark; highlighted values changed in this step (hover for the old value)"
+FOCUS_LEGEND = "; on the state that breaks an invariant, a red outline marks the record it is about"
+
+
+def legend(view: TraceView) -> str:
+    """The page's legend; the outline is mentioned only when an explanation names a record."""
+    return LEGEND + (FOCUS_LEGEND if any(b.focus for b in view.breakages) else "") + "."
 
 
 def asset(name: str) -> str:
@@ -73,7 +79,10 @@ def view_payload(view: TraceView) -> dict[str, Any]:
                     epochs.update(r["epoch"] for r in cell.data["records"] if r)
             rows.append({"group": row.group, "name": row.name,
                          "cells": [cell_payload(view, index, row, cell) for cell in row.cells]})
+        removed = [{"group": row.group, "name": row.name, "text": " · ".join(
+                        f"{c.label} {c.text}" if c.label else c.text for c in row.cells)} for row in frame.removed]
         frames.append({"number": frame.number, "label": frame.label, **label_parts(frame.label), "rows": rows,
+                       "notes": frame.notes, "removed": removed,
                        "epoch": controller_epoch(frame), "illegal": index in view.illegal,
                        "stale": [{"name": name, "epoch": epoch} for name, epoch in stale_actors(frame)],
                        "breakages": [b.invariant for b in view.breakages_at(index)]})
@@ -83,12 +92,13 @@ def view_payload(view: TraceView) -> dict[str, Any]:
         "module": model.spec.module,
         "constants": model.describe_constants(),
         "groups": [{"name": g.name, "title": g.title, "style": g.style, "columns": [list(c) for c in g.columns],
-                    "heading": g.heading or g.name, "empty": g.empty} for g in view.groups],
+                    "heading": g.heading or g.name, "empty": g.empty, "label_rows": g.label_rows}
+                   for g in view.groups],
         "frames": frames,
         "breakages": [{"invariant": b.invariant, "state": b.state, "explanation": b.explanation,
                        "focus": [list(f) for f in b.focus]} for b in view.breakages],
         "epochs": sorted(epochs),
-        "legend": LEGEND,
+        "legend": legend(view),
         "lasso": None if view.lasso is None else lasso_payload(view.lasso),
     }
 
@@ -99,16 +109,27 @@ def lasso_payload(lasso) -> dict[str, Any]:
             "explanation": lasso.explanation}
 
 
+def changed_constants(model) -> str:
+    """The constants set away from the spec's defaults, as ``NAME=VALUE`` words
+    (the page lists them all below, folded: a spec may have two dozen)."""
+    from modelcheck.constants import format_value
+    decls = {d.name: d for d in model.spec.constants}
+    changed = [f"{k}={format_value(decls[k].kind, v)}" for k, v in model.constants.items()
+               if k in decls and format_value(decls[k].kind, v) != format_value(decls[k].kind, decls[k].default)]
+    return " ".join(changed) or "the spec's default constants"
+
+
 def render_html(view: TraceView) -> str:
     from modelcheck.trace import states_text
     model, doc = view.model, view.trace.document
     heading = title(view)
-    subtitle = (f"{model.spec.source()} · {model.describe_constants()} · {states_text(len(view.frames))} · "
+    subtitle = (f"{model.spec.source()} · {changed_constants(model)} · {states_text(len(view.frames))} · "
                 f"{os.path.basename(doc.path)}")
     values = {
         "TITLE": html.escape(heading),
         "HEADING": html.escape(heading),
         "SUBTITLE": html.escape(subtitle),
+        "CONSTANTS": html.escape(model.describe_constants()),
         "VERSION": html.escape(__version__),
         "CSS": asset("viewer.css"),
         "JS": asset("viewer.js"),
@@ -119,21 +140,10 @@ def render_html(view: TraceView) -> str:
     return re.sub(r"__([A-Z]+)__", lambda m: values.get(m.group(1), m.group(0)), asset("viewer.html"))
 
 
-def check_destination(path: str, overwrite: bool) -> None:
-    if os.path.isdir(path):
-        raise InputError(f"--html {path} is a directory; name the file to write")
-    if os.path.exists(path) and not overwrite:
-        raise InputError(f"--html {path} already exists (pass --overwrite to replace it)")
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise InputError(f"cannot write --html {path}: directory {parent} does not exist")
-
-
 def write_html(view: TraceView, path: str, overwrite: bool = False) -> None:
     text = render_html(view)
     try:
-        with open(path, "w" if overwrite else "x", encoding="utf-8") as f:
-            f.write(text)
+        write_atomically(path, lambda f: f.write(text), replace=overwrite)
     except FileExistsError:
         raise InputError(f"--html {path} already exists (pass --overwrite to replace it)") from None
     except OSError as e:

@@ -1,4 +1,5 @@
-"""What each state of a trace shows: groups of rows of cells, and what changed.
+"""What each state of a trace shows: groups of rows of cells (their
+vocabulary is modelcheck/display.py), and what changed.
 
 The terminal and HTML viewers draw the same ``Frame`` per state, so what a
 reader sees is decided here once. A layout is picked by the TLA+ variables a
@@ -10,46 +11,25 @@ spec has:
 * kip320-consumer adds a consumer row: the leader and epoch it believes in,
   its position, what it delivered, and whether validation is pending;
 * kafka-clients adds a producer row the same way (its leader and epoch, the
-  acks=all request in flight, what was acknowledged) and the clients' flags;
-* AsyncIsr: the controller's and the leader's ISR state, each replica's
-  offset and ISR membership, and the request and update messages;
+  acks=all request in flight, what was acknowledged, the newest leader epoch
+  that served it), the group's committed offset and the clients' flags;
+* a spec may declare its own layouts (``SpecDefinition.layout``), as
+  AsyncIsr and the KRaft specs do; those are drawn first, and the viewer
+  needs to know nothing of the spec's modules;
 * any variable no layout claims is shown whole, so nothing is hidden.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Sequence
 
-from modelcheck.values import Function, Record, show
+# the vocabulary of layouts (modelcheck/display.py), also read from here by the viewers
+from modelcheck.display import (LOG_LEGEND, Cell, Group, Layout, Row, log_cell, log_tokens, names_text,  # noqa: F401
+                                record_text, set_cell, text_cell)
+from modelcheck.values import Function, show
 
 NIL = -1
-
-
-@dataclass(frozen=True)
-class Cell:
-    key: str
-    text: str
-    kind: str = "text"  # "text", "set" (replica names) or "log" (records by offset)
-    data: Any = None  # structured form for the HTML viewer (JSON-ready)
-    label: str | None = None  # shown before the value when the row is drawn on one line
-
-
-@dataclass
-class Row:
-    group: str
-    name: str
-    cells: list[Cell]
-
-
-@dataclass(frozen=True)
-class Group:
-    name: str
-    title: str  # a line's label, or a table's first column header
-    style: str  # "table": a header and a line per row; "line": each row on one line
-    columns: tuple[tuple[str, str], ...] = ()  # (cell key, header) for tables
-    heading: str = ""  # the section heading in the HTML viewer (default: the name)
-    empty: str = ""  # what to say when the group has no rows in a state
 
 
 @dataclass
@@ -58,47 +38,11 @@ class Frame:
     label: str  # "Init" or the action with its parameters
     rows: list[Row]
     changed: set[tuple[str, str, str]] = field(default_factory=set)  # (group, row, cell key)
+    removed: list[Row] = field(default_factory=list)  # rows of the frame before that are gone (messages taken)
+    notes: list[str] = field(default_factory=list)  # what the step did, in the protocol's words (if the layout says)
 
     def is_changed(self, row: Row, cell: Cell) -> bool:
         return (row.group, row.name, cell.key) in self.changed
-
-
-@dataclass
-class Layout:
-    groups: list[Group]
-    rows: Callable[[Any, tuple, dict], list[Row]]  # (model, state, values) -> rows
-    variables: frozenset[str]
-
-
-# --- building blocks ------------------------------------------------------------------
-
-def names_text(members) -> str:
-    return "{" + ", ".join(sorted(members)) + "}"
-
-
-def set_cell(key: str, members, universe: Sequence[str], label: str | None = None) -> Cell:
-    members = sorted(members, key=list(universe).index) if all(m in universe for m in members) else sorted(members)
-    return Cell(key, names_text(members), "set", {"members": list(members), "universe": list(universe)},
-                label or key)
-
-
-def record_text(record) -> str:
-    return f"id{record['id']}@{record['epoch']}"
-
-
-def log_cell(key: str, slots: Sequence[Any], end: int, marker: int | None, marker_name: str) -> Cell:
-    """A log drawn offset by offset: ``id0@2`` per record, ``_`` per empty
-    slot, and ``|`` where the marker (the high watermark) sits."""
-    data = {"records": [{"id": r["id"], "epoch": r["epoch"]} if o < end and isinstance(r, Record) else None
-                        for o, r in enumerate(slots)],
-            "end": end, "marker": marker, "marker_name": marker_name}
-    cell = Cell(key, "", "log", data, key)
-    tokens = [text for text, _ in log_tokens(cell)]
-    return Cell(key, " ".join(tokens) if tokens else "(empty)", "log", data, key)
-
-
-def text_cell(key: str, value, label: str | None = None) -> Cell:
-    return Cell(key, show(value), label=label or key)
 
 
 # --- the replication family ----------------------------------------------------------------
@@ -180,12 +124,14 @@ def consumer_rows(model, state, values) -> list[Row]:
 # --- the producer of kafka-clients ---------------------------------------------------------
 
 PRODUCER_VARIABLES = frozenset({"producerLeader", "producerEpoch", "producerPending", "acked", "staleWrite",
-                                "metadataRegression", "spuriousOutOfRange"})
+                                "committed", "producerActedEpoch", "consumerActedEpoch", "leaderRegression",
+                                "spuriousOutOfRange"})
 
 PRODUCER_GROUPS = [
     Group("producer", "producer", "table",
           (("leader", "leader"), ("epoch", "epoch"), ("pending", "pending"), ("acked", "acknowledged"),
-           ("staleWrite", "stale write"))),
+           ("actedEpoch", "served up to epoch"), ("staleWrite", "stale write"))),
+    Group("group", "group", "line"),
     Group("history", "clients", "line", heading="clients"),
 ]
 
@@ -197,6 +143,12 @@ def pending_text(pending) -> str:
     return f"{record_text(pending['record'])} at {pending['offset']} on {pending['leader']}"
 
 
+def committed_text(committed) -> str:
+    """The group's committed offset and the leader epoch stored with it."""
+    epoch = committed["leaderEpoch"]
+    return f"{committed['offset']}" + (" (no epoch)" if epoch == NIL else f" in epoch {epoch}")
+
+
 def producer_rows(model, state, values) -> list[Row]:
     acked = [f"id{i} at {a['offset']} (leader epoch {a['leaderEpoch']})"
              for i, a in values["acked"].items() if a["offset"] != NIL]
@@ -205,54 +157,15 @@ def producer_rows(model, state, values) -> list[Row]:
         text_cell("epoch", values["producerEpoch"]),
         Cell("pending", pending_text(values["producerPending"]), label="pending"),
         Cell("acked", ", ".join(acked) or "-", label="acknowledged"),
+        text_cell("actedEpoch", values["producerActedEpoch"], "served up to epoch"),
         Cell("staleWrite", "YES" if values["staleWrite"] else "no", label="stale write"),
+    ]), Row("group", "group", [
+        Cell("committed", committed_text(values["committed"]), label="committed"),
+        text_cell("actedEpoch", values["consumerActedEpoch"], "consumer served up to epoch"),
     ]), Row("history", "clients", [
-        Cell("metadataRegression", "YES" if values["metadataRegression"] else "no", label="metadata regression"),
+        Cell("leaderRegression", "YES" if values["leaderRegression"] else "no", label="leader regression"),
         Cell("spuriousOutOfRange", "YES" if values["spuriousOutOfRange"] else "no", label="spurious out of range"),
     ])]
-
-
-# --- AsyncIsr ------------------------------------------------------------------------------
-
-ASYNC_ISR_VARIABLES = frozenset({"controllerState", "leaderState", "requests", "updates"})
-
-ASYNC_ISR_GROUPS = [
-    Group("controller", "controller", "line"),
-    Group("leader", "leader", "line"),
-    Group("replicas", "replica", "table",
-          (("offset", "offset"), ("controllerIsr", "in controller ISR"), ("leaderIsr", "in leader ISR"),
-           ("pending", "in pending ISR"))),
-    Group("messages", "messages", "line"),
-]
-
-
-def async_isr_rows(model, state, values) -> list[Row]:
-    from modelcheck.explain import Probe
-    controller, leader = values["controllerState"], values["leaderState"]
-    replicas = list(leader["offsets"])
-    high_watermark = model.spec.operator("HighWatermark")  # the spec's own operator, not a copy of it
-    hw = Probe(model, state).value(high_watermark(Probe(model, state).s))
-    rows = [
-        Row("controller", "controller", [set_cell("isr", controller["isr"], replicas),
-                                         text_cell("version", controller["version"])]),
-        Row("leader", "leader", [set_cell("isr", leader["isr"], replicas), text_cell("version", leader["version"]),
-                                 set_cell("pendingIsr", leader["pendingIsr"], replicas, "pending isr"),
-                                 text_cell("pendingVersion", leader["pendingVersion"], "pending version"),
-                                 text_cell("highWatermark", hw, "high watermark")]),
-    ]
-    for name in replicas:
-        rows.append(Row("replicas", name, [
-            text_cell("offset", leader["offsets"][name]),
-            Cell("controllerIsr", "yes" if name in controller["isr"] else "no", label="in controller ISR"),
-            Cell("leaderIsr", "yes" if name in leader["isr"] else "no", label="in leader ISR"),
-            Cell("pending", "yes" if name in leader["pendingIsr"] else "no", label="in pending ISR"),
-        ]))
-    for var in ("requests", "updates"):
-        messages = sorted(values[var], key=lambda m: (m["version"], sorted(m["isr"])))
-        rows.append(Row("messages", var, [Cell(f"v{m['version']}:{','.join(sorted(m['isr']))}",
-                                               f"v{m['version']} {names_text(m['isr'])}") for m in messages]
-                        or [Cell("none", "none")]))
-    return rows
 
 
 # --- anything else ---------------------------------------------------------------------------
@@ -276,51 +189,94 @@ LAYOUTS = [
     Layout(REPLICATION_GROUPS, replication_rows, REPLICATION_VARIABLES),
     Layout(CONSUMER_GROUPS, consumer_rows, CONSUMER_VARIABLES),
     Layout(PRODUCER_GROUPS, producer_rows, PRODUCER_VARIABLES),
-    Layout(ASYNC_ISR_GROUPS, async_isr_rows, ASYNC_ISR_VARIABLES),
 ]
 
 
-def layouts_for(variables: Sequence[str]) -> tuple[list[Layout], list[str]]:
-    """The layouts whose variables the spec has, and the variables left over."""
+def declared_layouts(spec) -> list[Layout]:
+    """The layouts a spec declares for itself (``SpecDefinition.layout``)."""
+    declare = getattr(spec, "layout", None)
+    return list(declare()) if declare is not None else []
+
+
+def layouts_for(variables: Sequence[str], declared: Sequence[Layout] = ()) -> tuple[list[Layout], list[str]]:
+    """The layouts to draw: those the spec declares, then the built-in ones
+    whose variables the spec has (and no declared layout claims), and the
+    variables left over."""
     have = set(variables)
-    chosen = [layout for layout in LAYOUTS if layout.variables <= have]
+    chosen = [layout for layout in declared if layout.variables <= have]
+    claimed = set().union(*(layout.variables for layout in chosen)) if chosen else set()
+    chosen += [layout for layout in LAYOUTS if layout.variables <= have - claimed]
     claimed = set().union(*(layout.variables for layout in chosen)) if chosen else set()
     return chosen, [v for v in variables if v not in claimed]
 
 
-def groups_for(variables: Sequence[str]) -> list[Group]:
-    chosen, rest = layouts_for(variables)
+def groups_for(variables: Sequence[str], declared: Sequence[Layout] = ()) -> list[Group]:
+    chosen, rest = layouts_for(variables, declared)
     groups = [g for layout in chosen for g in layout.groups]
     return groups + ([OTHER_GROUP] if rest else [])
 
 
+def legend_for(variables: Sequence[str], declared: Sequence[Layout] = ()) -> str:
+    """How the chosen layouts write logs: the first legend a layout gives."""
+    chosen, _ = layouts_for(variables, declared)
+    return next((layout.legend for layout in chosen if layout.legend), LOG_LEGEND)
+
+
 def rows_for(model, state: tuple) -> list[Row]:
     values = model.codec.encode(state)
-    chosen, rest = layouts_for(list(values))
+    chosen, rest = layouts_for(list(values), declared_layouts(model.spec))
     rows = [row for layout in chosen for row in layout.rows(model, state, values)]
     return rows + other_rows(values, rest)
+
+
+def notes_for(model, before: tuple | None, state: tuple) -> list[str]:
+    """What a step did, as the chosen layouts tell it (nothing for layouts
+    that do not say)."""
+    values = model.codec.encode(state)
+    chosen, _ = layouts_for(list(values), declared_layouts(model.spec))
+    old = None if before is None else model.codec.encode(before)
+    return [note for layout in chosen if layout.notes is not None for note in layout.notes(model, old, values)]
 
 
 def state_line(model, state: tuple) -> str:
     """A whole state on one line, as the viewers write it: ``r1: leader self ·
     epoch 2 · hw 1 · isr {r1, r2} · log id0@2 | _; ...; quorum: leader r1 · ...``."""
     parts = []
+    titles = {g.name: g.row_title for g in groups_for(model.codec.names, declared_layouts(model.spec))}
     for row in rows_for(model, state):
         name = f"request {row.name}" if row.group == "requests" else row.name
+        if titles.get(row.group):  # "broker 1 replica", not a second "broker 1"
+            name = titles[row.group].format(name=row.name)
         parts.append(f"{name}: " + " · ".join(f"{c.label} {c.text}" if c.label else c.text for c in row.cells))
     return "; ".join(parts)
+
+
+def gone_rows(before: Sequence[Row], rows: Sequence[Row]) -> list[Row]:
+    """What a step took away: the rows of the frame before that are gone
+    (a message received), and of the others, the cells that are gone (a
+    request no longer pending), each row with just those cells."""
+    here = {(r.group, r.name): {c.key for c in r.cells} for r in rows}
+    out = []
+    for row in before:
+        keys = here.get((row.group, row.name))
+        cells = [c for c in row.cells if (keys is None or c.key not in keys) and c.kind != "placeholder"]
+        if cells:
+            out.append(Row(row.group, row.name, cells))
+    return out
 
 
 def build_frames(model, states: Sequence[tuple], labels: Sequence[str]) -> list[Frame]:
     """One frame per state, each marking the cells that differ from the frame before."""
     frames: list[Frame] = []
     previous: dict[tuple[str, str, str], str] | None = None
+    before: tuple | None = None
     for number, (state, label) in enumerate(zip(states, labels), start=1):
         rows = rows_for(model, state)
         texts = {(r.group, r.name, c.key): c.text for r in rows for c in r.cells}
         changed = set() if previous is None else {k for k, t in texts.items() if previous.get(k) != t}
-        frames.append(Frame(number, label, rows, changed))
-        previous = texts
+        removed = gone_rows(frames[-1].rows, rows) if frames else []
+        frames.append(Frame(number, label, rows, changed, removed, notes_for(model, before, state)))
+        previous, before = texts, state
     return frames
 
 
@@ -333,7 +289,7 @@ ACTOR_GROUPS = ("replicas", "consumer", "producer")
 def controller_epoch(frame: Frame) -> int | None:
     """The leader epoch the controller has reached in a state (the quorum's)."""
     for row in frame.rows:
-        if row.group == "quorum":
+        if row.group in ("quorum", "controller"):
             for cell in row.cells:
                 if cell.key == "epoch" and cell.text.lstrip("-").isdigit():
                     return int(cell.text)
@@ -394,13 +350,3 @@ def log_change(before: Cell | None, after: Cell) -> LogChange:
     offsets = {o for o in range(max(len(old), len(new)))
                if (old[o] if o < len(old) else None) != (new[o] if o < len(new) else None)}
     return LogChange(frozenset(o for o in offsets if o < len(new)), before.data["marker"] != after.data["marker"])
-
-
-def log_tokens(cell: Cell) -> list[tuple[str, int | None]]:
-    """The log's text token by token, each with its offset (None for the marker):
-    ``[("|", None), ("id0@2", 0), ("_", 1)]`` for ``| id0@2 _``."""
-    data = cell.data
-    tokens: list[tuple[str, int | None]] = [(record_text(r) if r else "_", o) for o, r in enumerate(data["records"])]
-    if data["marker"] is not None:
-        tokens.insert(min(data["marker"], len(tokens)), ("|", None))
-    return tokens

@@ -46,7 +46,6 @@ class Style:
         return self._wrap("1;31", text)
 
 
-LEGEND = "log: one record per offset as id@epoch, _ an empty slot, | the high watermark."
 CHANGES = {"plain": "A trailing * marks what the step changed.",
            "colour": "Colour marks what the step changed.",
            "diff": "After state 1, each step shows only what it changed (old -> new; + a new row)."}
@@ -60,7 +59,7 @@ def render(view: TraceView, diff: bool = False, color: bool = False, width: int 
     out = [style.heading(f"{model.spec.name} · {doc.path} · {states_text(len(view.frames))}"),
            f"spec       {model.spec.source()}",
            f"constants  {model.describe_constants()}",
-           style.dim(f"{LEGEND} {CHANGES['diff' if diff else 'colour' if color else 'plain']}")]
+           style.dim(f"{view.legend} {CHANGES['diff' if diff else 'colour' if color else 'plain']}")]
     if view.lasso is not None:  # what the lasso shows, before the states that show it
         out.extend(["", style.alarm(view.lasso.headline())])
     out.extend(story_lines(view, style, diff))
@@ -88,6 +87,7 @@ def story_lines(view: TraceView, style: Style, diff: bool, markers: bool = True)
 def frame_lines(view: TraceView, index: int, frame: Frame, style: Style, only_changes: bool) -> list[str]:
     head = f"State {frame.number}: {frame.label}"
     lines = [style.alarm(head) if index in view.illegal else style.heading(head)]
+    lines.extend(f"  » {note}" for note in frame.notes)
     if only_changes:
         lines.extend(change_lines(view, index, frame, style) or ["  (no change)"])
         return lines
@@ -145,7 +145,7 @@ def _cell(row: Row, key: str) -> Cell:
 
 def line_of(view: TraceView, index: int, group: Group, row: Row, style: Style) -> str:
     """A one-line group: ``quorum  leader r1 · epoch 2 · isr {r1, r2}``."""
-    label = row.name if group.name in ("variables", "messages") else group.title
+    label = row.name if group.label_rows or group.name in ("variables", "messages") else group.title
     shown = [shown_cell(view, index, row, c, style)[0] for c in row.cells]
     parts = [f"{c.label} {text}" if c.label else text for c, text in zip(row.cells, shown)]
     return f"  {style.dim(label)}  " + " · ".join(parts)
@@ -154,6 +154,8 @@ def line_of(view: TraceView, index: int, group: Group, row: Row, style: Style) -
 def row_label(group: Group | None, row: Row) -> str:
     """A row named on its own line: ``r2``, ``quorum``, ``request epoch 1``
     (a request's epoch must not read like a replica's)."""
+    if group is not None and group.row_title:
+        return group.row_title.format(name=row.name)
     if group is None or group.name != "requests":
         return row.name
     return f"{group.title} {row.name}"
@@ -161,7 +163,8 @@ def row_label(group: Group | None, row: Row) -> str:
 
 def change_lines(view: TraceView, index: int, frame: Frame, style: Style) -> list[str]:
     """What the step changed, one line per row: ``r2  epoch 0 -> 1 · log ... -> ...``;
-    a row that is new in this step (a request just sent) is listed whole."""
+    a row that is new in this step (a request just sent) is listed whole, and
+    one that is gone (a message received) too, after a ``-``."""
     groups = {g.name: g for g in view.groups}
     out = []
     for row in frame.rows:
@@ -178,6 +181,9 @@ def change_lines(view: TraceView, index: int, frame: Frame, style: Style) -> lis
                 changes.append(f"+ {name}{new}" if before[c.key] is None else f"{name}{before[c.key]} -> {new}")
         if changes:
             out.append(f"  {row_label(groups.get(row.group), row)}  " + " · ".join(changes))
+    for row in frame.removed:  # a message taken off the network, say
+        cells = " · ".join(f"{c.label} {c.text}" if c.label else c.text for c in row.cells)
+        out.append(style.dim(f"  - {row_label(groups.get(row.group), row)}: {cells}"))
     return out
 
 

@@ -21,8 +21,8 @@ def saved(in_tmp):
     return in_tmp / "ck" / ckpt.FILE
 
 
-def resume_error(fragment: str) -> str:
-    code, out, err = invoke(*RUN, "--resume", "ck")
+def resume_error(fragment: str, *more) -> str:
+    code, out, err = invoke(*RUN, "--resume", "ck", *more)
     assert code == 2 and "distinct states" not in out, out
     line = one_error_line(err)
     assert fragment in line, line
@@ -60,7 +60,7 @@ def rewrite(path, change, fix_digest: bool) -> None:
         arrays = {k: data[k] for k in ckpt.ARRAYS}
     change(arrays, header)
     if fix_digest:
-        header["digest"] = ckpt.digest(arrays)
+        header["digest"] = ckpt.digest(arrays, header)
     with open(path, "wb") as f:
         np.savez(f, header=np.array(json.dumps(header)), **arrays)
 
@@ -95,6 +95,67 @@ def test_a_parent_outside_the_level_before_is_refused(saved):
         a["parents"][-1] = a["parents"].size - 1
     rewrite(saved, point_forward, fix_digest=True)
     resume_error("parent")
+
+
+def lower_depth(arrays, header):
+    header["depth"] -= 3
+
+
+def null_reached(arrays, header):
+    header["sometimes"] = {name: None for name in header["sometimes"]}
+
+
+def relabel_invariants(arrays, header):
+    header["identity"]["invariants"] = ["TypeOk"]
+
+
+def edit_constant(arrays, header):
+    header["identity"]["constants"]["MaxRecords"] += 1
+
+
+# each edit, and a run the edited header would claim to be
+EDITS = [(lower_depth, ()), (null_reached, ()), (relabel_invariants, ("--inv", "TypeOk")),
+         (edit_constant, ("--const", "MaxRecords=3"))]
+
+
+@pytest.mark.parametrize("change, run", EDITS, ids=[c.__name__ for c, _ in EDITS])
+def test_every_edit_of_the_header_fails_the_digest(saved, change, run):
+    rewrite(saved, change, fix_digest=False)
+    resume_error("does not match the digest", *run)
+
+
+def test_a_lowered_depth_fails_the_structure_even_with_a_matching_digest(saved):
+    rewrite(saved, lower_depth, fix_digest=True)
+    resume_error("its depth is not its number of levels")
+
+
+def test_a_reached_depth_beyond_the_checkpoint_fails_the_structure(saved):
+    rewrite(saved, lambda a, h: h["sometimes"].update({next(iter(h["sometimes"])): h["depth"] + 1}), fix_digest=True)
+    resume_error("reachability checks")
+
+
+def test_an_identity_of_the_wrong_shape_is_one_line(saved):
+    rewrite(saved, lambda a, h: h["identity"].update(colour="blue"), fix_digest=True)
+    resume_error("identity is unreadable")
+
+
+def test_a_max_depth_below_the_checkpoint_is_refused(saved):
+    with np.load(saved) as data:
+        depth = json.loads(str(data["header"]))["depth"]
+    code, out, err = invoke(*RUN, "--resume", "ck", "--max-depth", str(depth - 1))
+    assert code == 2 and "distinct states" not in out
+    assert f"already holds {depth} levels, deeper than --max-depth {depth - 1}" in one_error_line(err)
+
+
+def test_a_max_depth_at_the_checkpoint_is_honoured_exactly(saved):
+    with np.load(saved) as data:
+        depth = json.loads(str(data["header"]))["depth"]
+    resumed = invoke_json(*RUN, "--resume", "ck", "--max-depth", str(depth))
+    fresh = invoke_json(*RUN, "--max-depth", str(depth))
+    assert resumed[0] == fresh[0] == 0
+    assert {k: resumed[1][k] for k in ("result", "distinct_states", "depth")} == \
+           {k: fresh[1][k] for k in ("result", "distinct_states", "depth")}
+    assert resumed[1]["depth"] == depth
 
 
 def test_a_mistyped_resume_path_creates_nothing(in_tmp):

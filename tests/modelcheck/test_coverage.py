@@ -54,6 +54,34 @@ def test_a_bound_never_reached_is_flagged():
     assert log_end["flags"] == ["upper bound 2 never reached"]
 
 
+def test_the_variables_are_shown_in_the_specs_terms_with_the_values_never_held():
+    """Per TLA+ variable, as the viewer shows them: replicas by name, NONE
+    and Nil by name, sets by their members; the values never held flagged."""
+    m = model("kip320", Replicas=2, LogSize=2, MaxRecords=1)
+    _, report = fast_with_coverage(m)
+    rows = {v["variable"]: v for v in report.variables}
+    assert "isr" not in rows and "request_sent" not in rows  # no internal field names
+    assert (rows["replicaLog[r].endOffset"]["reached"], rows["replicaLog[r].endOffset"]["flags"]) == \
+        ("0, 1", ["never 2"])
+    assert (rows["replicaLog[r].records[i].id"]["declared"], rows["replicaLog[r].records[i].id"]["reached"]) == \
+        ("Nil or 0", "Nil, 0")
+    assert rows["replicaState[r].leader"]["declared"] == "NONE, r1, r2"
+    assert rows["replicaState[r].leader"]["reached"] == "NONE, r1, r2" and not rows["replicaState[r].leader"]["flags"]
+    assert rows["quorumState.isr"]["reached"] == "4 of the 4 sets, members r1, r2"
+    assert (rows["leaderAndIsrRequests"]["declared"], rows["leaderAndIsrRequests"]["reached"]) == \
+        ("one per leaderEpoch 0..2", "leaderEpoch 0..2")
+    assert report.to_json()["variables"] == report.variables
+
+
+def test_a_set_that_always_holds_a_replica_says_so():
+    # AsyncIsr's leader (r1) is in every ISR it holds: 4 of the 8 sets, never the empty one
+    _, report = fast_with_coverage(model("async-isr"))
+    rows = {v["variable"]: v for v in report.variables}
+    assert (rows["leaderState.isr"]["reached"], rows["leaderState.isr"]["flags"]) == \
+        ("4 of the 8 sets, members r1, r2, r3", ["never empty"])
+    assert rows["updates"]["flags"] == ["never one of version 0"]  # the spec's own codec says its messages
+
+
 def test_guard_branches_are_the_disjuncts():
     a, b, c = (var(k, "bool") for k in range(3))
     places = [p for p, _ in guard_branches(or_(a, or_(b, c)))]

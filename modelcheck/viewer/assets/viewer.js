@@ -27,6 +27,7 @@
   // (and the marker, if it moved) are highlighted.
   function drawLog(cell) {
     var data = cell.data;
+    var base = data.base || 0;  // the offset of the first slot
     var changedOffsets = cell.changed_offsets || [];
     var lane = el("span", { className: "lane" + (data.marker !== null ? " with-marker" : ""), "data-kind": "log" });
     function addMarker() { lane.appendChild(marker(data.marker_name, cell.marker_moved)); }
@@ -34,15 +35,17 @@
       if (data.marker === offset) { addMarker(); }
       var changed = changedOffsets.indexOf(offset) >= 0 ? " changed" : "";
       var slot;
+      var shown = offset + base;
       if (rec) {
+        var what = rec.id !== null && rec.id !== undefined ? "record id " + rec.id : "record " + rec.text;
         slot = el("span", { className: "slot record " + epochClass(rec.epoch) + changed, "data-offset": String(offset),
-                            title: "offset " + offset + ": record id " + rec.id + ", leader epoch " + rec.epoch },
-                  [el("span", { className: "offset", text: "@" + offset }),
-                   el("span", { className: "rec", text: "id" + rec.id + "@" + rec.epoch })]);
+                            title: "offset " + shown + ": " + what + ", leader epoch " + rec.epoch },
+                  [el("span", { className: "offset", text: "@" + shown }),
+                   el("span", { className: "rec", text: rec.text || "id" + rec.id + "@" + rec.epoch })]);
       } else {
         slot = el("span", { className: "slot empty" + changed, "data-offset": String(offset),
-                            title: "offset " + offset + ": empty" },
-                  [el("span", { className: "offset", text: "@" + offset }), el("span", { text: "·" })]);
+                            title: "offset " + shown + ": empty" },
+                  [el("span", { className: "offset", text: "@" + shown }), el("span", { text: "·" })]);
       }
       lane.appendChild(slot);
     });
@@ -109,11 +112,27 @@
         if (cell.changed) { item.title = changedTitle(cell); }
         return item;
       });
-      var label = (group.name === "variables" || group.name === "messages") ? row.name : null;
+      var label = (group.label_rows || group.name === "variables" || group.name === "messages") ? row.name : null;
       return el("div", { className: "line", "data-row": row.name },
                 [label ? el("span", { className: "item" }, [el("span", { className: "label", text: label })]) : null]
                   .concat(items));
     }));
+  }
+
+  // Rows the step took away (a message received), struck through under their group.
+  function drawRemoved(rows) {
+    return el("div", { className: "removed-rows" }, rows.map(function (row) {
+      return el("div", { className: "line removed", "data-removed": row.name, title: "gone in this step" },
+                [el("span", { className: "label", text: row.name }), el("span", { text: row.text })]);
+    }));
+  }
+
+  // What the step did, in the protocol's words (when the spec's layout says).
+  function drawNotes(frame) {
+    var box = document.getElementById("notes");
+    clear(box);
+    (frame.notes || []).forEach(function (note) { box.appendChild(el("li", { text: note })); });
+    box.hidden = !(frame.notes && frame.notes.length);
   }
 
   // The slots an explanation is about (the record lost or diverged), in
@@ -272,15 +291,18 @@
     drawExplanations(document.getElementById("explanations"));
     var illegal = document.getElementById("illegal");
     illegal.hidden = !frame.illegal;
+    drawNotes(frame);
     var body = document.getElementById("groups");
     clear(body);
     view.groups.forEach(function (group) {
       var rows = frame.rows.filter(function (r) { return r.group === group.name; });
+      var gone = (frame.removed || []).filter(function (r) { return r.group === group.name; });
       var content;
       if (rows.length) { content = group.style === "table" ? drawTable(group, rows) : drawLines(group, rows); }
       else if (group.empty) { content = el("div", { className: "empty-note", text: group.empty }); }
-      else { return; }
-      body.appendChild(el("div", { className: "group", "data-group": group.name }, [el("h3", { text: group.heading }), content]));
+      else if (!gone.length) { return; }
+      body.appendChild(el("div", { className: "group", "data-group": group.name },
+                          [el("h3", { text: group.heading }), content, gone.length ? drawRemoved(gone) : null]));
     });
     markFocus();
     if (history.replaceState) { history.replaceState(null, "", "#state-" + frame.number); }

@@ -15,6 +15,10 @@ def small_model(name):
         return model(name, MaxVersion=2, MaxOffset=1)
     if name == "kip320-consumer":
         return model(name, MaxLeaderEpoch=1)
+    if name.startswith("kraft"):
+        unclean = "DataLossShutdownLimit" if name == "kraft-kip966" else "UncleanShutdownLimit"
+        return model(name, BrokerCount=2, InitReplicationFactor=2, MinISR=1, InitIsrSize=1, FenceBrokerLimit=0,
+                     **{unclean: 0})
     return model(name, Replicas=2, MaxLeaderEpoch=1)
 
 

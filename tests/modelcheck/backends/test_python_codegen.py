@@ -9,11 +9,18 @@ from modelcheck.fingerprint import fingerprinter
 from specs import all_specs
 
 SMALL = {"Replicas": 2, "LogSize": 2, "MaxRecords": 2, "MaxLeaderEpoch": 1}
+KRAFT_SMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1,
+               "UncleanShutdownLimit": 0, "FenceBrokerLimit": 0}
 
 
 def small_model(name):
     if name == "async-isr":
         return model(name, MaxVersion=2, MaxOffset=1)
+    if name == "kraft-kip966":
+        return model(name, **{("DataLossShutdownLimit" if k == "UncleanShutdownLimit" else k): v
+                              for k, v in KRAFT_SMALL.items()})
+    if name.startswith("kraft"):
+        return model(name, **KRAFT_SMALL)
     return model(name, **SMALL)
 
 

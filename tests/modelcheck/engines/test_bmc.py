@@ -41,7 +41,7 @@ VIOLATIONS = [
     ("kip279", {"Replicas": 3}, None),
     ("kip320-first-try", {"Replicas": 3}, ["StrongIsr"]),
     ("kip320-consumer", {"ConsumerFencing": "false"}, None),
-    ("kafka-clients", {"MetadataVersionCheck": "false"}, ["NoMetadataRegression"]),
+    ("kafka-clients", {}, ["NoWriteToStaleLeader"]),
 ]
 
 

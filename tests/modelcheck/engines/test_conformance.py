@@ -15,7 +15,7 @@ import pytest
 from modelcheck.engines import ENGINES, REFERENCE_ENGINE, load_reference, entry, get_simulator, refusal
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.contract import (CAPABILITIES, CHECKPOINT, COVERAGE, EXACT, EXHAUSTIVE, SIMULATION,
-                                         STATE_GRAPH, SYMMETRY)
+                                         STATE_GRAPH, SYMMETRY, VIEW)
 from modelcheck.limits import MAX_STATES, Limits
 from modelcheck.progress import Silent
 from support import model
@@ -81,6 +81,19 @@ def test_exhaustive_engines_stop_at_the_same_level_under_max_states(engine):
     got = engine.check(m, CheckOptions((), limits=Limits(max_states=100)))
     ref = reference(m, (), limits=Limits(max_states=100))
     assert (got.stopped, got.distinct_states, got.depth) == (MAX_STATES, ref.distinct_states, ref.depth)
+
+
+@pytest.mark.parametrize("engine", engines_with(VIEW), indirect=True)
+def test_view_applying_engines_count_the_views_the_reference_counts(engine):
+    from specs import get_spec
+    spec = get_spec("kraft-3.5")
+    constants = spec.resolve_constants({"BrokerCount": "2", "InitReplicationFactor": "2", "MinISR": "1",
+                                        "InitIsrSize": "1", "UncleanShutdownLimit": "0", "FenceBrokerLimit": "0"})
+    viewed, whole = spec.instantiate(constants, view=True), spec.instantiate(constants, view=False)
+    invariants = ("LeaderCompletenessProperty",)
+    got, ref = engine.check(viewed, CheckOptions(invariants)), reference(viewed, invariants)
+    assert (got.result, got.distinct_states, got.depth) == (ref.result, ref.distinct_states, ref.depth)
+    assert got.distinct_states < reference(whole, invariants).distinct_states  # the VIEW is applied
 
 
 @pytest.mark.parametrize("engine", engines_with(SYMMETRY), indirect=True)

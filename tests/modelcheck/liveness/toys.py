@@ -6,10 +6,12 @@ and the property are chosen so that WF, SF or no fairness changes the verdict.
 
 from __future__ import annotations
 
-from modelcheck.codec import IntSlot, StateCodec
+from modelcheck.codec import IntSlot, ReplicaSlot, StateCodec
+from modelcheck.constants import REPLICAS, ConstantDecl
 from modelcheck.schema import integer
-from modelcheck.spec import SpecDefinition, action
-from modelcheck.temporal import SF, WF, Specification, eventually, eventually_always_step, temporal
+from modelcheck.spec import Domain, SpecDefinition, action
+from modelcheck.temporal import (SF, WF, Specification, always_eventually, eventually, eventually_always_step, forall,
+                                 temporal)
 
 
 def move(name: str, edges: dict[int, int]):
@@ -89,3 +91,55 @@ HALF = move("Half", {0: 1})
 def fairness_outside_next():
     specs = [Specification("Spec", (SF(HALF),)), Specification("NoFair", ())]
     return toy("outside", 2, [JUMP, JUMP_FAR], specs, [reaches(1)])
+
+
+# A token among interchangeable replicas: one grabs it, then it is passed from
+# holder to any other replica. Under every renaming the states where someone
+# holds it are one orbit, and passing it is a step from that orbit to itself.
+TOKEN_REPLICAS = ConstantDecl("Replicas", REPLICAS, ("r1", "r2", "r3"), minimum=1, maximum=5)
+TOKEN_REPLICA = Domain("Replicas", lambda c: range(len(c.Replicas)), lambda c, i: c.Replicas[i])
+
+
+@action(replica=TOKEN_REPLICA)
+def Grab(s, n, replica):
+    """Nobody holds the token: the replica takes it."""
+    n.require(s.holder == -1)
+    n.holder = replica
+
+
+@action(where=lambda holder, to: holder != to, holder=TOKEN_REPLICA, to=TOKEN_REPLICA)
+def Pass(s, n, holder, to):
+    """The holder hands the token to another replica."""
+    n.require(s.holder == holder)
+    n.holder = to
+
+
+@temporal
+def TokenSettles(s, t):
+    """<>[][holder' = holder]: from some point on the token stays where it is."""
+    return eventually_always_step(t.holder == s.holder)
+
+
+@temporal
+def EveryoneHolds(s):
+    """\\A r : []<>(holder = r): every replica holds the token infinitely often."""
+    return forall(s, TOKEN_REPLICA, lambda r: always_eventually(s.holder == r))
+
+
+@temporal
+def SomeoneHolds(s):
+    """<>(holder # NONE)"""
+    return eventually(s.holder != -1)
+
+
+def token_ring() -> SpecDefinition:
+    def init(s, n):
+        n.holder = -1
+
+    return SpecDefinition(
+        name="token", module="token", summary="a token passed among replicas", constants=(TOKEN_REPLICAS,),
+        fields=lambda c: [integer("holder", -1, len(c.Replicas) - 1)], init=init, next=(Grab, Pass),
+        invariants=(), default_invariants=(),
+        variables=lambda c, schema: StateCodec(schema, {"holder": ReplicaSlot(0, c.Replicas)}),
+        specifications=(Specification("Spec", (WF(Grab), WF(Pass))), Specification("NoFairSpec", ())),
+        properties=(TokenSettles, EveryoneHolds, SomeoneHolds), symmetry=("Replicas",))

@@ -28,6 +28,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 FIRST_TRY = os.path.join(ROOT, "traces", "kip320-first-try-StrongIsr.itf.json")
 CONSUMER = os.path.join(ROOT, "tests", "fixtures", "tlc", "kip320-consumer-NoDivergentDelivery.json")
 EPOCH3 = os.path.join(ROOT, "traces", "kip320-consumer-kip320-epoch3.itf.json")  # 20 states
+LRS = os.path.join(ROOT, "traces", "kraft-3.5-last-replica-standing.itf.json")  # KRaft, 8 states
 SCREENSHOTS = os.path.join(ROOT, "test-artifacts", "screenshots")
 WIDTHS = (1400, 700)
 
@@ -365,6 +366,7 @@ def test_the_lost_record_is_singled_out(browser, pages, width):
     where = [(s.evaluate("(e) => e.closest('[data-row]').dataset.row"), s.get_attribute("data-offset"))
              for s in focus.all()]
     assert where == [("r1", "0"), ("r3", "0")]  # r1's committed id0@2 and the slot r3 truncated
+    assert "a red outline marks the record it is about" in page.text("#legend")
     assert view.breakages[0].focus == (("r1", "log", 0), ("r3", "log", 0))
     page.shot(f"lost-record-first-try-{width}")
     page.page.keyboard.press("ArrowLeft")
@@ -489,5 +491,62 @@ def test_a_lasso_page_says_what_fails_and_how_the_loop_closes(browser, lasso_pag
         "in state 1 forever. This is that state.")
     assert page.page.locator("#timeline-list li.loop").text_content() == "\u21bastutters forever from state 1"
     assert "runs 1 states" not in page.text("body")
+    # fairness and the property's form in words; their TLA+ forms are for --json and the docs
+    body = page.js("document.body.innerText")  # what is shown, not the page's script
+    assert "weak fairness on BecomeLeader:" in body and "strong fairness on LeaderWrite:" in body, body
+    assert "Its form, eventually: its condition holds at some point." in body, body
+    assert not [n for n in ("_vars", "~>", "<>", "[]", "/\\", "step condition") if n in body], body
     page.shot(f"lasso-stutter-{width}")
+
+
+# --- a KRaft trace: the layout its spec declares ---------------------------------------------
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_last_replica_standing_reads_as_kafka(browser, tmp_path, width):
+    """Kafka 3.5's Last Replica Standing: the steps grouped by the
+    controller's leader epoch, each told in words; broker 1's log, the
+    controller's leader and the messages in flight as they change; nothing
+    wider than the window."""
+    out = tmp_path / "lrs.html"
+    write_html(load_view(LRS), str(out))
+    page = Page(browser, out, width)
+    assert page.text("#title") == "kraft-3.5: LeaderCompletenessProperty violated in state 8"
+    # the constants set away from the spec's defaults in the subtitle; all 25, folded, below it
+    assert (" · BrokerCount=2 InitReplicationFactor=2 MinISR=1 InitIsrSize=1 FenceBrokerLimit=0 "
+            "AvoidLastReplicaStanding=FALSE · 8 states · ") in page.text("#subtitle")
+    assert "IsrJoinChecksBrokerEpoch=TRUE" in page.text("#constants")
+    assert not page.page.locator("#constants").evaluate("(d) => d.open")
+    assert page.page.locator("#timeline-list li.epoch-heading").all_text_contents() == [
+        "controller at leader epoch 1", "controller at leader epoch 2", "controller at leader epoch 3"]
+    notes = lambda: page.page.locator("#notes li").all_text_contents()  # noqa: E731
+    replica_log = page.page.locator('#groups [data-group="replicas"] [data-row="broker 1"] [data-cell="log"]')
+    page.page.click('#timeline-list li[data-index="3"]')
+    assert replica_log.locator(".rec").all_text_contents() == ["A@1"]
+    assert replica_log.locator(".offset").all_text_contents() == ["@1"]  # KRaft's offsets start at 1
+    assert notes() == ["broker 1 advances its high watermark to 2: A@1 at offset 1 committed (its ISR: {1})",
+                       "the producer's write of A is acknowledged"]
+    page.page.keyboard.press("ArrowRight")  # the unclean shutdown
+    assert notes()[0] == "broker 1 shuts down uncleanly and loses its log: A@1 at offset 1"
+    assert replica_log.locator(".rec").count() == 0
+    assert [s.get_attribute("data-offset") for s in replica_log.locator(".slot.changed").all()] == ["0"]
+    status = page.page.locator('#groups [data-group="brokers"] [data-row="broker 1"] [data-cell="status"]')
+    assert status.text_content() == "shut down uncleanly" and "changed" in status.get_attribute("class")
+    assert page.value("controller", "leader") == "none"
+    gone = page.page.locator('#groups [data-group="network"] .line.removed')
+    assert gone.locator(".label").all_text_contents() == ["Fetch response 1 → 2"]
+    assert page.text('#groups [data-group="network"] .empty-note') == "no message in flight"
+    page.page.keyboard.press("ArrowRight")
+    page.page.keyboard.press("ArrowRight")  # the controller elects broker 1 again
+    assert notes()[1:] == ["the controller elects broker 1 as leader in leader epoch 3 (isr {1})",
+                           "the new leader, broker 1, does not have committed A@1 at offset 1"]
+    assert page.value("controller", "leader") == "1"
+    assert "changed" in page.row_cell("controller", "leader").get_attribute("class")
+    assert page.page.locator('#groups [data-group="metadata"] tbody tr').count() == 3
+    page.page.keyboard.press("End")
+    assert page.page.locator('.explanation[data-invariant="LeaderCompletenessProperty"]').count() == 1
+    assert "red outline" not in page.text("#legend")  # no explanation here names a record to outline
+    assert page.js("document.documentElement.scrollWidth") <= width
+    assert page.js("[...document.querySelectorAll('.table-wrap')].every(t => t.scrollWidth <= t.clientWidth)")
+    page.page.click('#timeline-list li[data-index="4"]')
+    page.shot(f"kraft-last-replica-standing-{width}")
     page.close()

@@ -4,8 +4,8 @@ import os
 
 from support import ROOT, crafted, model
 from modelcheck.viewer import load_view
-from modelcheck.viewer.layout import (build_frames, controller_epoch, groups_for, layouts_for, log_cell, rows_for,
-                                      stale_actors)
+from modelcheck.viewer.layout import (build_frames, controller_epoch, declared_layouts, groups_for, layouts_for,
+                                      log_cell, rows_for, stale_actors)
 from modelcheck.values import Record
 from scenarios import led_by, with_log
 
@@ -36,8 +36,8 @@ def test_log_cells_carry_records_and_the_marker():
     rec = Record((("id", 4), ("epoch", 1)))
     cell = log_cell("log", [rec, rec, -1], 2, 1, "hw")
     assert cell.text == "id4@1 | id4@1 _"
-    assert cell.data == {"records": [{"id": 4, "epoch": 1}, {"id": 4, "epoch": 1}, None], "end": 2, "marker": 1,
-                         "marker_name": "hw"}
+    one = {"id": 4, "epoch": 1, "text": "id4@1"}
+    assert cell.data == {"records": [one, one, None], "end": 2, "marker": 1, "marker_name": "hw", "base": 0}
     assert log_cell("log", [rec], 1, 1, "hw").text == "id4@1 |"
     assert log_cell("delivered", [rec, -1], 1, None, "position").text == "id4@1 _"
 
@@ -56,16 +56,19 @@ def test_the_consumer_gets_its_own_row():
 def test_the_producer_gets_a_row_like_the_consumers():
     m = model("kafka-clients")
     s = crafted(m, producer_leader="r1", producer_epoch=0, pending_leader="r1", pending_offset=0, pending_id=0,
-                pending_epoch=0, stale_write=1, spurious_out_of_range=1)
+                pending_epoch=0, producer_acted_epoch=0, stale_write=1, spurious_out_of_range=1)
     rows = rows_for(m, s)
     assert cells(rows, "producer", "producer") == {
-        "leader": "r1", "epoch": "0", "pending": "id0@0 at 0 on r1", "acked": "-", "staleWrite": "YES"}
-    assert cells(rows, "history", "clients") == {"metadataRegression": "no", "spuriousOutOfRange": "YES"}
+        "leader": "r1", "epoch": "0", "pending": "id0@0 at 0 on r1", "acked": "-", "actedEpoch": "0",
+        "staleWrite": "YES"}
+    assert cells(rows, "group", "group") == {"committed": "0 (no epoch)", "actedEpoch": "-1"}
+    assert cells(rows, "history", "clients") == {"leaderRegression": "no", "spuriousOutOfRange": "YES"}
     acked = crafted(m, base=s, pending_leader="NONE", pending_offset=-1, pending_id=-1, pending_epoch=-1,
-                    acked_offset={0: 0}, acked_leader_epoch={0: 1})
+                    acked_offset={0: 0}, acked_leader_epoch={0: 1}, committed_offset=1, committed_epoch=1)
     assert cells(rows_for(m, acked), "producer", "producer")["acked"] == "id0 at 0 (leader epoch 1)"
+    assert cells(rows_for(m, acked), "group", "group")["committed"] == "1 in epoch 1"
     assert [g.name for g in groups_for(m.codec.names)] == ["replicas", "quorum", "requests", "counters", "consumer",
-                                                           "producer", "history"]
+                                                           "producer", "group", "history"]
 
 
 def test_async_isr_shows_the_high_watermark_by_the_specs_operator():
@@ -113,3 +116,53 @@ def test_a_client_on_stale_metadata_is_stale_too():
     epoch 0, appends its record while the controller is on epoch 1."""
     view = load_view(os.path.join(ROOT, "traces", "kafka-clients-kip359-stale-leader.itf.json"))
     assert stale_actors(view.frames[-1]) == [("r1", 0), ("producer", 0)]
+
+
+def imports_of(directory: str) -> set[str]:
+    """Every module the Python files under ``directory`` import, in functions too."""
+    import ast
+    import pathlib
+    imported = set()
+    for path in pathlib.Path(directory).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+    return imported
+
+
+def test_specs_and_the_viewer_meet_only_through_the_layout_vocabulary():
+    """A spec's layout comes from the spec (SpecDefinition.layout), written
+    with modelcheck.display: the viewer reaches specs only through the
+    registry, by name, and no spec imports the viewer."""
+    import os
+
+    import modelcheck.viewer
+    import specs.kraft
+    viewer = imports_of(os.path.dirname(modelcheck.viewer.__file__))
+    assert {name for name in viewer if name.split(".")[0] == "specs"} <= {"specs"}  # no spec's own module
+    spec_side = imports_of(os.path.dirname(os.path.dirname(specs.kraft.__file__)))
+    assert "modelcheck.display" in spec_side
+    assert not {name for name in spec_side if name.startswith("modelcheck.viewer")}
+
+
+def test_async_isr_declares_its_layout():
+    m = model("async-isr")
+    assert [g.name for g in groups_for(m.codec.names, declared_layouts(m.spec))] == [
+        "controller", "leader", "replicas", "messages"]
+    assert groups_for(m.codec.names)[-1].name == "variables"  # without it, the variables are shown whole
+
+
+def test_a_step_names_what_it_took_away():
+    """A row gone (a message received) is listed whole; of a row still there,
+    only the cells that are gone; a placeholder ("none") never."""
+    from modelcheck.viewer.layout import Cell, Row, gone_rows
+    before = [Row("network", "Fetch 2 → 1", [Cell("message", "fetch offset 1")]),
+              Row("replication", "broker 1", [Cell("leso", "1"), Cell("pendingAp", "isr {1, 2}")]),
+              Row("messages", "requests", [Cell("none", "none", "placeholder")])]
+    after = [Row("replication", "broker 1", [Cell("leso", "1")]),
+             Row("messages", "requests", [Cell("v1:r1", "v1 {r1}")])]
+    gone = gone_rows(before, after)
+    assert [(r.group, r.name, [c.text for c in r.cells]) for r in gone] == [
+        ("network", "Fetch 2 → 1", ["fetch offset 1"]), ("replication", "broker 1", ["isr {1, 2}"])]

@@ -1,0 +1,288 @@
+"""kraft-3.5 and kraft-kip966 against TLC, and what each message slot costs.
+
+``tlc``: every configuration below, run with ``modelcheck run kraft-3.5``
+(``--engine``, default fast), against TLC's figures on the same constants
+(breadth-first, -workers 1, the module's VIEW, its .cfg with these constants
+changed; NoCommittedRecordLostGlobally left out where the .cfg says to,
+when MinISR equals UncleanShutdownLimit, but for v18 and k16, which TLC
+ran with it). It checks that the distinct
+states, the depth, the verdict and the counterexample's length are TLC's,
+and prints both times. TLC's times were taken on this 2-core machine while
+it was shared with other jobs, so they are upper bounds; compare counts.
+
+``slots``: the cost of the network's capacity. Message slots change no
+behaviour, only the state's width and the expressions of every action that
+sends, so the same configuration is explored with AlterPartitionCapacity
+raised step by step: the count must not move, and the table gives the
+state's width, the time to build and compile the model, and the time per
+expanded state of the Python successor function and of the numpy kernel
+(on the same sample of reachable states), with the slope per slot.
+
+    python bench/bench_kraft.py tlc [--engine fast|bfs] [--only NAME ...]
+    python bench/bench_kraft.py slots [--capacities 4,8,12,16] [--sample 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+from common import ROOT, machine, measure_once, modelcheck_command
+
+sys.path.insert(0, ROOT)
+
+CFG_INVARIANTS = ("LeaderCompletenessProperty", "LeaderCandidateCompletenessProperty",
+                  "ReplicationQuorumSupersetProperty", "LogMatchingProperty", "MetadataLogMatchingProperty",
+                  "ConsistentReadProperty", "NoCommittedRecordLostGlobally")
+COMMITTED = {"BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 2, "CleanShutdownLimit": 0,
+             "UncleanShutdownLimit": 1, "FenceBrokerLimit": 1, "LeaderShrinkIsrLimit": 0, "ReassignmentLimit": 0}
+SMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1, "CleanShutdownLimit": 0,
+         "UncleanShutdownLimit": 0, "FenceBrokerLimit": 0, "LeaderShrinkIsrLimit": 0, "ReassignmentLimit": 0}
+THREE = {**SMALL, "BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 3}
+
+# name: (constants, TLC distinct, depth, verdict, counterexample states, TLC wall seconds)
+TLC = {
+    "v01": (SMALL, 130, 15, "ok", None, 2.3),
+    "v02": ({**SMALL, "InitIsrSize": 2}, 14, 8, "ok", None, 1.7),
+    "v03": ({**SMALL, "InitIsrSize": 2, "CleanShutdownLimit": 1}, 938, 22, "ok", None, 2.8),
+    "v04": ({**SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1}, 1260, 21, "ok", None, 2.7),
+    "v05": ({**SMALL, "InitIsrSize": 2, "LeaderShrinkIsrLimit": 1}, 254, 16, "ok", None, 2.7),
+    "v06": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1}, 945, 25, "ok", None, 2.7),
+    "v08": ({**SMALL, "BrokerCount": 3, "InitIsrSize": 2, "ReassignmentLimit": 1}, 12472, 29, "ok", None, 8.6),
+    "v09": (THREE, 128, 17, "ok", None, 2.6),
+    "v10": ({**THREE, "InitIsrSize": 2}, 1163, 25, "ok", None, 3.2),
+    "v12": ({**THREE, "UncleanShutdownLimit": 1}, 101378, 40, "ok", None, 20.7),
+    "v13": ({**THREE, "FenceBrokerLimit": 1}, 152650, 36, "ok", None, 33.0),
+    "v14": ({**THREE, "LeaderShrinkIsrLimit": 1}, 17621, 28, "ok", None, 15.8),
+    "v15": ({**SMALL, "BrokerCount": 3, "ReassignmentLimit": 1}, 306451, 40, "ok", None, 228.3),
+    "v17": ({**THREE, "CleanShutdownLimit": 1}, 97800, 37, "ok", None, 541.5),
+    "lrs_v_b2i1": ({**SMALL, "UncleanShutdownLimit": 1, "AvoidLastReplicaStanding": "FALSE"}, 254, 8,
+                   "LeaderCompletenessProperty", 8, 7.3),
+    "lrs_v_b2i1_avoid": ({**SMALL, "UncleanShutdownLimit": 1}, 2326, 30, "ok", None, 11.6),
+    "lrs_v_b2f1": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "FenceBrokerLimit": 1,
+                    "AvoidLastReplicaStanding": "FALSE"}, 1020, 8, "LeaderCompletenessProperty", 8, 5.8),
+    "lrs_v_b2f1_avoid": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "FenceBrokerLimit": 1}, 34745, 35,
+                         "ok", None, 29.6),
+    "lrs_v_b2m2f1": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "FenceBrokerLimit": 1,
+                      "AvoidLastReplicaStanding": "FALSE"}, 919, 8, "LeaderCompletenessProperty", 8, 7.4),
+    "v19": ({**COMMITTED, "AvoidLastReplicaStanding": "FALSE"}, 6602, 8, "LeaderCompletenessProperty", 8, 130.8),
+    "v07": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "AvoidLastReplicaStanding": "FALSE"}, 945, 25, "ok",
+            None, 2.4),
+    "v18": ({**THREE, "MinISR": 1, "UncleanShutdownLimit": 1, "AvoidLastReplicaStanding": "FALSE"}, 101378, 40, "ok",
+            None, 728.7),
+    "v20": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "CleanShutdownLimit": 1, "FenceBrokerLimit": 1}, 44773, 36, "ok",
+            None, 334.3),
+    "lrs_v_b1": ({**SMALL, "BrokerCount": 1, "InitReplicationFactor": 1, "UncleanShutdownLimit": 1,
+                  "AvoidLastReplicaStanding": "FALSE"}, 15, 7, "ok", None, 4.6),
+    "lrs_v_b1_avoid": ({**SMALL, "BrokerCount": 1, "InitReplicationFactor": 1, "UncleanShutdownLimit": 1}, 2, 2, "ok",
+                       None, 5.6),
+    "lrs_v_b2i1_nclg": ({**SMALL, "UncleanShutdownLimit": 1, "AvoidLastReplicaStanding": "FALSE"}, 49, 5,
+                        "NoCommittedRecordLostGlobally", 5, 3.3),
+    "lrs_v_b2s1": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "LeaderShrinkIsrLimit": 1,
+                    "AvoidLastReplicaStanding": "FALSE"}, 588, 9, "LeaderCompletenessProperty", 9, 11.7),
+    "lrs_v_b2s1_avoid": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "LeaderShrinkIsrLimit": 1}, 11475, 32,
+                         "ok", None, 26.1),
+    "lrs_v_b2m2f1_avoid": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "FenceBrokerLimit": 1},
+                           33794, 36, "ok", None, 32.1),
+    "lrs_v_b2m2s1": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "LeaderShrinkIsrLimit": 1,
+                      "AvoidLastReplicaStanding": "FALSE"}, 505, 9, "LeaderCompletenessProperty", 9, 4.5),
+    "lrs_v_b2m2s1_avoid": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "UncleanShutdownLimit": 1,
+                            "LeaderShrinkIsrLimit": 1}, 11847, 31, "ok", None, 9.6),
+    "chk_c524": ({**SMALL, "IsrJoinRequiresFetch": "FALSE"}, 115, 8, "LeaderCandidateCompletenessProperty", 8, 5.2),
+    "chk_c526": ({**SMALL, "IsrJoinRequiresHighWatermark": "FALSE"}, 43, 7, "LeaderCandidateCompletenessProperty",
+                 7, 5.7),
+    # found by the port on three brokers, then confirmed with TLC (the CHECK line turned off in a copy of the module)
+    "chk_c528_v12": ({**THREE, "UncleanShutdownLimit": 1, "IsrJoinRequiresEpochStart": "FALSE"}, 48681, 22,
+                     "LeaderCandidateCompletenessProperty", 22, 17.0),
+    "chk_c449_v12": ({**THREE, "UncleanShutdownLimit": 1, "IsrJoinChecksBrokerEpoch": "FALSE"}, 28584, 19,
+                     "LeaderCandidateCompletenessProperty", 19, 12.0),
+    "chk_c459_b2fs": ({**SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "LeaderShrinkIsrLimit": 1,
+                       "AlterPartitionChecksPartitionEpoch": "FALSE"}, 2265, 11, "ReplicationQuorumSupersetProperty", 11,
+                      31.8),
+    "vab_c2": ({**SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "Values": "{A,B}"}, 84, 5, "error", 4, 38.1),
+}
+KSMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1, "NoDataLossShutdownLimit": 0,
+          "DataLossShutdownLimit": 0, "FenceBrokerLimit": 0, "LeaderShrinkIsrLimit": 0, "ReassignmentLimit": 0}
+KTHREE = {**KSMALL, "BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 3}
+# kraft-kip966 (its invariant list adds MinIsrRecoveryQuorum)
+TLC_KIP966 = {
+    "k_calib": (KSMALL, 130, 15, "ok", None, 2.4),
+    "k01": ({**KSMALL, "InitIsrSize": 2}, 14, 8, "ok", None, 1.8),
+    "k02": ({**KSMALL, "InitIsrSize": 2, "NoDataLossShutdownLimit": 1}, 1079, 22, "ok", None, 2.4),
+    "k03": ({**KSMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1}, 1260, 21, "ok", None, 2.5),
+    "k04": ({**KSMALL, "InitIsrSize": 2, "LeaderShrinkIsrLimit": 1}, 254, 16, "ok", None, 2.0),
+    "k05": ({**KSMALL, "InitIsrSize": 2, "DataLossShutdownLimit": 1}, 945, 25, "ok", None, 2.3),
+    "k06": ({**KSMALL, "BrokerCount": 3, "InitIsrSize": 2, "ReassignmentLimit": 1}, 12472, 29, "ok", None, 8.3),
+    "k07": (KTHREE, 128, 17, "ok", None, 1.7),
+    "k08": ({**KTHREE, "InitIsrSize": 2}, 1163, 25, "ok", None, 2.4),
+    "k10": ({**KTHREE, "DataLossShutdownLimit": 1}, 101378, 40, "ok", None, 33.7),
+    "k11": ({**KTHREE, "FenceBrokerLimit": 1}, 152650, 36, "ok", None, 56.7),
+    "k12": ({**KTHREE, "LeaderShrinkIsrLimit": 1}, 14831, 26, "ok", None, 18.4),
+    "k13": ({**KSMALL, "BrokerCount": 3, "ReassignmentLimit": 1}, 306451, 40, "ok", None, 244.5),
+    "lrs_k_b2i1": ({**KSMALL, "DataLossShutdownLimit": 1}, 4428, 30, "ok", None, 10.3),
+    "lrs_k_b2f1": ({**KSMALL, "InitIsrSize": 2, "DataLossShutdownLimit": 1, "FenceBrokerLimit": 1}, 40719, 35, "ok",
+                   None, 43.4),
+    "lrs_k_b2m2f1": ({**KSMALL, "MinISR": 2, "InitIsrSize": 2, "DataLossShutdownLimit": 1, "FenceBrokerLimit": 1},
+                     282201, 41, "ok", None, 157.3),
+    "lrs_k_b2i1_nclg": ({**KSMALL, "DataLossShutdownLimit": 1}, 49, 5, "NoCommittedRecordLostGlobally", 5, 2.5),
+    "k15": ({**KTHREE, "NoDataLossShutdownLimit": 1}, 101976, 37, "ok", None, 191.9),
+    "k16": ({**KTHREE, "MinISR": 1, "DataLossShutdownLimit": 1}, 101378, 40, "ok", None, 193.2),
+    "k17": ({**KSMALL, "MinISR": 2, "InitIsrSize": 2, "NoDataLossShutdownLimit": 1, "FenceBrokerLimit": 1}, 356656, 39,
+            "ok", None, 563.3),
+    "lrs_k_b1": ({**KSMALL, "BrokerCount": 1, "InitReplicationFactor": 1, "DataLossShutdownLimit": 1}, 14, 7, "ok", None,
+                 6.9),
+    "lrs_k_b2s1": ({**KSMALL, "InitIsrSize": 2, "DataLossShutdownLimit": 1, "LeaderShrinkIsrLimit": 1}, 13417, 32, "ok",
+                   None, 16.1),
+    "lrs_k_b2m2s1": ({**KSMALL, "MinISR": 2, "InitIsrSize": 2, "DataLossShutdownLimit": 1, "LeaderShrinkIsrLimit": 1},
+                     109406, 36, "ok", None, 40.0),
+    "chk_k_c524": ({**KSMALL, "IsrJoinRequiresFetch": "FALSE"}, 115, 8, "LeaderCandidateCompletenessProperty", 8, 102.4),
+    "chk_k_c526": ({**KSMALL, "IsrJoinRequiresHighWatermark": "FALSE"}, 43, 7, "LeaderCandidateCompletenessProperty", 7,
+                   89.1),
+    "chk_k_c524_b2fs": ({**KSMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "LeaderShrinkIsrLimit": 1,
+                         "AlterPartitionChecksPartitionEpoch": "FALSE"}, 2265, 11, "ReplicationQuorumSupersetProperty",
+                        11, 28.8),
+    # three brokers, one data-loss shutdown (k10) with a CHECK off, TLC on a copy of the module with that line off
+    "chk_k_c580_k10": ({**KTHREE, "DataLossShutdownLimit": 1, "IsrJoinRequiresEpochStart": "FALSE"}, 48681, 22,
+                       "LeaderCandidateCompletenessProperty", 22, 102.1),
+    "chk_k_c514_k10": ({**KTHREE, "DataLossShutdownLimit": 1, "IsrJoinChecksBrokerEpoch": "FALSE"}, 28584, 19,
+                       "LeaderCandidateCompletenessProperty", 19, 105.3),
+}
+# The .cfg's rule: NoCommittedRecordLostGlobally is left out when MinISR = UncleanShutdownLimit
+# (DataLossShutdownLimit under KIP-966).
+WITHOUT_NCLG = {"v06", "v07", "lrs_v_b1", "lrs_v_b1_avoid", "lrs_v_b2i1", "lrs_v_b2i1_avoid", "lrs_v_b2f1",
+                "lrs_v_b2f1_avoid", "lrs_v_b2s1", "lrs_v_b2s1_avoid", "k05", "lrs_k_b1", "lrs_k_b2i1", "lrs_k_b2f1",
+                "lrs_k_b2s1"}
+KIP966_INVARIANTS = CFG_INVARIANTS[:-1] + ("MinIsrRecoveryQuorum", "NoCommittedRecordLostGlobally")
+
+
+def tlc(args) -> None:
+    print(f"machine: {machine()}; engine {args.engine}")
+    print(f"{'config':<18} {'TLC distinct':>12} {'ours':>9} {'depth':>5} {'ours':>4} {'verdict':<36} {'trace':>5} "
+          f"{'TLC s':>7} {'ours s':>7}")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        table = [("kraft-3.5", name, row) for name, row in TLC.items()] + \
+            [("kraft-kip966", name, row) for name, row in TLC_KIP966.items()]
+        for spec, name, (consts, distinct, depth, verdict, length, tlc_seconds) in table:
+            if args.only and name not in args.only:
+                continue
+            every = KIP966_INVARIANTS if spec == "kraft-kip966" else CFG_INVARIANTS
+            invariants = every[:-1] if name in WITHOUT_NCLG else every
+            cmd = modelcheck_command("run", spec, "--engine", args.engine, "--json", "-q",
+                                     *[a for k, v in consts.items() for a in ("--const", f"{k}={v}")],
+                                     *[a for inv in invariants for a in ("--inv", inv)])
+            run = measure_once(cmd, tmp, ok_codes=(0, 12, 75))
+            out = run.output
+            got_verdict = out["violation"]["invariant"] if out["result"] == "violation" else out["result"]
+            got_length = out["violation"]["trace_length"] if out["violation"] else None
+            want = (distinct, depth, verdict, length)
+            got = (out["distinct_states"], out["depth"], got_verdict, got_length)
+            if out["result"] == "error":
+                got = (out["distinct_states"], out["depth"], "error", got_length)
+            mark = "" if got == want else "   <- DIFFERS"
+            print(f"{name:<18} {distinct:>12,} {got[0]:>9,} {depth:>5} {got[1]:>4} {verdict:<36} "
+                  f"{str(length or '-'):>5} {tlc_seconds:>7.1f} {run.seconds:>7.1f}{mark}")
+            rows.append({"config": name, "constants": consts, "tlc": want, "ours": got, "tlc_seconds": tlc_seconds,
+                         "seconds": round(run.seconds, 2), "command": " ".join(cmd[3:])})
+            if got != want:
+                raise SystemExit(f"{name}: modelcheck gives {got}, TLC {want}")
+    print(json.dumps(rows))
+
+
+def slots(args) -> None:
+    import numpy as np
+    from modelcheck.backends.numpy_codegen import compile_numpy
+    from modelcheck.fingerprint import fingerprinter
+    from specs import get_spec
+    spec = get_spec("kraft-3.5")
+    consts = {k: str(v) for k, v in {**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1,
+                                      "LeaderShrinkIsrLimit": 1}.items()}
+    print(f"machine: {machine()}")
+    print("kraft-3.5 " + " ".join(f"{k}={v}" for k, v in consts.items()) + " (VIEW on)")
+    print(f"{'capacity':>8} {'slots':>6} {'build s':>8} {'py compile s':>12} {'np compile s':>12} {'states':>7} "
+          f"{'py us/state':>11} {'np us/state':>11}")
+    rows, count = [], None
+    for capacity in args.capacities:
+        c = spec.resolve_constants({**consts, "AlterPartitionCapacity": str(capacity)})
+        started = time.perf_counter()
+        m = spec.instantiate(c, view=True)
+        built = time.perf_counter() - started
+        started = time.perf_counter()
+        compiled = m.compiled
+        states = _reachable(m, compiled, fingerprinter(m.schema))  # compiles what the search enables
+        py_compile = time.perf_counter() - started
+        if count is None:
+            count = len(states)
+        if len(states) != count:
+            raise SystemExit(f"capacity {capacity}: {len(states)} states, not {count}: capacity changed behaviour")
+        sample = states[:args.sample]
+        started = time.perf_counter()
+        for s in sample:
+            compiled.successors(s)
+        py_us = (time.perf_counter() - started) / len(sample) * 1e6
+        started = time.perf_counter()
+        kernel = compile_numpy(m, [])
+        np_compile = time.perf_counter() - started
+        columns = np.array(sample, dtype=np.int64).T.copy()
+        for rows_, index in zip(kernel.enabled(columns), range(len(kernel.updates))):  # compile the updates once
+            if rows_.size:
+                kernel.updates[index](columns, rows_)
+        started = time.perf_counter()
+        for _ in range(3):
+            enabled = kernel.enabled(columns)
+            for index, rows_ in enumerate(enabled):
+                if rows_.size:
+                    kernel.updates[index](columns, rows_)
+        np_us = (time.perf_counter() - started) / 3 / len(sample) * 1e6
+        width = m.schema.width
+        print(f"{capacity:>8} {width:>6} {built:>8.2f} {py_compile:>12.2f} {np_compile:>12.2f} {len(states):>7} "
+              f"{py_us:>11.1f} {np_us:>11.2f}")
+        rows.append({"capacity": capacity, "slots": width, "build_seconds": round(built, 2),
+                     "python_compile_seconds": round(py_compile, 2), "numpy_compile_seconds": round(np_compile, 2),
+                     "states": len(states), "python_us_per_state": round(py_us, 1),
+                     "numpy_us_per_state": round(np_us, 2)})
+    if len(rows) > 1:
+        first, last = rows[0], rows[-1]
+        extra = (last["slots"] - first["slots"]) / (last["capacity"] - first["capacity"])
+        per_py = (last["python_us_per_state"] - first["python_us_per_state"]) / (last["capacity"] - first["capacity"])
+        per_np = (last["numpy_us_per_state"] - first["numpy_us_per_state"]) / (last["capacity"] - first["capacity"])
+        print(f"per AlterPartition slot (each of the three AlterPartition sets grows by one): {extra:.0f} state "
+              f"slots, {per_py:.1f} us per state (Python), {per_np:.2f} us per state (numpy)")
+    print(json.dumps(rows))
+
+
+def _reachable(m, compiled, fp) -> list[tuple]:
+    seen, frontier, out = set(), list(m.init_states), []
+    while frontier:
+        nxt = []
+        for s in frontier:
+            f = fp(s)
+            if f in seen:
+                continue
+            seen.add(f)
+            out.append(s)
+            nxt.extend(t for _, t in compiled.successors(s))
+        frontier = nxt
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_tlc = sub.add_parser("tlc")
+    p_tlc.add_argument("--engine", default="fast", choices=("fast", "bfs"))
+    p_tlc.add_argument("--only", nargs="*")
+    p_slots = sub.add_parser("slots")
+    p_slots.add_argument("--capacities", type=lambda t: [int(x) for x in t.split(",")], default=[4, 8, 12, 16])
+    p_slots.add_argument("--sample", type=int, default=2000)
+    args = parser.parse_args()
+    os.chdir(ROOT)
+    {"tlc": tlc, "slots": slots}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

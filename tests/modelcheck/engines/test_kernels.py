@@ -1,0 +1,89 @@
+"""--kernels auto: a kernel built beside the search is taken up between two
+levels without changing a count or a trace, and a build the search no
+longer needs is stopped."""
+
+import os
+import time
+
+import pytest
+
+from support import model
+from modelcheck.engines import kernels
+from modelcheck.engines.base import CheckOptions
+from modelcheck.engines.bfs import BfsChecker
+from modelcheck.engines.fast import _Search
+from modelcheck.packing import Packing
+
+
+class InlineThread:
+    """A thread that has run its target by the time ``start`` returns, so
+    the search takes the kernel up at the very next level."""
+
+    def __init__(self, target, **_):
+        self.target = target
+
+    def start(self):
+        self.target()
+
+    def is_alive(self):
+        return False
+
+
+@pytest.fixture
+def build_beside(monkeypatch, tmp_path):
+    """Every kernel counts as large and uncached, and is built at the first level boundary."""
+    monkeypatch.setenv("MODELCHECK_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(kernels, "BUILD_FIRST_BELOW", 0)
+    monkeypatch.setattr(kernels, "BUILD_AFTER", 0.0)
+
+
+CASES = [("kip320", {"Replicas": 2}, None),
+         ("kip320-first-try", {"Replicas": 3}, ("StrongIsr",)),
+         ("kraft-3.5", {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1,
+                        "UncleanShutdownLimit": 0, "FenceBrokerLimit": 0}, None)]
+
+
+@pytest.mark.parametrize("name, consts, invariants", CASES)
+def test_a_kernel_taken_up_mid_search_changes_nothing(build_beside, monkeypatch, name, consts, invariants):
+    monkeypatch.setattr(kernels, "builder_thread", InlineThread)
+    m = model(name, **consts)
+    options = CheckOptions(tuple(invariants or m.spec.default_invariants), engine_options={"kernels": "auto"})
+    search = _Search(m, options)
+    assert search.kernels.compiled is None  # not in the cache: the search starts on numpy
+    fast = search.run()
+    assert search.kernels.compiled is not None and "beside the search" in search.kernels.told
+    reference = BfsChecker().check(m, CheckOptions(tuple(invariants or m.spec.default_invariants)))
+    assert (fast.result, fast.distinct_states, fast.depth) == (reference.result, reference.distinct_states,
+                                                              reference.depth)
+    if reference.violation is not None:
+        assert (fast.violation.states, fast.violation.actions) == (reference.violation.states,
+                                                                  reference.violation.actions)
+
+
+def test_a_small_kernel_is_built_before_the_search(monkeypatch, tmp_path):
+    monkeypatch.setenv("MODELCHECK_KERNEL_CACHE", str(tmp_path))
+    m = model("kip320", Replicas=2)
+    choice = kernels.choose(m, Packing(m.schema), ["TypeOk"], kernels.AUTO, 1)
+    assert choice.compiled is not None and choice.build is None
+    choice.close()
+
+
+def test_a_build_the_search_outran_is_stopped(build_beside, monkeypatch, tmp_path):
+    slow = tmp_path / "slow-cc"
+    pid_file = tmp_path / "pid"
+    slow.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 60\n")
+    slow.chmod(0o755)
+    monkeypatch.setenv("CC", str(slow))
+    m = model("kip320", Replicas=2)
+    choice = kernels.choose(m, Packing(m.schema), ["TypeOk"], kernels.AUTO, 1)
+    assert choice.ready(searched=1.0) is None  # the build starts, and is not done
+    for _ in range(100):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        time.sleep(0.05)
+    pid = int(pid_file.read_text())
+    started = time.perf_counter()
+    choice.close()
+    assert time.perf_counter() - started < 10
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

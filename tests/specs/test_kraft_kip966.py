@@ -1,0 +1,147 @@
+"""kraft-kip966 against TLC on the smallest configurations, and KIP-966
+holding where Kafka 3.5 loses committed data.
+
+Every pinned figure is TLC's (breadth-first, -workers 1, the module's VIEW,
+its .cfg with these constants changed); docs/kraft.md lists them.
+"""
+
+import json
+
+import pytest
+
+from support import invoke, invoke_json, model, one_error_line
+from modelcheck.engines.base import CheckOptions
+from modelcheck.engines.bfs import BfsChecker
+from modelcheck.engines.fast import FastChecker
+from specs.kraft.kip_966_properties import CFG_INVARIANTS
+
+SMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1, "DataLossShutdownLimit": 0,
+         "FenceBrokerLimit": 0}
+WITHOUT_NCLG = CFG_INVARIANTS[:-1]  # the .cfg leaves NoCommittedRecordLostGlobally out when MinISR = DataLossShutdownLimit
+PORT = ("WithinCapacity", "Evaluable")
+
+
+def check(m, invariants=CFG_INVARIANTS):
+    return BfsChecker().check(m, CheckOptions(tuple(invariants) + PORT))
+
+
+@pytest.mark.parametrize("consts, distinct, depth", [
+    ({}, 130, 15),  # docs/SPEC_NOTES' calibration figure
+    ({"InitIsrSize": 2}, 14, 8),
+    ({"InitIsrSize": 2, "NoDataLossShutdownLimit": 1}, 1079, 22),
+    ({"InitIsrSize": 2, "LeaderShrinkIsrLimit": 1}, 254, 16),
+])
+def test_state_space_under_the_view_matches_tlc(consts, distinct, depth):
+    r = check(model("kraft-kip966", **{**SMALL, **consts}))
+    assert (r.result, r.distinct_states, r.depth) == ("ok", distinct, depth)
+
+
+@pytest.mark.parametrize("consts, invariants, distinct, depth", [
+    ({"InitIsrSize": 2, "FenceBrokerLimit": 1}, CFG_INVARIANTS, 1260, 21),
+    ({"InitIsrSize": 2, "DataLossShutdownLimit": 1}, WITHOUT_NCLG, 945, 25),
+    ({"BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 3}, CFG_INVARIANTS, 128, 17),
+    ({"BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 2}, CFG_INVARIANTS, 1163, 25),
+])
+def test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine(consts, invariants, distinct, depth):
+    """TLC's k03, k05, k07 and k08 in docs/kraft.md."""
+    r = FastChecker().check(model("kraft-kip966", **{**SMALL, **consts}), CheckOptions(tuple(invariants) + PORT))
+    assert (r.result, r.distinct_states, r.depth) == ("ok", distinct, depth)
+
+
+@pytest.mark.parametrize("consts, invariants, broken, distinct, length", [
+    # the only ISR member loses its log with MinISR 1: the acknowledged record is gone in either design
+    ({"DataLossShutdownLimit": 1}, CFG_INVARIANTS, "NoCommittedRecordLostGlobally", 49, 5),
+    ({"IsrJoinRequiresHighWatermark": "FALSE"}, CFG_INVARIANTS, "LeaderCandidateCompletenessProperty", 43, 7),
+    ({"IsrJoinRequiresFetch": "FALSE"}, CFG_INVARIANTS, "LeaderCandidateCompletenessProperty", 115, 8),
+])
+def test_shortest_violations_match_tlc(consts, invariants, broken, distinct, length):
+    r = check(model("kraft-kip966", **{**SMALL, **consts}), invariants)
+    assert (r.result, r.violation.invariant, r.distinct_states, r.violation.length) == \
+        ("violation", broken, distinct, length)
+
+
+def test_the_last_replica_standing_configuration_holds(in_tmp):
+    """Where 3.5 elects the last replica standing with an empty log (8 states),
+    KIP-966 holds: 4,428 states, depth 30, as TLC finds."""
+    r = check(model("kraft-kip966", **{**SMALL, "DataLossShutdownLimit": 1}), WITHOUT_NCLG)
+    assert (r.result, r.distinct_states, r.depth) == ("ok", 4428, 30)
+
+
+def test_renamed_limits_and_no_avoid_switch(in_tmp):
+    code, _, err = invoke("run", "kraft-kip966", "-q", "--const", "AvoidLastReplicaStanding=FALSE")
+    assert code == 2 and "no constant 'AvoidLastReplicaStanding'" in err
+    code, out, _ = invoke_json("run", "kraft-kip966", "--engine", "bfs", "-q",
+                               *[a for k, v in {**SMALL, "InitIsrSize": 2}.items() for a in ("--const", f"{k}={v}")])
+    assert (code, out["distinct_states"], out["view"]) == (0, 14, True)
+
+
+PROPERTIES = ("EventuallyRuns", "EventuallyUnfenced", "AlterPartitionEpochEventuallyReachedOrZero",
+              "EventuallyMetadataConverges", "EventuallyWriteIsAcceptedOrRejected",
+              "EventuallyAcknowledgedValueFullyReplicated", "EventuallyReassignmentCompletes")
+# two brokers, both in sync, one reassignment: it can leave a single replica, whose write nobody acknowledges
+REASSIGN = {**SMALL, "InitIsrSize": 2, "ReassignmentLimit": 1}
+
+
+def live(consts, properties, engine="fast"):
+    return invoke_json("run", "kraft-kip966", "--engine", engine, "-q", "--specification", "LivenessSpec",
+                       *[a for p in properties for a in ("--prop", p)],
+                       *[a for k, v in consts.items() for a in ("--const", f"{k}={v}")])
+
+
+@pytest.mark.parametrize("consts, properties", [
+    (SMALL, PROPERTIES),
+    (REASSIGN, tuple(p for p in PROPERTIES if p != "EventuallyWriteIsAcceptedOrRejected")),
+])
+def test_liveness_properties_that_tlc_finds_hold(in_tmp, consts, properties):
+    """TLC (LivenessSpec, no VIEW) finds each of these holds."""
+    code, out, _ = live(consts, properties)
+    assert (code, out["result"], out["view"]) == (0, "ok", False)
+
+
+def test_a_reassignment_leaving_one_replica_never_acknowledges_its_write(in_tmp):
+    """TLC: EventuallyWriteIsAcceptedOrRejected is violated by a behaviour
+    that writes A to the one replica left and then stutters (no fair action
+    is enabled, and nothing advances the high watermark)."""
+    code, out, _ = live(REASSIGN, ("EventuallyWriteIsAcceptedOrRejected",))
+    v = out["violation"]
+    assert (code, out["result"], v["property"]) == (13, "violation", "EventuallyWriteIsAcceptedOrRejected")
+    trace = json.loads((in_tmp / v["trace_file"]).read_text())
+    actions = [s["#meta"]["action"] for s in trace["states"]]
+    # breadth-first, so the shortest such behaviour (TLC's lasso is not minimal: 8 states, then stuttering)
+    assert (actions[1], actions[-1], len(actions), trace["loop"]) == \
+        ("PerformPartitionReassignment", "WriteRecordToLeader", 5, 4)
+    assert len(trace["states"][-1]["con_partition_metadata"]["replicas"]["#set"]) == 1
+
+
+@pytest.mark.parametrize("consts, distinct, depth", [(SMALL, 161, 15), (REASSIGN, 145, 13)])
+def test_whole_state_counts_are_tlc_s_with_only_the_discarded_requests_the_spec_reads(in_tmp, consts, distinct, depth):
+    """Without the VIEW the port keeps, of the discarded messages, only the
+    AlterPartition requests. TLC counts the same under a VIEW of every
+    variable with messages_discard cut down to those requests."""
+    code, out, _ = invoke_json("run", "kraft-kip966", "--engine", "bfs", "-q", "--no-view", "--inv", "TypeOK",
+                               *[a for k, v in consts.items() for a in ("--const", f"{k}={v}")])
+    assert (code, out["distinct_states"], out["depth"], out["view"]) == (0, distinct, depth, False)
+
+
+@pytest.mark.parametrize("engine", ["spark", "z3"])
+@pytest.mark.parametrize("spec", ["kraft-3.5", "kraft-kip966"])
+def test_engines_that_cannot_apply_the_view_refuse_it_with_one_line(in_tmp, spec, engine):
+    small = {k if spec == "kraft-kip966" else k.replace("DataLoss", "Unclean"): v for k, v in SMALL.items()}
+    code, _, err = invoke("run", spec, "--engine", engine, "--view", "-q", "--max-depth", "2",
+                          *[a for k, v in small.items() for a in ("--const", f"{k}={v}")])
+    assert code == 2 and one_error_line(err) == \
+        f"modelcheck: error: --engine {engine} does not apply a VIEW; use --engine bfs or fast, or --no-view"
+
+
+@pytest.mark.parametrize("const, message", [
+    ("DataLossShutdownLimit=4", "DataLossShutdownLimit can be at most 3 in modelcheck, got 4"),
+    ("MinISR=0", "MinISR must be at least 1, got 0"),
+    ("MinISR=3", "InitIsrSize (1) must be at least MinISR (3)"),
+    ("InitIsrSize=3", "InitIsrSize (3) must be at most InitReplicationFactor (2)"),
+    ("Values={}", "Values must have at least 1 member, got the empty set"),
+    ("Values={A,B,C,D}", "Values can be at most 3 in modelcheck, got 4 members"),
+])
+def test_constants_outside_what_the_port_supports_are_refused_with_one_line(in_tmp, const, message):
+    code, _, err = invoke("run", "kraft-kip966", "-q", *[a for k, v in SMALL.items() for a in ("--const", f"{k}={v}")],
+                          "--const", const)
+    assert code == 2 and one_error_line(err) == f"modelcheck: error: {message}"
