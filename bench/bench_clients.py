@@ -28,14 +28,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import statistics
-import subprocess
 import tempfile
-import time
 
-from common import ROOT, machine, measure_once, modelcheck_command
+from common import ROOT, machine, measure_once, modelcheck_command, tlc_once
 
 DEFAULT_CONFIG = os.path.join(ROOT, "tla", "cfg", "log2-all-on-all.cfg")
 UPSTREAM_MODULES = ("Kip320", "Kip279", "Kip101", "KafkaReplication", "FiniteReplicatedLog", "IdSequence", "Util")
@@ -85,31 +82,10 @@ def tlc_directory(config: str, upstream: str, into: str) -> None:
     shutil.copy(config, os.path.join(into, "M.cfg"))
 
 
-def tlc_once(classes: str, workers: int, directory: str) -> tuple[float, float, tuple]:
-    """One TLC run: seconds, peak RSS (MiB), and (verdict, distinct states, depth, trace length)."""
-    cmd = ["java", "-XX:+UseParallelGC", "-cp", classes, "tlc2.TLC", "-deadlock", "-workers", str(workers),
-           "-metadir", os.path.join(directory, "states"), "-config", "M.cfg", "KafkaClients.tla"]
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    shutil.rmtree(os.path.join(directory, "states"), ignore_errors=True)
-    distinct = re.findall(r"([\d,]+) distinct states found", out)
-    depth = re.findall(r"depth of the complete state graph search is (\d+)", out)
-    if os.waitstatus_to_exitcode(status) not in (0, 12) or not distinct or not depth:
-        raise SystemExit("TLC failed:\n" + out[-2000:])
-    violated = "is violated" in out
-    states = re.findall(r"^State (\d+):", out, re.M)
-    answer = ("violation" if violated else "ok", int(distinct[-1].replace(",", "")), int(depth[-1]),
-              int(states[-1]) if violated and states else None)
-    return seconds, usage.ru_maxrss / 1024.0, answer
-
-
 def tlc_row(config: str, classes: str, upstream: str, workers: int, runs: int) -> dict:
     with tempfile.TemporaryDirectory() as directory:
         tlc_directory(config, upstream, directory)
-        return summary([tlc_once(classes, workers, directory) for _ in range(runs)], runs)
+        return summary([tlc_once(classes, workers, directory, "KafkaClients.tla") for _ in range(runs)], runs)
 
 
 def main() -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -30,8 +32,9 @@ def modelcheck_command(*args: str) -> list[str]:
     return [sys.executable, "-c", "from cli import main; main()", *args]
 
 
-def measure_once(cmd: list[str], cwd: str, ok_codes: tuple[int, ...] = (0, 12)) -> RunFigures:
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def measure_once(cmd: list[str], cwd: str, ok_codes: tuple[int, ...] = (0, 12), root: str = ROOT) -> RunFigures:
+    """One run of ``cmd``, with the checkout ``root`` (this one by default) first on the path."""
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     out = proc.stdout.read()
@@ -59,6 +62,28 @@ def measure(cmd: list[str], runs: int, cwd: str) -> dict:
         "median_peak_rss_mib": round(statistics.median(f.peak_rss_mib for f in figures), 1),
         "all_seconds": [round(f.seconds, 2) for f in figures],
     }
+
+
+def tlc_once(classes: str, workers: int, directory: str, module: str) -> tuple[float, float, tuple]:
+    """One TLC run of ``module`` with ``M.cfg``, both in ``directory``: seconds,
+    peak RSS (MiB), and (verdict, distinct states, depth, trace length)."""
+    cmd = ["java", "-XX:+UseParallelGC", "-cp", classes, "tlc2.TLC", "-deadlock", "-workers", str(workers),
+           "-metadir", os.path.join(directory, "states"), "-config", "M.cfg", module]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    shutil.rmtree(os.path.join(directory, "states"), ignore_errors=True)
+    distinct = re.findall(r"([\d,]+) distinct states found", out)
+    depth = re.findall(r"depth of the complete state graph search is (\d+)", out)
+    if os.waitstatus_to_exitcode(status) not in (0, 12) or not distinct or not depth:
+        raise SystemExit("TLC failed:\n" + out[-2000:])
+    violated = "is violated" in out
+    states = re.findall(r"^State (\d+):", out, re.M)
+    answer = ("violation" if violated else "ok", int(distinct[-1].replace(",", "")), int(depth[-1]),
+              int(states[-1]) if violated and states else None)
+    return seconds, usage.ru_maxrss / 1024.0, answer
 
 
 def machine() -> str:
