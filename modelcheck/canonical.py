@@ -385,6 +385,7 @@ def c_tables(roles: ReplicaRoles, packing: Packing, group: Stabiliser) -> tuple[
         shared_set=i64(roles.shared_set_slots), feature_weights=_weights(features, 1),
         perm_start=i64(np.cumsum([0] + [len(p) for p in perms])),
         perms=i64([q for p in perms for q in p]).reshape(-1))
+    assert (np.diff(tables["slot_word"]) >= 0).all()  # Packing fills the words in slot order, as the C code expects
     sizes = dict(width=len(packing.slots), words=packing.words, replicas=R, m=roles.blocks.shape[1],
                  fixed=group.fixed, n_replica_slots=roles.replica_slots.size, n_set_slots=roles.set_slots.size,
                  n_named=named.size, n_sets=sets.size, n_shared_replica=roles.shared_replica_slots.size,

@@ -50,7 +50,11 @@ typedef struct {
     const int64_t *perms;                        /* replicas entries each */
 } roles_t;
 
-static int popcount8(int64_t v) { return __builtin_popcountll((uint64_t)v & 0xFF); }
+static int popcount8(int64_t v) {
+    int c = 0;
+    for (uint64_t b = (uint64_t)v & 0xFF; b; b &= b - 1) c++;
+    return c;
+}
 
 static void signatures(const roles_t *r, const int64_t *col, int64_t *sig) {
     int64_t R = r->replicas, m = r->m;
@@ -109,9 +113,11 @@ static int less(const int64_t *a, const int64_t *b, int64_t width) {
 void mc_canonical(const roles_t *r, const uint64_t *in, uint64_t *out, int64_t n, int64_t lo, int64_t hi) {
     int64_t W = r->width, R = r->replicas;
     int64_t col[W], best[W], img[W], sig[R], order[R], permuted[R];
+    uint64_t word[r->words];
     for (int64_t k = lo; k < hi; k++) {
+        for (int64_t w = 0; w < r->words; w++) word[w] = in[w * n + k];
         for (int64_t j = 0; j < W; j++)
-            col[j] = (int64_t)((in[r->slot_word[j] * n + k] >> r->slot_shift[j]) & r->slot_mask[j]) + r->slot_lo[j];
+            col[j] = (int64_t)((word[r->slot_word[j]] >> r->slot_shift[j]) & r->slot_mask[j]) + r->slot_lo[j];
         signatures(r, col, sig);
         for (int64_t i = 0; i < R; i++) {  /* a stable insertion sort by signature */
             int64_t x = i, p = i;
@@ -120,16 +126,24 @@ void mc_canonical(const roles_t *r, const uint64_t *in, uint64_t *out, int64_t n
         }
         int64_t ties = 0;
         for (int64_t i = 0; i + 1 < R; i++) ties |= (int64_t)(sig[order[i]] == sig[order[i + 1]]) << i;
-        image(r, col, order, best);
+        int64_t moved = 0;
+        for (int64_t i = 0; i < R; i++) moved |= order[i] != i;
+        if (moved) image(r, col, order, best);
+        else memcpy(best, col, sizeof(int64_t) * W);  /* the identity's image is the state itself */
         for (int64_t p = r->perm_start[ties] + 1; p < r->perm_start[ties + 1]; p++) {
             const int64_t *q = r->perms + p * R;
             for (int64_t i = 0; i < R; i++) permuted[i] = order[q[i]];
             image(r, col, permuted, img);
             if (less(img, best, W)) memcpy(best, img, sizeof(int64_t) * W);
         }
+        /* the slots fill the words in order: each word is built in a register */
         for (int64_t w = 0; w < r->words; w++) out[w * n + k] = 0;
-        for (int64_t j = 0; j < W; j++)
-            out[r->slot_word[j] * n + k] |= (uint64_t)(best[j] - r->slot_lo[j]) << r->slot_shift[j];
+        uint64_t acc = 0;
+        for (int64_t j = 0, w = 0; j < W; j++) {
+            if (r->slot_word[j] != w) { out[w * n + k] = acc; acc = 0; w = r->slot_word[j]; }
+            acc |= (uint64_t)(best[j] - r->slot_lo[j]) << r->slot_shift[j];
+            if (j == W - 1) out[w * n + k] = acc;
+        }
     }
 }
 """
