@@ -18,7 +18,10 @@ ISR...), the replicas are sorted by signature, and only the orderings of
 replicas with equal signatures are tried; of those images the least, slot by
 slot, is kept. Since the images tried are the same set for every
 member of an orbit, every member gets the same representative. Everything
-works on whole batches of bit-packed states (``modelcheck.packing``).
+works on whole batches of bit-packed states (``modelcheck.packing``); the
+batches of the batch engines go to a C routine that computes the same
+function state by state (``modelcheck.canonical_c``), and to numpy
+without a C compiler.
 """
 
 from __future__ import annotations
