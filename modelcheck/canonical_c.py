@@ -51,9 +51,8 @@ typedef struct {
 } roles_t;
 
 static int popcount8(int64_t v) {
-    int c = 0;
-    for (uint64_t b = (uint64_t)v & 0xFF; b; b &= b - 1) c++;
-    return c;
+    static const unsigned char bits[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+    return bits[v & 0xF] + bits[(v >> 4) & 0xF];
 }
 
 static void signatures(const roles_t *r, const int64_t *col, int64_t *sig) {
@@ -221,7 +220,8 @@ def cache_directory() -> str:
 
 @lru_cache(maxsize=None)
 def load():
-    """The built routine (a ctypes library), or None without a working compiler."""
+    """The built routine (a ctypes library), or None without a working compiler.
+    (-O2 and no -march: the library may be loaded on another machine that shares the cache.)"""
     cc = compiler()
     if cc is None:
         return None
