@@ -260,10 +260,14 @@ def group_of(symmetry) -> Stabiliser:
 
 class Canonicaliser:
     """Maps batches of packed states to their orbit representatives, under
-    every renaming of the replicas or under a ``Stabiliser``."""
+    every renaming of the replicas or under a ``Stabiliser``. ``workers``:
+    the threads the C routine splits a batch between (default: the cores
+    this process may use)."""
 
-    def __init__(self, model, packing: Packing | None = None, group: Stabiliser = EVERY_RENAMING):
+    def __init__(self, model, packing: Packing | None = None, group: Stabiliser = EVERY_RENAMING,
+                 workers: int | None = None):
         self.model = model
+        self.workers = workers
         self.roles = replica_roles(model)
         self.packing = packing or Packing(model.schema)
         self.group = group
@@ -285,7 +289,7 @@ class Canonicaliser:
         if self._compiled is None:
             library = canonical_c.load() if self.roles.replicas <= canonical_c.MAX_REPLICAS else None
             self._compiled = False if library is None else canonical_c.CompiledCanonical(
-                library, *c_tables(self.roles, self.packing, self.group))
+                library, *c_tables(self.roles, self.packing, self.group), workers=self.workers)
         return self._compiled or None
 
     def words_numpy(self, words: np.ndarray) -> np.ndarray:
