@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from functools import lru_cache, partial
+from functools import lru_cache
 
 import numpy as np
 
@@ -193,17 +193,22 @@ class CompiledCanonical:
         self._pool = ThreadPoolExecutor(self.workers - 1, "modelcheck-canonical") if self.workers > 1 else None
 
     def words(self, words: np.ndarray) -> np.ndarray:
+        """The representatives of the batch's states, in its order."""
         words = np.ascontiguousarray(words, dtype=np.uint64)
         out = np.empty_like(words)
         n = words.shape[1]
         parts = max(1, min(self.workers, n // SPLIT))
         bounds = [n * k // parts for k in range(parts + 1)]
-        call = partial(self._function, ctypes.byref(self._roles), words.ctypes.data, out.ctypes.data, n)
-        futures = [self._pool.submit(call, lo, hi) for lo, hi in zip(bounds[1:-1], bounds[2:])]
-        call(bounds[0], bounds[1])  # the first part on this thread
-        for f in futures:
-            f.result()
+        futures = [self._pool.submit(self._run, words, out, lo, hi) for lo, hi in zip(bounds[1:-1], bounds[2:])]
+        try:
+            self._run(words, out, bounds[0], bounds[1])  # the first part on this thread
+        finally:  # the threads hold the arrays they write until they are done, even on an interrupt
+            for f in futures:
+                f.result()
         return out
+
+    def _run(self, words: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
+        self._function(ctypes.byref(self._roles), words.ctypes.data, out.ctypes.data, words.shape[1], lo, hi)
 
 
 def compiler() -> str | None:
