@@ -18,7 +18,10 @@ ISR...), the replicas are sorted by signature, and only the orderings of
 replicas with equal signatures are tried; of those images the least, slot by
 slot, is kept. Since the images tried are the same set for every
 member of an orbit, every member gets the same representative. Everything
-works on whole batches of bit-packed states (``modelcheck.packing``).
+works on whole batches of bit-packed states (``modelcheck.packing``); the
+batches of the batch engines go to a C routine that computes the same
+function state by state (``modelcheck.canonical_c``), and to numpy
+without a C compiler.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from functools import cached_property, lru_cache, partial
 
 import numpy as np
 
+from modelcheck import canonical_c
 from modelcheck.codec import (BoolSlot, Const, Fn, IntSlot, KeyedSet, NilOr, Rec, ReplicaSetSlot, ReplicaSlot,
                               StateCodec)
 from modelcheck.errors import InputError
@@ -256,23 +260,46 @@ def group_of(symmetry) -> Stabiliser:
 
 class Canonicaliser:
     """Maps batches of packed states to their orbit representatives, under
-    every renaming of the replicas or under a ``Stabiliser``."""
+    every renaming of the replicas or under a ``Stabiliser``. ``workers``:
+    the threads the C routine splits a batch between (default: the cores
+    this process may use)."""
 
-    def __init__(self, model, packing: Packing | None = None, group: Stabiliser = EVERY_RENAMING):
+    def __init__(self, model, packing: Packing | None = None, group: Stabiliser = EVERY_RENAMING,
+                 workers: int | None = None):
         self.model = model
+        self.workers = workers
         self.roles = replica_roles(model)
         self.packing = packing or Packing(model.schema)
         self.group = group
         self._runs: dict[int, np.ndarray] = {}
+        self._compiled = None  # the C routine (modelcheck.canonical_c), built on first use
 
     def words(self, words: np.ndarray) -> np.ndarray:
         """(words, n) packed states -> their representatives, column by column."""
         if words.shape[1] == 0:
             return words
+        compiled = self.compiled()
+        if compiled is not None:
+            return compiled.words(words)
+        return self.words_numpy(words)
+
+    def compiled(self) -> canonical_c.CompiledCanonical | None:
+        """The C routine that computes ``words`` (the same function), or None
+        without a C compiler or with more replicas than it has tables for."""
+        if self._compiled is None:
+            library = canonical_c.load() if self.roles.replicas <= canonical_c.MAX_REPLICAS else None
+            self._compiled = False if library is None else canonical_c.CompiledCanonical(
+                library, *c_tables(self.roles, self.packing, self.group), workers=self.workers)
+        return self._compiled or None
+
+    def words_numpy(self, words: np.ndarray) -> np.ndarray:
+        """``words`` computed with numpy, batch by batch."""
+        if words.shape[1] == 0:
+            return words
         if words.shape[1] <= BATCH:
             return self.packing.pack(self.columns(self.packing.unpack(words)))
         # in slices, so that the temporaries stay small enough to be reused
-        return np.concatenate([self.words(words[:, i:i + BATCH]) for i in range(0, words.shape[1], BATCH)], axis=1)
+        return np.concatenate([self.words_numpy(words[:, i:i + BATCH]) for i in range(0, words.shape[1], BATCH)], axis=1)
 
     def states(self, states: list[tuple]) -> list[tuple]:
         """The representatives of some state tuples (for the reference engines)."""
@@ -342,6 +369,35 @@ class Canonicaliser:
         order[list(p)] = np.arange(len(p))
         renamed = rename_columns(self.roles, np.array(state, dtype=np.int64)[:, None], order[None, :])
         return tuple(renamed[:, 0].tolist())
+
+
+def c_tables(roles: ReplicaRoles, packing: Packing, group: Stabiliser) -> tuple[dict, dict]:
+    """What ``modelcheck.canonical_c`` needs to compute ``Canonicaliser.columns``:
+    the slots' places in the words, the roles, the signature weights of
+    ``signatures`` and, per tie pattern, the permutations ``_within_runs`` tries."""
+    R = roles.replicas
+    named, sets = roles.named_positions, roles.set_positions
+    plain = _weights(roles.blocks.shape[1], 0).copy()
+    plain[named] = 0
+    plain[sets] = 0
+    features = named.size + sets.size + roles.shared_replica_slots.size + roles.shared_set_slots.size
+    perms = [_run_permutations(ties, R) for ties in range(1 << max(R - 1, 0))]
+    i64 = partial(np.asarray, dtype=np.int64)
+    tables = dict(
+        slot_word=i64([s.word for s in packing.slots]), slot_shift=i64([s.shift for s in packing.slots]),
+        slot_lo=i64([s.lo for s in packing.slots]),
+        slot_mask=np.array([s.mask for s in packing.slots], dtype=np.uint64),
+        blocks=i64(roles.blocks).ravel(), replica_slots=i64(roles.replica_slots), set_slots=i64(roles.set_slots),
+        plain_weights=plain, named=i64(named), sets=i64(sets), shared_replica=i64(roles.shared_replica_slots),
+        shared_set=i64(roles.shared_set_slots), feature_weights=_weights(features, 1),
+        perm_start=i64(np.cumsum([0] + [len(p) for p in perms])),
+        perms=i64([q for p in perms for q in p]).reshape(-1))
+    assert (np.diff(tables["slot_word"]) >= 0).all()  # Packing fills the words in slot order, as the C code expects
+    sizes = dict(width=len(packing.slots), words=packing.words, replicas=R, m=roles.blocks.shape[1],
+                 fixed=group.fixed, n_replica_slots=roles.replica_slots.size, n_set_slots=roles.set_slots.size,
+                 n_named=named.size, n_sets=sets.size, n_shared_replica=roles.shared_replica_slots.size,
+                 n_shared_set=roles.shared_set_slots.size)
+    return tables, sizes
 
 
 # --- what the engines call ------------------------------------------------------

@@ -123,7 +123,7 @@ def expander(model_key: tuple, check_deadlock: bool, symmetric: bool = False) ->
 @lru_cache(maxsize=8)
 def canonicaliser(model_key: tuple):
     from modelcheck.canonical import Canonicaliser
-    return Canonicaliser(load_model(model_key))
+    return Canonicaliser(load_model(model_key), workers=1)  # Spark runs the tasks side by side already
 
 
 @lru_cache(maxsize=8)
