@@ -11,9 +11,9 @@ JVM included), the median peak RSS, and the answer, which must be the same
 for every configuration of a case and for TLC.
 
 Configurations: the compiled kernels on 2 threads and on 1, and the numpy
-kernels; with --baseline DIR, also the fast engine of another checkout
-(its own default kernels), run with this interpreter, to compare a change
-in the same run. Before the timed runs, one run with an empty kernel cache
+kernels; with --baseline DIR (repeatable), also the fast engine of another
+checkout (its own default kernels), run with this interpreter, to compare a
+change in the same run. Before the timed runs, one run with an empty kernel cache
 measures how long building the compiled kernel takes (it is then cached, as
 for users).
 
@@ -61,13 +61,12 @@ CONFIGS = {
     "compiled-1": ("--kernels", "compiled", "--workers", "1"),
     "numpy": ("--kernels", "numpy"),
 }
-BASELINE = "baseline"
 
 
-def modelcheck_once(case: tuple, config: str, cwd: str, baseline: str | None) -> tuple:
+def modelcheck_once(case: tuple, config: str, cwd: str, baseline: dict[str, str]) -> tuple:
     """One run: (search seconds, whole seconds, peak RSS MiB, answer)."""
-    if config == BASELINE:
-        f = measure_once(modelcheck_command("run", *case, "--json", "-q"), cwd, root=baseline)
+    if config in baseline:
+        f = measure_once(modelcheck_command("run", *case, "--json", "-q"), cwd, root=baseline[config])
     else:
         f = measure_once(modelcheck_command("run", *case, *CONFIGS[config], "--json", "-q"), cwd)
     answer = (f.output["result"], f.output["distinct_states"], f.output["depth"],
@@ -169,7 +168,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", nargs="*", choices=sorted(CASES), default=None)
     parser.add_argument("--configs", default=",".join(CONFIGS))
-    parser.add_argument("--baseline", help="another checkout whose fast engine runs as one more configuration")
+    parser.add_argument("--baseline", action="append", default=[],
+                        help="another checkout whose fast engine runs as one more configuration (repeatable)")
     parser.add_argument("--tlc", help="TLC's compiled classes (tla2tools): run TLC on the cases it is compared on")
     parser.add_argument("--upstream", help="a directory holding Kip320.tla and the modules it extends (with --tlc)")
     parser.add_argument("--tlc-workers", type=int, default=2)
@@ -180,11 +180,13 @@ def main() -> None:
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown:
         parser.error(f"unknown configurations {unknown}; choose from {sorted(CONFIGS)}")
-    if args.baseline:
-        if not os.path.exists(os.path.join(args.baseline, "cli.py")):
-            parser.error(f"--baseline {args.baseline}: not a checkout (no cli.py)")
-        args.baseline = os.path.abspath(args.baseline)
-        configs.append(BASELINE)
+    baselines = {}
+    for directory in args.baseline:
+        if not os.path.exists(os.path.join(directory, "cli.py")):
+            parser.error(f"--baseline {directory}: not a checkout (no cli.py)")
+        baselines["baseline " + os.path.basename(os.path.abspath(directory))] = os.path.abspath(directory)
+    configs += list(baselines)
+    args.baseline = baselines
     with tempfile.TemporaryDirectory() as tmp:
         rows = [run_case(name, configs, args, tmp) for name in args.only or [n for n in CASES if n != "kip320-r2"]]
     table(rows, args)
