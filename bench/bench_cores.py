@@ -18,7 +18,7 @@ measures how long building the compiled kernel takes (it is then cached, as
 for users).
 
     python bench/bench_cores.py [--runs 3] [--only NAME ...] [--configs compiled-2,compiled-1,numpy]
-        [--baseline DIR] [--tlc CLASSES --upstream DIR [--tlc-workers 2]]
+        [--baseline DIR] [--tlc CLASSES --upstream DIR [--tlc-workers 2] [--tlc-rounds N]]
 
 --tlc gives TLC's compiled classes (tla2tools), --upstream a directory
 holding the upstream modules (Kip320.tla and the modules it extends).
@@ -127,10 +127,10 @@ def run_case(name: str, configs: list[str], args, tmp: str) -> tuple:
         os.makedirs(tlc_dir, exist_ok=True)
         tlc_directory(name, args.upstream, tlc_dir)
         figures["tlc"] = []
-    for _ in range(args.runs):
+    for round_ in range(args.runs):
         for c in configs:
             figures[c].append(modelcheck_once(case, c, tmp, args.baseline))
-        if with_tlc:
+        if with_tlc and round_ < args.tlc_rounds:
             seconds, rss, answer = tlc_once(args.tlc, args.tlc_workers, tlc_dir, "Kip320.tla")
             figures["tlc"].append((None, seconds, rss, answer[:3] + (None,)))
     results = {c: summary(f) for c, f in figures.items()}
@@ -141,7 +141,8 @@ def run_case(name: str, configs: list[str], args, tmp: str) -> tuple:
 
 
 def table(rows: list, args) -> None:
-    print(f"machine: {machine()}; median of {args.runs} runs")
+    tlc_note = f"; TLC: median of {args.tlc_rounds}" if args.tlc else ""
+    print(f"machine: {machine()}; median of {args.runs} runs{tlc_note}")
     print("| case | distinct states | depth | kernels | search s | whole command s | peak RSS | kernel build s "
           "| search / TLC | whole / TLC |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -173,9 +174,11 @@ def main() -> None:
     parser.add_argument("--tlc", help="TLC's compiled classes (tla2tools): run TLC on the cases it is compared on")
     parser.add_argument("--upstream", help="a directory holding Kip320.tla and the modules it extends (with --tlc)")
     parser.add_argument("--tlc-workers", type=int, default=2)
+    parser.add_argument("--tlc-rounds", type=int, default=None, help="TLC in the first N rounds only (default: all)")
     args = parser.parse_args()
     if args.tlc and not args.upstream:
         parser.error("--tlc needs --upstream")
+    args.tlc_rounds = args.runs if args.tlc_rounds is None else args.tlc_rounds
     configs = args.configs.split(",")
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown:
