@@ -3,9 +3,9 @@
 Runs the fast engine's search on kip320 with the recorder temporal
 properties use, then measures the arrays it holds (``nbytes`` of each, not
 an estimate): while the search runs (each level's packed states and
-fingerprints; each successor generated, with its source, fingerprint and
-action instance, and under symmetry the fingerprint of the genuine state it
-reaches) and once the graph is finished (the packed states, the
+fingerprints; each distinct state-changing step, with its source, the
+fingerprint of its target and its action instance, and under symmetry the
+fingerprint of the genuine state it reaches) and once the graph is finished (the packed states, the
 breadth-first tree, the fairness masks, and each distinct step's source,
 target, instance and fair actions taken).
 
@@ -36,16 +36,14 @@ def nbytes(arrays) -> int:
 
 
 def recorder_bytes(recorder) -> tuple[int, int, int]:
-    """(bytes for states, bytes for successors, successors generated) held while the search runs."""
-    states = nbytes(recorder.words) + nbytes(recorder.fps)
-    steps = nbytes(recorder.src) + nbytes(recorder.dst_fps) + nbytes(recorder.instance) + nbytes(recorder.target_fps)
-    return states, steps, sum(a.size for a in recorder.src)
+    """(bytes for states, bytes for the distinct steps recorded, successors generated) held while the search runs."""
+    return nbytes(recorder.words) + nbytes(recorder.fps), recorder.steps.nbytes, recorder.generated
 
 
 def graph_bytes(graph, words_per_state: int) -> tuple[int, int]:
     """(bytes for states, bytes for steps) of a finished graph."""
     states = graph.count * words_per_state * 8 + nbytes([graph.tree_parent, graph.tree_instance,
-                                                         graph.fair_enabled, graph.initial])
+                                                         graph.fair_enabled, graph.initial, graph.indptr])
     return states, nbytes([graph.src, graph.dst, graph.instance, graph.fair_taken])
 
 
@@ -72,8 +70,8 @@ def main() -> None:
           f"{args.specification} ({len(request.fair_actions)} fair actions)")
     print(f"states {graph.count:,}  distinct steps {graph.edges:,}  successors generated {generated:,}  "
           f"packed words per state {words}")
-    print(f"while searching: {s_bytes / graph.count:.1f} bytes per state, {e_bytes / generated:.1f} bytes per "
-          f"successor generated")
+    print(f"while searching: {s_bytes / graph.count:.1f} bytes per state, {e_bytes / graph.edges:.1f} bytes per "
+          f"distinct step")
     print(f"finished graph:  {g_states / graph.count:.1f} bytes per state, {g_steps / graph.edges:.1f} bytes per "
           f"step; dtypes src {graph.src.dtype} dst {graph.dst.dtype} instance {graph.instance.dtype} "
           f"fair_taken {graph.fair_taken.dtype}")

@@ -128,8 +128,11 @@ def check_liveness(model, engine: str, properties: list[str], specification: Spe
     require(engine, STATE_GRAPH)
     limits = Limits()
     started = time.perf_counter()
-    result = get_engine(engine).check(model, CheckOptions((), progress=progress, limits=limits,
-                                                          graph=graph_request(specification, limits)))
-    graph = result.graph.finish(result.depth)
-    return decide(model, graph, properties, specification, progress, limits, engine,
-                  time.perf_counter() - started)
+    request = graph_request(specification, limits)
+    try:
+        result = get_engine(engine).check(model, CheckOptions((), progress=progress, limits=limits, graph=request))
+        graph = result.graph.finish(result.depth)
+        return decide(model, graph, properties, specification, progress, limits, engine,
+                      time.perf_counter() - started)
+    finally:
+        request.close()

@@ -26,10 +26,12 @@ from typing import Callable
 import numpy as np
 
 from modelcheck.expr import Expr
-from modelcheck.limits import Limits, SearchStopped
+from modelcheck.limits import MAX_STATES, Limits, SearchStopped
+from modelcheck.liveness.build import bits_dtype, first_steps, mark_taken, row_starts, sort_by_source
 from modelcheck.liveness.graph import StateGraph, distinct_moves, distinct_steps, mark_moves, mark_steps, narrow
 from modelcheck.liveness.order import chunked_order
 from modelcheck.liveness.search import networkx_scc, scipy_scc
+from modelcheck.liveness.store import Store
 from modelcheck.packing import fingerprints
 
 
@@ -47,6 +49,11 @@ class GraphRequest:
         # under symmetry, the modelcheck.canonical.Stabiliser the engine keeps
         # one state per orbit of: the graph is then the quotient by it
         self.group = group
+        # where the graph's large arrays live (spilled to disk past --max-memory); ``close`` removes its files
+        self.store = Store(self.limits)
+
+    def close(self) -> None:
+        self.store.close()
 
     def explicit(self, model) -> "ExplicitGraph":
         return ExplicitGraph(model, self)
@@ -179,7 +186,11 @@ class BatchedGraph:
 
     The fast engine numbers each level in the reference engine's order; the
     graph keeps the numbering its level-by-level builder has always given
-    (``modelcheck.liveness.order``), so its lassos stay what they were."""
+    (``modelcheck.liveness.order``), so its lassos stay what they were.
+    While the search runs, each chunk's distinct state-changing steps are
+    kept in the request's ``Store`` (in memory, or on disk past
+    ``--max-memory``); ``finish`` builds the graph from them a level at a
+    time (``modelcheck.liveness.build``)."""
 
     def __init__(self, model, request: GraphRequest):
         from modelcheck.packing import Packing
@@ -189,14 +200,16 @@ class BatchedGraph:
         if request.group is not None:  # the steps are genuine, their targets the representatives
             from modelcheck.canonical import Canonicaliser
             self.canonical = Canonicaliser(model, self.packing, request.group)
-        self.target_fps: list[np.ndarray] = []
         self.words: list[np.ndarray] = []
         self.fps: list[np.ndarray] = []
         self.starts: list[int] = []
+        self.blocks: list[int] = []  # where the steps from each level's states begin
         self.entries = np.zeros(0, np.int32)
-        self.src: list[np.ndarray] = []
-        self.dst_fps: list[np.ndarray] = []
-        self.instance: list[np.ndarray] = []
+        # each step: its source, the fingerprint of its target (the representative's on a quotient),
+        # the instance taking it, and on a quotient the fingerprint of the genuine state reached
+        columns = (np.int32, np.uint64, np.int32) + ((np.uint64,) if self.canonical is not None else ())
+        self.steps = request.store.log(*columns)
+        self.generated = 0
 
     def initial(self, words: np.ndarray, fps: np.ndarray, entries: np.ndarray) -> None:
         self.level(0, words, fps)
@@ -204,22 +217,37 @@ class BatchedGraph:
 
     def level(self, start: int, words: np.ndarray, fps: np.ndarray) -> None:
         """A level's new states, numbered from ``start``."""
+        if start + fps.size >= 2 ** 31:
+            raise SearchStopped(MAX_STATES)
         self.words.append(words)
         self.fps.append(fps)
         self.starts.append(start)
+        self.blocks.append(self.steps.size)
 
     def expanded(self, parents: np.ndarray, fps: np.ndarray, instances: np.ndarray, words: np.ndarray) -> None:
         """Every successor of a chunk of the last level (``parents``: positions
         in that level), with its fingerprint and its packed ``words``."""
-        self.src.append((parents + self.starts[-1]).astype(np.int32 if self.starts[-1] < 2 ** 30 else np.int64))
-        self.instance.append(instances)
+        self.generated += fps.size
+        kept = first_steps(parents, fps, self.fps[-1][parents])
+        src = (parents[kept] + self.starts[-1]).astype(np.int32)
         if self.canonical is None:
-            self.dst_fps.append(fps)
+            self.steps.append(src, fps[kept], instances[kept])
             return
-        self.target_fps.append(fps)
-        self.dst_fps.append(fingerprints(self.canonical.words(words)))
+        targets = fingerprints(self.canonical.words(words[:, kept]))
+        self.steps.append(src, targets, instances[kept], fps[kept])
+
+    def build_bytes(self, count: int | None = None) -> tuple[int, int]:
+        """What building the graph in memory takes at most, in bytes: (its
+        edges, the rest: the states' numbering and row pointers, and the
+        temporaries of the widest level's sort)."""
+        count = sum(f.size for f in self.fps) if count is None else count
+        size, fair = self.steps.size, np.dtype(bits_dtype(max(len(self.request.fair_actions), 1))).itemsize
+        widest = int(np.diff(self.blocks + [size]).max(initial=0))
+        return (size * (12 + fair + (8 if self.canonical is not None else 0)),
+                count * (16 * self.packing.words + 56) + 48 * widest)
 
     def finish(self, depth: int) -> StateGraph:
+        store, quotient = self.request.store, self.canonical is not None
         words = np.concatenate(self.words, axis=1)
         node_fps = np.concatenate(self.fps)
         self.words, self.fps = [], []  # the graph holds them from here on
@@ -233,44 +261,53 @@ class BatchedGraph:
             pos[pos == seen_fps.size] = 0
             return np.where(seen_fps[pos] == fps, by_fp[pos], -1)
 
-        empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32))
-        src, dst, inst = (np.concatenate(self.src), node_of(np.concatenate(self.dst_fps)),
-                          np.concatenate(self.instance)) if self.src else empty
-        target_fp = np.concatenate(self.target_fps) if self.target_fps else np.zeros(0, np.uint64)
-        self.src, self.dst_fps, self.instance, self.target_fps = [], [], [], []
-        s_arr, d_arr, i_arr = distinct_steps(src, dst, inst, count)
-        new_of, tree_parent, tree_instance = chunked_order(self.starts, node_fps, s_arr, d_arr, i_arr,
-                                                           len(self.model.instances), self.entries)
+        size = self.steps.size
+        blocks = self.blocks + [size]
+        store.plan(sum(self.build_bytes(count)))
+        src, dst, inst = (store.array(size, np.int32, "src"), store.array(size, np.int32, "dst"),
+                          store.array(size, np.int32, "instance"))
+        target_fp = store.array(size, np.uint64, "target") if quotient else None
+        at = 0
+        for chunk in self.steps.drain():
+            n = chunk[0].size
+            store.need(32 * n)
+            src[at:at + n], dst[at:at + n], inst[at:at + n] = chunk[0], node_of(chunk[1]), chunk[2]
+            if quotient:
+                target_fp[at:at + n] = chunk[3]
+            at += n
+        new_of, tree_parent, tree_instance = chunked_order(self.starts, node_fps, src, dst, inst,
+                                                           len(self.model.instances), self.entries, blocks,
+                                                           need=store.need)
+        sort_by_source(src, dst, inst, target_fp, new_of, blocks, count, store.need)
         inverse = np.empty(count, np.int64)
         inverse[new_of] = np.arange(count)
         words = words[:, inverse]
-        t_arr = None
-        if self.canonical is None:
-            del src, dst, inst
-            s_arr, d_arr, i_arr = distinct_steps(new_of[s_arr], new_of[d_arr], i_arr, count)
-        else:
-            s_arr, d_arr, i_arr, t_arr = distinct_moves(new_of[src], new_of[dst], inst, target_fp,
-                                                        node_fps[inverse])
-            del src, dst, inst, target_fp
-        fair_taken, fair_enabled = self._fairness(words, s_arr, d_arr, t_arr,
+        indptr = row_starts(src, count)
+        fair_taken, fair_enabled = self._fairness(words, indptr, dst, target_fp,
                                                   lambda fps: _renumbered(node_of(fps), new_of))
-        return self._graph(words, s_arr, d_arr, i_arr, tree_parent, tree_instance, fair_taken, fair_enabled, depth)
+        del target_fp
+        graph = self._graph(words, src, dst, inst, tree_parent, tree_instance, fair_taken, fair_enabled, depth)
+        graph.indptr = indptr
+        return graph
 
-    def _fairness(self, words: np.ndarray, s_arr: np.ndarray, d_arr: np.ndarray, t_arr, node_of):
+    def _fairness(self, words: np.ndarray, indptr: np.ndarray, dst: np.ndarray, target_fp, node_of):
         from modelcheck.expansion import CHUNK, Expander
         from modelcheck.packing import fingerprints
-        count = words.shape[1]
-        fair_taken, fair_enabled = np.zeros(s_arr.size, np.uint64), np.zeros(count, np.uint64)
+        count, store = words.shape[1], self.request.store
+        fair_actions = self.request.fair_actions
+        fair_taken = store.array(dst.size, bits_dtype(max(len(fair_actions), 1)), "fair", fill=0)
+        fair_enabled = np.zeros(count, np.uint64)
         node_fps = fingerprints(words)
         limits = self.request.limits
-        for bit, act in enumerate(self.request.fair_actions):
+        for bit, act in enumerate(fair_actions):
             step = Expander(self.model, instances=self.model.instances_of(act))
-            t_src, t_dst, t_fp = [], [], []
+            mark = fair_taken.dtype.type(1 << bit)
             for lo in range(0, count, CHUNK):
                 reason = limits.reached()
                 if reason:
                     raise SearchStopped(reason)
-                found, parents, _, _ = step.successors(words[:, lo:lo + CHUNK])
+                hi = min(lo + CHUNK, count)
+                found, parents, _, _ = step.successors(words[:, lo:hi])
                 if found.shape[1] == 0:
                     continue
                 parents = parents + lo
@@ -278,19 +315,11 @@ class BatchedGraph:
                 moving = fps != node_fps[parents]
                 parents, fps = parents[moving], fps[moving]
                 fair_enabled[parents] |= np.uint64(1 << bit)
-                if t_arr is not None:  # a quotient: its steps are known by the genuine state they reach
-                    t_src.append(parents)
-                    t_fp.append(fps)
-                    continue
-                targets = node_of(fps)
-                inside = targets >= 0
-                t_src.append(parents[inside])
-                t_dst.append(targets[inside])
-            if t_src and t_arr is not None:
-                fair_taken[mark_moves(s_arr, t_arr, np.concatenate(t_src), np.concatenate(t_fp))] |= np.uint64(1 << bit)
-            elif t_src:
-                taken = mark_steps(s_arr, d_arr, count, np.concatenate(t_src), np.concatenate(t_dst))
-                fair_taken[taken] |= np.uint64(1 << bit)
+                if target_fp is None:  # steps known by the node they reach
+                    fps = node_of(fps)
+                    inside = fps >= 0
+                    parents, fps = parents[inside], fps[inside]
+                fair_taken[mark_taken(indptr, dst, target_fp, lo, hi, parents, fps)] |= mark
         return fair_taken, fair_enabled
 
     def _graph(self, words, s_arr, d_arr, i_arr, tree_parent, tree_instance, fair_taken, fair_enabled,
