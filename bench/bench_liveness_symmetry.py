@@ -35,8 +35,10 @@ def one(replicas: int, specification: str, prop: str, seconds: int, memory: str,
     except SystemExit as failed:
         return {"specification": specification, "property": prop, "verdict": f"failed: {failed}"}
     out = f.output
-    if out.get("stopped"):
-        verdict = f"no verdict ({out['stopped']})"
+    if out.get("stopped") == "interrupted":
+        verdict = f"no verdict: stopped at the {seconds} s limit"
+    elif out.get("stopped"):
+        verdict = f"no verdict: stopped at --max-memory {memory}"
     else:
         verdict = "holds" if out["property_verdicts"][prop] else "violated"
     return {"specification": specification, "property": prop, "verdict": verdict, "orbits": out["distinct_states"],

@@ -126,16 +126,23 @@ class Expander:
             result.deadlocked = deadlocked
             return result
         fps = self.packing.fingerprints(all_words)
-        self.graph.expanded(parents + offset, fps, actions, all_words)
         key = discovery_key(parents, actions, len(self.kernel.updates))
         first = first_of_each(fps, key)
         unique, successors = fps[first], all_words[:, first]
-        if self.canonical is not None:  # each successor's representative, then unique again
+        if self.canonical is None:
+            self.graph.expanded(parents + offset, fps, actions, all_words)
+        else:  # each successor's representative, then unique again
+            representatives = unique.copy()  # a visited representative is its own
+            renamed = np.arange(unique.size)
             if visited is not None:  # a successor that is a visited representative needs no renaming
                 fresh = visited.unseen(unique)
-                first, successors = first[fresh], successors[:, fresh]
+                first, successors, renamed = first[fresh], successors[:, fresh], renamed[fresh]
             successors = self.canonical.words(successors)
             canonical_fps = self.packing.fingerprints(successors)
+            representatives[renamed] = canonical_fps
+            # the graph is told each successor's representative (``unique`` is sorted)
+            self.graph.expanded(parents + offset, fps, actions, all_words,
+                                representatives[np.searchsorted(unique, fps)])
             again = first_of_each(canonical_fps, key[first])
             first, successors, unique = first[again], successors[:, again], canonical_fps[again]
         return Expansion(unique, successors, parents[first] + offset, actions[first], fps.size, deadlocked)

@@ -51,6 +51,17 @@ def sort_by_source(src: np.ndarray, dst: np.ndarray, instance: np.ndarray, targe
             target_fp[lo:hi] = target_fp[lo:hi][order]
 
 
+def positions(ordered: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(ordered, values)``, several times faster on a long
+    ``ordered`` when ``values`` are unordered: they are looked up in order,
+    so that each binary search starts where the last one ended and stays in
+    the cache."""
+    order = np.argsort(values)
+    out = np.empty(values.size, np.int64)
+    out[order] = np.searchsorted(ordered, values[order])
+    return out
+
+
 def row_starts(src: np.ndarray, count: int) -> np.ndarray:
     """CSR row pointers of edges sorted by source."""
     return np.searchsorted(src, np.arange(count + 1))
@@ -75,10 +86,12 @@ def mark_taken(indptr: np.ndarray, dst: np.ndarray, target_fp, lo: int, hi: int,
         ends = target_fp[first:last]
         values = unique_sorted(np.concatenate([ends, found]))
         width = values.size
-        keys = rows * width + np.searchsorted(values, ends)
-        asked = (parents - lo).astype(np.int64) * width + np.searchsorted(values, found)
+        keys = rows * width + positions(values, ends)
+        asked = (parents - lo).astype(np.int64) * width + positions(values, found)
+    asked = np.sort(asked)  # sorted queries: each binary search starts where the last one ended
     pos = np.minimum(np.searchsorted(keys, asked), keys.size - 1)
     return first + pos[keys[pos] == asked]
+
 
 
 def bits_dtype(bits: int):

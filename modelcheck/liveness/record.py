@@ -27,7 +27,7 @@ import numpy as np
 
 from modelcheck.expr import Expr
 from modelcheck.limits import MAX_STATES, Limits, SearchStopped
-from modelcheck.liveness.build import bits_dtype, first_steps, mark_taken, row_starts, sort_by_source
+from modelcheck.liveness.build import bits_dtype, first_steps, mark_taken, positions, row_starts, sort_by_source
 from modelcheck.liveness.graph import StateGraph, distinct_moves, distinct_steps, mark_moves, mark_steps, narrow
 from modelcheck.liveness.order import chunked_order
 from modelcheck.liveness.search import networkx_scc, scipy_scc
@@ -224,16 +224,20 @@ class BatchedGraph:
         self.starts.append(start)
         self.blocks.append(self.steps.size)
 
-    def expanded(self, parents: np.ndarray, fps: np.ndarray, instances: np.ndarray, words: np.ndarray) -> None:
+    def expanded(self, parents: np.ndarray, fps: np.ndarray, instances: np.ndarray, words: np.ndarray,
+                 representatives: np.ndarray | None = None) -> None:
         """Every successor of a chunk of the last level (``parents``: positions
-        in that level), with its fingerprint and its packed ``words``."""
+        in that level), with its fingerprint and its packed ``words``; on a
+        quotient, the fingerprint of each one's representative when the
+        engine knows it already."""
         self.generated += fps.size
         kept = first_steps(parents, fps, self.fps[-1][parents])
         src = (parents[kept] + self.starts[-1]).astype(np.int32)
         if self.canonical is None:
             self.steps.append(src, fps[kept], instances[kept])
             return
-        targets = fingerprints(self.canonical.words(words[:, kept]))
+        targets = (representatives[kept] if representatives is not None
+                   else fingerprints(self.canonical.words(words[:, kept])))
         self.steps.append(src, targets, instances[kept], fps[kept])
 
     def build_bytes(self, count: int | None = None) -> tuple[int, int]:
@@ -257,7 +261,7 @@ class BatchedGraph:
 
         def node_of(fps: np.ndarray) -> np.ndarray:
             """Node numbers (the engine's) of fingerprints, -1 where the state is not in the graph."""
-            pos = np.searchsorted(seen_fps, fps)
+            pos = positions(seen_fps, fps)
             pos[pos == seen_fps.size] = 0
             return np.where(seen_fps[pos] == fps, by_fp[pos], -1)
 
