@@ -101,8 +101,11 @@ class Expander:
         k of ``words`` (each instance enabled where it is applied)."""
         out = words.copy()
         columns = self.packing.unpack(words)
-        for index in np.unique(instances).tolist():
-            rows = np.flatnonzero(instances == index)
+        order = np.argsort(instances, kind="stable")  # each instance's rows, by one sort
+        ordered = instances[order]
+        kinds, starts = np.unique(ordered, return_index=True)
+        for index, a, b in zip(kinds.tolist(), starts.tolist(), starts[1:].tolist() + [order.size]):
+            rows = order[a:b]
             successor = out[:, rows]
             for slot, values in self.kernel.updates[index](columns, rows):
                 self.packing.overwrite(successor, slot, values)
