@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from modelcheck.liveness.order import chunked_order
-from modelcheck.liveness.record import BatchedGraph
+from modelcheck.liveness.batched import BatchedGraph
 from modelcheck.packing import fingerprints
 from support import model
 
