@@ -96,3 +96,16 @@ def test_recorded_steps_past_the_limit_go_to_files_and_come_back_in_order():
     directory = store.directory
     store.close()
     assert not os.path.exists(directory)
+
+
+def test_a_case_whose_cycle_search_would_pass_the_limit_is_not_started():
+    m = model("kip320", Replicas=2)
+    specification = m.spec.specification("Spec")
+    request, result = searched(m, specification, None, Limits())
+    graph = result.graph.finish(result.depth)
+    limits = Limits(max_memory=resident_bytes() + (64 << 10))  # less than the search's masks and copies
+    with pytest.raises(SearchStopped) as stopped:
+        decide(m, graph, ["EpochsConverge"], specification, Silent(), limits, "fast")
+    assert stopped.value.reason == MAX_MEMORY
+    live = decide(m, graph, ["EpochsConverge"], specification, Silent(), Limits(), "fast")
+    assert not live.verdicts[0].holds
