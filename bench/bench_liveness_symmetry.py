@@ -32,7 +32,7 @@ PROPERTIES = ("LeaderEventuallyElected", "EpochsConverge", "WrittenLeadsToCommit
 
 
 def one(replicas: int, specification: str, prop: str, seconds: int, memory: str, tmp: str) -> dict:
-    cmd = ["timeout", "-s", "INT", str(seconds)] + modelcheck_command(
+    cmd = ["timeout", "--preserve-status", "-s", "INT", str(seconds)] + modelcheck_command(
         "run", "kip320", "--const", f"Replicas={replicas}", "--symmetry", "--engine", "fast", "--prop", prop,
         "--specification", specification, "--max-memory", memory, "--json", "-q", "--overwrite",
         "--trace-out", f"{tmp}/lasso.itf.json")
