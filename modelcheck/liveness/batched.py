@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from modelcheck.expr import Expr
-from modelcheck.limits import MAX_STATES, SearchStopped
+from modelcheck.errors import InputError
+from modelcheck.limits import SearchStopped
 from modelcheck.liveness.build import bits_dtype, first_steps, mark_taken, positions, row_starts, sort_by_source
 from modelcheck.liveness.graph import StateGraph, narrow
 from modelcheck.liveness.order import chunked_order
@@ -52,8 +53,9 @@ class BatchedGraph:
 
     def level(self, start: int, words: np.ndarray, fps: np.ndarray) -> None:
         """A level's new states, numbered from ``start``."""
-        if start + fps.size >= 2 ** 31:
-            raise SearchStopped(MAX_STATES)
+        if start + fps.size >= 2 ** 31:  # node numbers are int32
+            raise InputError("temporal properties are checked on at most 2**31 - 1 states; "
+                             "this graph has more (try --symmetry, or smaller constants)")
         self.words.append(words)
         self.fps.append(fps)
         self.starts.append(start)
