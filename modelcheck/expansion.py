@@ -107,8 +107,11 @@ class NumpySuccessors:
         k of ``words`` (each instance enabled where it is applied)."""
         out = words.copy()
         columns = self.packing.unpack(words)
-        for index in np.unique(instances).tolist():
-            rows = np.flatnonzero(instances == index)
+        order = np.argsort(instances, kind="stable")  # each instance's rows, by one sort
+        ordered = instances[order]
+        kinds, starts = np.unique(ordered, return_index=True)
+        for index, a, b in zip(kinds.tolist(), starts.tolist(), starts[1:].tolist() + [order.size]):
+            rows = order[a:b]
             successor = out[:, rows]
             for slot, values in self.kernel.updates[index](columns, rows):
                 self.packing.overwrite(successor, slot, values)
@@ -207,16 +210,25 @@ class Expander:
             result.deadlocked = deadlocked
             return result
         fps = self.packing.fingerprints(all_words) if found.fps is None else found.fps
-        self.graph.expanded(parents + offset, fps, actions, all_words)
         key = partial(discovery_key, parents, actions, self.instances)  # computed only where needed
         first = self.generate.first(fps, key)
         unique, successors = fps[first], all_words[:, first]
-        if self.canonical is not None:  # each successor's representative, then unique again
+        if self.canonical is None:
+            self.graph.expanded(parents + offset, fps, actions, all_words)
+        else:  # each successor's representative, then unique again
+            representatives = unique.copy()  # a visited representative is its own
+            renamed = np.arange(unique.size)
             if visited is not None:  # a successor that is a visited representative needs no renaming
                 fresh = visited.unseen(unique)
-                first, successors = first[fresh], successors[:, fresh]
+                first, successors, renamed = first[fresh], successors[:, fresh], renamed[fresh]
             successors = self.canonical.words(successors)
             canonical_fps = self.packing.fingerprints(successors)
+            representatives[renamed] = canonical_fps
+            # the graph is told each successor's representative; ``unique`` is in
+            # fingerprint order from the numpy kernel, in discovery order from the compiled one
+            by_fingerprint = np.argsort(unique, kind="stable")
+            at = by_fingerprint[np.searchsorted(unique, fps, sorter=by_fingerprint)]
+            self.graph.expanded(parents + offset, fps, actions, all_words, representatives[at])
             again = first_of_each(canonical_fps, key()[first])
             first, successors, unique = first[again], successors[:, again], canonical_fps[again]
         return Expansion(unique, successors, parents[first] + offset, actions[first], fps.size, deadlocked)

@@ -86,12 +86,16 @@ class StopRequest:
 
 
 def resident_bytes() -> int:
-    """This process's resident set size. Where /proc is missing (not Linux),
-    the peak resident size instead: never less than the current one, so a
-    limit still holds, at worst a little early."""
+    """This process's memory in use: its resident pages, less those backed
+    by a file (program text, and the files a state graph spilled to disk
+    maps, which the system writes back and drops as it needs the memory).
+    Where /proc is missing (not Linux), the peak resident size instead:
+    never less than the current one, so a limit still holds, at worst a
+    little early."""
     try:
         with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * _PAGE
+            fields = f.read().split()
+            return (int(fields[1]) - int(fields[2])) * _PAGE
     except OSError:
         import resource
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -191,22 +191,26 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
             if prepared.properties:
                 from modelcheck.liveness.check import graph_request
                 graph = graph_request(prepared.specification, limits, group.group if group else None)
-            options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
-                                   prepared.settings if prepared.settings is not None else {}, limits,
-                                   coverage if n == 0 else None, symmetry=symmetry, graph=graph)
-            searched = engine.check(prepared.model, options)
-            result = first = fold(first, searched) if n else searched
-            if n == 0:
-                result.notes.extend(collision_notes(result))
-            if prepared.symmetry and group is None:
-                from modelcheck.symmetry import symmetry_note
-                result.notes.insert(0, symmetry_note(prepared.model))
-            if graph is None or result.violation is not None or result.stopped:
-                break
-            from modelcheck.liveness.outcome import decide_properties
-            decided = decide_properties(prepared, result, limits, progress, group, decided)
-            if decided.liveness is None:
-                break
+            try:
+                options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
+                                       prepared.settings if prepared.settings is not None else {}, limits,
+                                       coverage if n == 0 else None, symmetry=symmetry, graph=graph)
+                searched = engine.check(prepared.model, options)
+                result = first = fold(first, searched) if n else searched
+                if n == 0:
+                    result.notes.extend(collision_notes(result))
+                if prepared.symmetry and group is None:
+                    from modelcheck.symmetry import symmetry_note
+                    result.notes.insert(0, symmetry_note(prepared.model))
+                if graph is None or result.violation is not None or result.stopped:
+                    break
+                from modelcheck.liveness.outcome import decide_properties
+                decided = decide_properties(prepared, result, limits, progress, group, decided)
+                if decided.liveness is None:
+                    break
+            finally:
+                if graph is not None:  # its files, if the graph spilled to disk, go with it
+                    graph.close()
     result.graph = None  # the report needs no more of it; let it go
     coverage_report = coverage.report() if coverage is not None else None
     if decided is not None and decided.liveness is not None:

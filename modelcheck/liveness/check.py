@@ -25,7 +25,13 @@ from modelcheck.limits import Limits, SearchStopped
 from modelcheck.liveness.graph import StateGraph
 from modelcheck.liveness.record import GraphRequest
 from modelcheck.liveness.search import Conditions, Lasso, find_lasso
+from modelcheck.liveness.store import Store
 from modelcheck.temporal import PropertyCase, Specification
+
+
+# what the fair-cycle search of one case may hold at once beside the graph, at most: its masks, the
+# edges inside the candidate states and scipy's sparse copy of them, each state's distance and label
+SEARCH_BYTES_PER_STEP, SEARCH_BYTES_PER_STATE = 48, 64
 
 
 def check_request(engine: str, max_depth: int | None, settings) -> None:
@@ -101,7 +107,9 @@ def decide(model, graph: StateGraph, properties: list[str], specification: Speci
            limits: Limits, engine: str, seconds: float = 0.0,
            cases: list[PropertyCase] | None = None) -> LivenessResult:
     """Every case of every property (or just ``cases``), on a complete
-    graph. A limit or Ctrl-C between cases raises ``SearchStopped``."""
+    graph. A limit or Ctrl-C between cases raises ``SearchStopped``, and so
+    does a case whose search would pass ``--max-memory`` (checked before it
+    starts, not only polled)."""
     started = time.perf_counter()
     kinds = [f.kind for f in specification.fairness]
     result = LivenessResult(engine, specification, graph.count, graph.edges, 0.0, graph=graph)
@@ -110,6 +118,7 @@ def decide(model, graph: StateGraph, properties: list[str], specification: Speci
         reason = limits.reached()
         if reason:
             raise SearchStopped(reason)
+        Store(limits).need(SEARCH_BYTES_PER_STEP * graph.edges + SEARCH_BYTES_PER_STATE * graph.count)
         progress.update(f"checking {case.label} under {specification.name}", force=True)
         result.verdicts.append(CaseVerdict(case, find_lasso(graph, conditions(graph, case), kinds, graph.scc)))
     progress.clear()
@@ -128,8 +137,11 @@ def check_liveness(model, engine: str, properties: list[str], specification: Spe
     require(engine, STATE_GRAPH)
     limits = Limits()
     started = time.perf_counter()
-    result = get_engine(engine).check(model, CheckOptions((), progress=progress, limits=limits,
-                                                          graph=graph_request(specification, limits)))
-    graph = result.graph.finish(result.depth)
-    return decide(model, graph, properties, specification, progress, limits, engine,
-                  time.perf_counter() - started)
+    request = graph_request(specification, limits)
+    try:
+        result = get_engine(engine).check(model, CheckOptions((), progress=progress, limits=limits, graph=request))
+        graph = result.graph.finish(result.depth)
+        return decide(model, graph, properties, specification, progress, limits, engine,
+                      time.perf_counter() - started)
+    finally:
+        request.close()

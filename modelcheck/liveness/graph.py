@@ -49,6 +49,7 @@ class StateGraph:
     # modelcheck.canonical.Stabiliser; each edge is then a genuine step from
     # its source, and ``dst`` the representative of the state it reaches
     group: object = None
+    indptr: np.ndarray | None = None  # CSR row pointers of the edges (sorted by source), once known
 
     @property
     def edges(self) -> int:
@@ -75,7 +76,7 @@ def distinct_steps(src: np.ndarray, dst: np.ndarray, instance: np.ndarray, count
 
 def narrow(numbers: np.ndarray, count: int) -> np.ndarray:
     """Node numbers in 4 bytes each when the graph has fewer than 2**31 nodes."""
-    return numbers.astype(np.int32) if count < 2 ** 31 else numbers
+    return numbers.astype(np.int32) if count < 2 ** 31 and numbers.dtype != np.int32 else numbers
 
 
 def _pairs(first: np.ndarray, second: np.ndarray) -> np.ndarray:

@@ -22,13 +22,15 @@ from modelcheck.expansion import CHUNK
 
 
 def chunked_order(starts: list[int], node_fps: np.ndarray, src: np.ndarray, dst: np.ndarray, instance: np.ndarray,
-                  instances: int, entries: np.ndarray, chunk: int = CHUNK):
+                  instances: int, entries: np.ndarray, blocks, chunk: int = CHUNK, need=None):
     """``(new_of, tree_parent, tree_instance)``: the builder's number of each
     node (given by the engine's number, with levels starting at ``starts``),
     and in the builder's numbering each node's first-discovery parent and
     action instance (``entries`` for the initial states). ``src``, ``dst``
     and ``instance`` are the graph's distinct steps, each with the least
-    instance that takes it."""
+    instance that takes it, grouped by the level of their source: those
+    from level k are ``blocks[k]:blocks[k + 1]``. One level is worked on at
+    a time; ``need``, if given, is told the bytes of its temporaries first."""
     count = node_fps.size
     bounds = np.append(np.asarray(starts, np.int64), count)
     new_of = np.full(count, -1, np.int64)
@@ -37,14 +39,15 @@ def chunked_order(starts: list[int], node_fps: np.ndarray, src: np.ndarray, dst:
     first_level = int(bounds[1]) if bounds.size > 1 else count
     new_of[:first_level] = np.arange(first_level)
     tree_instance[:first_level] = entries
-    level_of = np.searchsorted(bounds, np.arange(count), side="right") - 1
-    forward = level_of[dst] == level_of[src] + 1  # the steps that can discover a state
-    by_dst = np.argsort(dst[forward], kind="stable")
-    s, d, i = src[forward][by_dst], dst[forward][by_dst], instance[forward][by_dst].astype(np.int64)
-    cuts = np.searchsorted(d, bounds)
     span = instances * chunk
     for k in range(1, len(starts)):
-        ls, ld, li = s[cuts[k]:cuts[k + 1]], d[cuts[k]:cuts[k + 1]], i[cuts[k]:cuts[k + 1]]
+        lo, hi = int(blocks[k - 1]), int(blocks[k])
+        if need is not None:
+            need(40 * (hi - lo))
+        d = dst[lo:hi]
+        forward = (d >= bounds[k]) & (d < bounds[k + 1])  # the steps that can discover a state of level k
+        ls, ld = src[lo:hi][forward].astype(np.int64), d[forward].astype(np.int64)
+        li = instance[lo:hi][forward].astype(np.int64)
         position = new_of[ls] - bounds[k - 1]  # the parent's place in its level, as the builder numbered it
         key = (position // chunk) * span + li * chunk + position % chunk
         order = np.lexsort((key, ld))

@@ -22,6 +22,10 @@ from modelcheck.outputs import save_trace, story
 from modelcheck.request import warn
 
 
+SPILLED = ("the state graph was kept on disk, in a temporary directory removed at the end, "
+           "to stay under --max-memory")
+
+
 @dataclass
 class Decided:
     liveness: Any = None  # a LivenessResult; None when a limit or Ctrl-C came first
@@ -49,6 +53,8 @@ def decide_properties(prepared, result: CheckResult, limits: Limits, progress, g
         result.seconds += time.perf_counter() - started
         return Decided()
     result.seconds += time.perf_counter() - started
+    if result.graph.request.store.spilled:
+        result.notes.append(SPILLED)
     if group is not None:
         result.notes.append(quotient_note(live, group))
     if earlier is not None and earlier.liveness is not None:

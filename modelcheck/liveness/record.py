@@ -8,7 +8,8 @@ explores, under the run's limits and stop requests like any search:
 * the reference engine (tuples, state by state): ``ExplicitGraph``, told of
   each initial state and of each state it expands with the numbers of its
   successors (TLC's ``addNextState``);
-* the fast engine (bit-packed words, level by level): ``BatchedGraph``, told
+* the fast engine (bit-packed words, level by level): ``BatchedGraph``
+  (``modelcheck.liveness.batched``), told
   of each level's new states and of each chunk's successors.
 
 Once the search is complete, ``finish`` turns the record into a
@@ -28,9 +29,8 @@ import numpy as np
 from modelcheck.expr import Expr
 from modelcheck.limits import Limits, SearchStopped
 from modelcheck.liveness.graph import StateGraph, distinct_moves, distinct_steps, mark_moves, mark_steps, narrow
-from modelcheck.liveness.order import chunked_order
-from modelcheck.liveness.search import networkx_scc, scipy_scc
-from modelcheck.packing import fingerprints
+from modelcheck.liveness.search import networkx_scc
+from modelcheck.liveness.store import Store
 
 
 class GraphRequest:
@@ -47,11 +47,18 @@ class GraphRequest:
         # under symmetry, the modelcheck.canonical.Stabiliser the engine keeps
         # one state per orbit of: the graph is then the quotient by it
         self.group = group
+        # where the graph's large arrays live (spilled to disk past --max-memory); ``close`` removes its files
+        self.store = Store(self.limits)
+
+    def close(self) -> None:
+        self.store.close()
 
     def explicit(self, model) -> "ExplicitGraph":
         return ExplicitGraph(model, self)
 
-    def batched(self, model) -> "BatchedGraph":
+    def batched(self, model):
+        """The fast engine's recorder, a ``modelcheck.liveness.batched.BatchedGraph``."""
+        from modelcheck.liveness.batched import BatchedGraph
         return BatchedGraph(model, self)
 
 
@@ -172,164 +179,3 @@ def _genuine_targets(model, states: list[tuple], src: np.ndarray, instance: np.n
             here, made = a, dict(model.compiled.successors(states[a]))
         out.append(made[i])
     return out
-
-
-class BatchedGraph:
-    """The graph of a level-by-level search over bit-packed states.
-
-    The fast engine numbers each level in the reference engine's order; the
-    graph keeps the numbering its level-by-level builder has always given
-    (``modelcheck.liveness.order``), so its lassos stay what they were."""
-
-    def __init__(self, model, request: GraphRequest):
-        from modelcheck.packing import Packing
-        self.model, self.request = model, request
-        self.packing = Packing(model.schema)
-        self.canonical = None
-        if request.group is not None:  # the steps are genuine, their targets the representatives
-            from modelcheck.canonical import Canonicaliser
-            self.canonical = Canonicaliser(model, self.packing, request.group)
-        self.target_fps: list[np.ndarray] = []
-        self.words: list[np.ndarray] = []
-        self.fps: list[np.ndarray] = []
-        self.starts: list[int] = []
-        self.entries = np.zeros(0, np.int32)
-        self.src: list[np.ndarray] = []
-        self.dst_fps: list[np.ndarray] = []
-        self.instance: list[np.ndarray] = []
-
-    def initial(self, words: np.ndarray, fps: np.ndarray, entries: np.ndarray) -> None:
-        self.level(0, words, fps)
-        self.entries = entries
-
-    def level(self, start: int, words: np.ndarray, fps: np.ndarray) -> None:
-        """A level's new states, numbered from ``start``."""
-        self.words.append(words)
-        self.fps.append(fps)
-        self.starts.append(start)
-
-    def expanded(self, parents: np.ndarray, fps: np.ndarray, instances: np.ndarray, words: np.ndarray) -> None:
-        """Every successor of a chunk of the last level (``parents``: positions
-        in that level), with its fingerprint and its packed ``words``."""
-        self.src.append((parents + self.starts[-1]).astype(np.int32 if self.starts[-1] < 2 ** 30 else np.int64))
-        self.instance.append(instances)
-        if self.canonical is None:
-            self.dst_fps.append(fps)
-            return
-        self.target_fps.append(fps)
-        self.dst_fps.append(fingerprints(self.canonical.words(words)))
-
-    def finish(self, depth: int) -> StateGraph:
-        words = np.concatenate(self.words, axis=1)
-        node_fps = np.concatenate(self.fps)
-        self.words, self.fps = [], []  # the graph holds them from here on
-        count = node_fps.size
-        by_fp = np.argsort(node_fps, kind="stable")
-        seen_fps = node_fps[by_fp]
-
-        def node_of(fps: np.ndarray) -> np.ndarray:
-            """Node numbers (the engine's) of fingerprints, -1 where the state is not in the graph."""
-            pos = np.searchsorted(seen_fps, fps)
-            pos[pos == seen_fps.size] = 0
-            return np.where(seen_fps[pos] == fps, by_fp[pos], -1)
-
-        empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32))
-        src, dst, inst = (np.concatenate(self.src), node_of(np.concatenate(self.dst_fps)),
-                          np.concatenate(self.instance)) if self.src else empty
-        target_fp = np.concatenate(self.target_fps) if self.target_fps else np.zeros(0, np.uint64)
-        self.src, self.dst_fps, self.instance, self.target_fps = [], [], [], []
-        s_arr, d_arr, i_arr = distinct_steps(src, dst, inst, count)
-        new_of, tree_parent, tree_instance = chunked_order(self.starts, node_fps, s_arr, d_arr, i_arr,
-                                                           len(self.model.instances), self.entries)
-        inverse = np.empty(count, np.int64)
-        inverse[new_of] = np.arange(count)
-        words = words[:, inverse]
-        t_arr = None
-        if self.canonical is None:
-            del src, dst, inst
-            s_arr, d_arr, i_arr = distinct_steps(new_of[s_arr], new_of[d_arr], i_arr, count)
-        else:
-            s_arr, d_arr, i_arr, t_arr = distinct_moves(new_of[src], new_of[dst], inst, target_fp,
-                                                        node_fps[inverse])
-            del src, dst, inst, target_fp
-        fair_taken, fair_enabled = self._fairness(words, s_arr, d_arr, t_arr,
-                                                  lambda fps: _renumbered(node_of(fps), new_of))
-        return self._graph(words, s_arr, d_arr, i_arr, tree_parent, tree_instance, fair_taken, fair_enabled, depth)
-
-    def _fairness(self, words: np.ndarray, s_arr: np.ndarray, d_arr: np.ndarray, t_arr, node_of):
-        from modelcheck.expansion import CHUNK, Expander
-        from modelcheck.packing import fingerprints
-        count = words.shape[1]
-        fair_taken, fair_enabled = np.zeros(s_arr.size, np.uint64), np.zeros(count, np.uint64)
-        node_fps = fingerprints(words)
-        limits = self.request.limits
-        for bit, act in enumerate(self.request.fair_actions):
-            step = Expander(self.model, instances=self.model.instances_of(act))
-            t_src, t_dst, t_fp = [], [], []
-            for lo in range(0, count, CHUNK):
-                reason = limits.reached()
-                if reason:
-                    raise SearchStopped(reason)
-                found, parents, _, _ = step.successors(words[:, lo:lo + CHUNK])
-                if found.shape[1] == 0:
-                    continue
-                parents = parents + lo
-                fps = fingerprints(found)
-                moving = fps != node_fps[parents]
-                parents, fps = parents[moving], fps[moving]
-                fair_enabled[parents] |= np.uint64(1 << bit)
-                if t_arr is not None:  # a quotient: its steps are known by the genuine state they reach
-                    t_src.append(parents)
-                    t_fp.append(fps)
-                    continue
-                targets = node_of(fps)
-                inside = targets >= 0
-                t_src.append(parents[inside])
-                t_dst.append(targets[inside])
-            if t_src and t_arr is not None:
-                fair_taken[mark_moves(s_arr, t_arr, np.concatenate(t_src), np.concatenate(t_fp))] |= np.uint64(1 << bit)
-            elif t_src:
-                taken = mark_steps(s_arr, d_arr, count, np.concatenate(t_src), np.concatenate(t_dst))
-                fair_taken[taken] |= np.uint64(1 << bit)
-        return fair_taken, fair_enabled
-
-    def _graph(self, words, s_arr, d_arr, i_arr, tree_parent, tree_instance, fair_taken, fair_enabled,
-               depth: int) -> StateGraph:
-        from modelcheck.backends.numpy_codegen import compile_conditions
-        from modelcheck.expansion import CHUNK, Expander
-        packing, count = self.packing, words.shape[1]
-        s_arr, d_arr = narrow(s_arr, count), narrow(d_arr, count)
-        # on a quotient, a step's target is its instance applied to its source, not the representative
-        target = (Expander(self.model).apply if self.canonical is not None
-                  else lambda source_words, instances, dst: words[:, dst])
-
-        def on_nodes(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:
-            conditions = compile_conditions(exprs)
-            out = {name: np.zeros(count, bool) for name in exprs}
-            for lo in range(0, count, CHUNK):
-                results = conditions(packing.unpack(words[:, lo:lo + CHUNK]))
-                for name in exprs:
-                    out[name][lo:lo + CHUNK] = results[name]
-            return out
-
-        def on_edges(exprs: dict[str, Expr]) -> dict[str, np.ndarray]:
-            conditions = compile_conditions(exprs)
-            out = {name: np.zeros(s_arr.size, bool) for name in exprs}
-            for lo in range(0, s_arr.size, CHUNK):
-                sources = words[:, s_arr[lo:lo + CHUNK]]
-                columns = np.concatenate([packing.unpack(sources),
-                                          packing.unpack(target(sources, i_arr[lo:lo + CHUNK], d_arr[lo:lo + CHUNK]))])
-                results = conditions(columns)
-                for name in exprs:
-                    out[name][lo:lo + CHUNK] = results[name]
-            return out
-
-        initial = np.arange(self.entries.size, dtype=np.int64)
-        return StateGraph(count, initial, tree_parent, tree_instance, s_arr, d_arr, i_arr, fair_taken, fair_enabled,
-                          on_nodes, on_edges, lambda n: packing.unpack_state(words[:, n]), depth, scipy_scc,
-                          self.request.group)
-
-
-def _renumbered(nodes: np.ndarray, new_of: np.ndarray) -> np.ndarray:
-    """Engine node numbers as the graph's, keeping -1 (not in the graph)."""
-    return np.where(nodes >= 0, new_of[np.maximum(nodes, 0)], -1)

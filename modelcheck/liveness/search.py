@@ -68,7 +68,9 @@ class Conditions:
 
 def out_edges(graph: StateGraph) -> np.ndarray:
     """CSR row pointers of the edges, which are sorted by source."""
-    return np.searchsorted(graph.src, np.arange(graph.count + 1))
+    if graph.indptr is None:
+        graph.indptr = np.searchsorted(graph.src, np.arange(graph.count + 1))
+    return graph.indptr
 
 
 def bfs(indptr: np.ndarray, dst: np.ndarray, edge_ok: np.ndarray, sources: np.ndarray,

@@ -205,14 +205,17 @@ def check_symmetric(model, engine: str, properties: list[str], specification: Sp
     started = time.perf_counter()
     merged = None
     for group in case_groups(model, properties, specification):
-        result = get_engine(engine).check(model, CheckOptions((), progress=progress, limits=limits,
-                                                              symmetry=group.group or False,
-                                                              graph=graph_request(specification, limits, group.group)))
-        graph = result.graph.finish(result.depth)
-        live = decide(model, graph, properties, specification, progress, limits, engine, cases=group.cases)
-        for v in live.verdicts:
-            if v.lasso is not None:
-                v.lasso, v.lifted = (lift if graph.group is not None else positional)(model, graph, v.lasso)
+        request = graph_request(specification, limits, group.group)
+        try:
+            result = get_engine(engine).check(model, CheckOptions((), progress=progress, limits=limits,
+                                                                  symmetry=group.group or False, graph=request))
+            graph = result.graph.finish(result.depth)
+            live = decide(model, graph, properties, specification, progress, limits, engine, cases=group.cases)
+            for v in live.verdicts:
+                if v.lasso is not None:
+                    v.lasso, v.lifted = (lift if graph.group is not None else positional)(model, graph, v.lasso)
+        finally:
+            request.close()
         if merged is None:
             merged = live
         else:

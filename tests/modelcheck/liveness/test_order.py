@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from modelcheck.liveness.order import chunked_order
-from modelcheck.liveness.record import BatchedGraph
+from modelcheck.liveness.batched import BatchedGraph
 from modelcheck.packing import fingerprints
 from support import model
 
@@ -48,14 +48,15 @@ def test_the_numbering_is_the_chunked_builders(chunk):
     count = fps.size
     bounds = g.starts + [count]
     levels = [list(range(bounds[k], bounds[k + 1])) for k in range(len(g.starts))]
-    src = np.concatenate(g.src)
+    src, dst_fps, instance = (np.concatenate(column) for column in zip(*g.steps.drain()))
     by_fp = {int(f): n for n, f in enumerate(fps)}
-    dst = np.array([by_fp[int(f)] for f in np.concatenate(g.dst_fps)], np.int64)
-    s, d, i = distinct_steps(src, dst, np.concatenate(g.instance), count)
+    dst = np.array([by_fp[int(f)] for f in dst_fps], np.int64)
+    s, d, i = distinct_steps(src, dst, instance, count)
     steps: dict[int, list[tuple[int, int]]] = {}
     for a, b, k in zip(s.tolist(), d.tolist(), i.tolist()):
         steps.setdefault(a, []).append((k, b))
-    new_of, parent, instance = chunked_order(g.starts, fps, s, d, i, len(m.instances), g.entries, chunk)
+    new_of, parent, instance = chunked_order(g.starts, fps, s, d, i, len(m.instances), g.entries,
+                                             np.searchsorted(s, bounds), chunk)
     order, credit = by_hand(levels, steps, fps, chunk)
     assert [new_of[n] for level in order for n in level] == list(range(count))
     for node, (by, action) in credit.items():
