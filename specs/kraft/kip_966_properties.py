@@ -35,7 +35,7 @@ def ValidControllerIsrAndElr(s):
                 implies(le(s.c.MinISR, cardinality(md.isr, s.c.BrokerCount)), eq(md.elr, 0)))
 
 
-@invariant
+@invariant(explain=base.explain_quorum_superset)
 def ReplicationQuorumSupersetProperty(s):
     """A leader on the current leader epoch whose ISR has MinISR members
     advances its high watermark on a maximal ISR holding the controller's ISR
