@@ -155,6 +155,9 @@ TLC_KIP966 = {
     "chk_k_c524_b2fs": ({**KSMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "LeaderShrinkIsrLimit": 1,
                          "AlterPartitionChecksPartitionEpoch": "FALSE"}, 2265, 11, "ReplicationQuorumSupersetProperty",
                         11, 28.8),
+    # a registration response of an earlier incarnation accepted (the CHECK of the main module's line 197)
+    "chk_k_c197_nd1d1": ({**KSMALL, "NoDataLossShutdownLimit": 1, "DataLossShutdownLimit": 1,
+                          "RegistrationMatchesIncarnation": "FALSE"}, 4811, 10, "LeaderCompletenessProperty", 10, 9.6),
     # three brokers, one data-loss shutdown (k10) with a CHECK off, TLC on a copy of the module with that line off
     "chk_k_c580_k10": ({**KTHREE, "DataLossShutdownLimit": 1, "IsrJoinRequiresEpochStart": "FALSE"}, 48681, 22,
                        "LeaderCandidateCompletenessProperty", 22, 102.1),
@@ -165,7 +168,7 @@ TLC_KIP966 = {
 # (DataLossShutdownLimit under KIP-966).
 WITHOUT_NCLG = {"v06", "v07", "lrs_v_b1", "lrs_v_b1_avoid", "lrs_v_b2i1", "lrs_v_b2i1_avoid", "lrs_v_b2f1",
                 "lrs_v_b2f1_avoid", "lrs_v_b2s1", "lrs_v_b2s1_avoid", "k05", "lrs_k_b1", "lrs_k_b2i1", "lrs_k_b2f1",
-                "lrs_k_b2s1"}
+                "lrs_k_b2s1", "chk_k_c197_nd1d1"}
 KIP966_INVARIANTS = CFG_INVARIANTS[:-1] + ("MinIsrRecoveryQuorum", "NoCommittedRecordLostGlobally")
 
 

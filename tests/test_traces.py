@@ -98,6 +98,12 @@ KIP966_BUGS = [
                       "AlterPartitionChecksPartitionEpoch": "FALSE"},
      ("ReplicationQuorumSupersetProperty",) + KIP966_CFG_INVARIANTS[:2] + KIP966_CFG_INVARIANTS[3:],
      "kraft-kip966-no-partition-epoch-check.itf.json", 11),
+    # a registration response of an earlier incarnation accepted: the controller, which took that
+    # incarnation's request (broker epoch on file, so a clean restart) after the broker lost its log,
+    # elected it from the ELR, and the broker now runs as that leader with an empty log
+    ("kraft-kip966", {**KIP966_SMALL, "NoDataLossShutdownLimit": 1, "DataLossShutdownLimit": 1,
+                      "RegistrationMatchesIncarnation": "FALSE"}, KIP966_CFG_INVARIANTS[:-1],
+     "kraft-kip966-no-incarnation-check.itf.json", 10),
     # three brokers in sync and one data-loss shutdown: 48,681 and 28,584 states to the violation
     ("kraft-kip966", {**KIP966_THREE, "IsrJoinRequiresEpochStart": "FALSE"}, KIP966_CFG_INVARIANTS,
      "kraft-kip966-no-isr-join-epoch-start-check.itf.json", 22),
