@@ -187,15 +187,27 @@ def ValidFetcherState(s):
 def ValidControllerState(s):
     """The controller's fenced statuses agree with its unfenced set; a fenced
     broker is in the ISR only as its sole member; the ISR is never empty."""
+    from modelcheck.expr import cardinality
     md = s.con_partition_metadata
+    consistent, fenced_in_isr = controller_status_agrees(s), fenced_isr_member(s)
+    return and_(consistent, implies(lt(1, cardinality(md.isr, s.c.BrokerCount)), not_(fenced_in_isr)), ne(md.isr, 0))
+
+
+def controller_status_agrees(s):
+    """The controller's fenced statuses agree with its unfenced set (both
+    modules' ValidControllerState)."""
     bs = list(brokers(s.c))
     status = [s.con_broker_reg[b].status for b in bs]
-    consistent = not_(any_of(or_(and_(eq(status[b], FENCED), member(s.con_unfenced, b)),
-                                 and_(eq(status[b], UNFENCED), not_(member(s.con_unfenced, b))))
-                             for b in bs))
-    from modelcheck.expr import cardinality
-    fenced_in_isr = any_of(and_(member(md.replicas, b), eq(status[b], FENCED), member(md.isr, b)) for b in bs)
-    return and_(consistent, implies(lt(1, cardinality(md.isr, len(bs))), not_(fenced_in_isr)), ne(md.isr, 0))
+    return not_(any_of(or_(and_(eq(status[b], FENCED), member(s.con_unfenced, b)),
+                           and_(eq(status[b], UNFENCED), not_(member(s.con_unfenced, b))))
+                       for b in bs))
+
+
+def fenced_isr_member(s):
+    """Some replica in the controller's ISR is fenced."""
+    md = s.con_partition_metadata
+    return any_of(and_(member(md.replicas, b), eq(s.con_broker_reg[b].status, FENCED), member(md.isr, b))
+                  for b in brokers(s.c))
 
 
 @invariant(explain=explain_quorum_superset)
