@@ -106,7 +106,8 @@ SLOW = {
         "test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine", "test_shortest_violations_match_tlc",
         "test_state_space_under_the_view_matches_tlc",
         "test_whole_state_counts_are_tlc_s_with_only_the_discarded_requests_the_spec_reads"},
-    "specs/test_kraft_layout.py": {"test_every_kind_of_state_and_step_is_drawn"},
+    "specs/test_kraft_layout.py": {"test_a_three_broker_kip966_counterexample_is_told_and_focused",
+                                   "test_every_kind_of_state_and_step_is_drawn"},
     "specs/test_kraft_v3_5.py": {
         "test_a_step_tlc_cannot_evaluate_stops_the_run_as_it_stops_tlc",
         "test_defaults_are_the_committed_configuration",

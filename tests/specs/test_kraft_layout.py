@@ -110,22 +110,29 @@ def test_check_off_traces_name_the_replica_let_into_the_isr():
 def test_the_record_an_explanation_is_about_is_the_focus(lrs):
     """Like the ZooKeeper-era specs' explanations, the KRaft ones name the
     log slots they are about, so the HTML viewer outlines them: the
-    committed offset the new leader lacks (Last Replica Standing), and under
-    KIP-966 the slot the replica let into the ISR lacks with the same
-    offset on the brokers that hold it."""
+    committed offset the new leader lacks (Last Replica Standing), and
+    the slot the replica let into the ISR lacks with the same offset on the
+    broker that holds it (KIP-966, IsrJoinRequiresFetch off)."""
     [breakage] = lrs.breakages
     assert (breakage.invariant, breakage.state, breakage.focus) == ("LeaderCompletenessProperty", 7,
                                                                     (("broker 1", "log", 0),))
-    [breakage] = load_view(KIP966_EPOCH_START).breakages
-    assert breakage.state == 21 and breakage.focus == (("broker 1", "log", 0), ("broker 2", "log", 0),
-                                                       ("broker 3", "log", 0))
-    assert ("broker 1 (running, follower) is in the controller's ISR with an empty log, short of the committed "
-            "offset (high watermark 2)") in breakage.explanation
-    state = blocks(render(load_view(KIP966_EPOCH_START)))
-    assert "  » broker 1 joins the ISR without committed A@1 at offset 1" in state[22]
-    assert "  » the controller elects broker 2 as leader in leader epoch 2 (isr {2, 3})" in state[13]
     [breakage] = load_view(KIP966_NO_FETCH_CHECK).breakages
     assert breakage.focus == (("broker 2", "log", 0), ("broker 1", "log", 0))
+    assert ("broker 2 (running, follower) is in the controller's ISR with an empty log, short of the committed "
+            "offset (high watermark 2)") in breakage.explanation
+
+
+def test_a_three_broker_kip966_counterexample_is_told_and_focused():
+    """IsrJoinRequiresEpochStart off (22 states): broker 1, back with an
+    empty log, joins the ISR; the focus is its empty slot and the record
+    brokers 2 and 3 hold at offset 1."""
+    view = load_view(KIP966_EPOCH_START)
+    [breakage] = view.breakages
+    assert breakage.state == 21 and breakage.focus == (("broker 1", "log", 0), ("broker 2", "log", 0),
+                                                       ("broker 3", "log", 0))
+    state = blocks(render(view))
+    assert "  » broker 1 joins the ISR without committed A@1 at offset 1" in state[22]
+    assert "  » the controller elects broker 2 as leader in leader epoch 2 (isr {2, 3})" in state[13]
 
 
 def walk(m, steps):
