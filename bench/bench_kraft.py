@@ -10,6 +10,13 @@ states, the depth, the verdict and the counterexample's length are TLC's,
 and prints both times. TLC's times were taken on this 2-core machine while
 it was shared with other jobs, so they are upper bounds; compare counts.
 
+``scale``: each spec's own .cfg (``COMMITTED`` under its names: three
+brokers, RF 3, MinISR 2, two in sync, one unclean/data-loss shutdown, one
+fencing) searched exhaustively with the VIEW, stopped (SIGINT, a clean stop
+that reports what was explored) after ``--minutes`` if it has not finished,
+and under ``--max-memory``. It prints the distinct states, the depth, the
+rate and the peak resident size of the run (the child's own, from wait4).
+
 ``slots``: the cost of the network's capacity. Message slots change no
 behaviour, only the state's width and the expressions of every action that
 sends, so the same configuration is explored with AlterPartitionCapacity
@@ -19,6 +26,7 @@ expanded state of the Python successor function and of the numpy kernel
 (on the same sample of reachable states), with the slope per slot.
 
     python bench/bench_kraft.py tlc [--engine fast|bfs] [--only NAME ...]
+    python bench/bench_kraft.py scale [--minutes 35] [--max-memory 10GiB] [--only kraft-3.5 ...]
     python bench/bench_kraft.py slots [--capacities 4,8,12,16] [--sample 2000]
 """
 
@@ -27,6 +35,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -145,6 +155,9 @@ TLC_KIP966 = {
     "chk_k_c524_b2fs": ({**KSMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "LeaderShrinkIsrLimit": 1,
                          "AlterPartitionChecksPartitionEpoch": "FALSE"}, 2265, 11, "ReplicationQuorumSupersetProperty",
                         11, 28.8),
+    # a registration response of an earlier incarnation accepted (the CHECK of the main module's line 197)
+    "chk_k_c197_nd1d1": ({**KSMALL, "NoDataLossShutdownLimit": 1, "DataLossShutdownLimit": 1,
+                          "RegistrationMatchesIncarnation": "FALSE"}, 4811, 10, "LeaderCompletenessProperty", 10, 9.6),
     # three brokers, one data-loss shutdown (k10) with a CHECK off, TLC on a copy of the module with that line off
     "chk_k_c580_k10": ({**KTHREE, "DataLossShutdownLimit": 1, "IsrJoinRequiresEpochStart": "FALSE"}, 48681, 22,
                        "LeaderCandidateCompletenessProperty", 22, 102.1),
@@ -155,7 +168,7 @@ TLC_KIP966 = {
 # (DataLossShutdownLimit under KIP-966).
 WITHOUT_NCLG = {"v06", "v07", "lrs_v_b1", "lrs_v_b1_avoid", "lrs_v_b2i1", "lrs_v_b2i1_avoid", "lrs_v_b2f1",
                 "lrs_v_b2f1_avoid", "lrs_v_b2s1", "lrs_v_b2s1_avoid", "k05", "lrs_k_b1", "lrs_k_b2i1", "lrs_k_b2f1",
-                "lrs_k_b2s1"}
+                "lrs_k_b2s1", "chk_k_c197_nd1d1"}
 KIP966_INVARIANTS = CFG_INVARIANTS[:-1] + ("MinIsrRecoveryQuorum", "NoCommittedRecordLostGlobally")
 
 
@@ -191,6 +204,59 @@ def tlc(args) -> None:
             if got != want:
                 raise SystemExit(f"{name}: modelcheck gives {got}, TLC {want}")
     print(json.dumps(rows))
+
+
+# each spec's own .cfg under its own names (kip-966 renames the shutdowns)
+SCALE = {"kraft-3.5": COMMITTED,
+         "kraft-kip966": {**{k: v for k, v in COMMITTED.items() if k not in ("CleanShutdownLimit",
+                                                                           "UncleanShutdownLimit")},
+                          "NoDataLossShutdownLimit": 0, "DataLossShutdownLimit": 1}}
+
+
+def scale(args) -> None:
+    print(f"machine: {machine()}; engine {args.engine}; stopped after {args.minutes} min; "
+          f"--max-memory {args.max_memory}")
+    rows = []
+    for spec, consts in SCALE.items():
+        if args.only and spec not in args.only:
+            continue
+        cmd = modelcheck_command("run", spec, "--engine", args.engine, "--json", "-q", "--max-memory",
+                                 args.max_memory, *[a for k, v in consts.items() for a in ("--const", f"{k}={v}")])
+        row = _run_for(cmd, args.minutes * 60)
+        out = row.pop("output")
+        row.update(spec=spec, constants=consts, result=out["result"], stopped=out["stopped"],
+                   distinct_states=out["distinct_states"], depth=out["depth"], seconds=out["seconds"],
+                   states_per_second=round(out["distinct_states"] / max(out["seconds"], 1e-9)),
+                   command=" ".join(cmd[3:]))
+        rows.append(row)
+        print(f"{spec}: {row['result']} (stopped: {row['stopped']}), {row['distinct_states']:,} distinct, depth "
+              f"{row['depth']}, {row['seconds']:.0f} s, {row['states_per_second']:,} states/s, peak RSS "
+              f"{row['peak_rss_mib']:,.0f} MiB, load average at start {row['load_at_start']}", flush=True)
+    print(json.dumps(rows))
+
+
+def _run_for(cmd: list[str], seconds: float) -> dict:
+    """Run ``cmd`` (a --json modelcheck run); after ``seconds``, stop it with
+    SIGINT, which makes it report what it explored. Its output, wall time and
+    peak RSS (its own, from wait4)."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.DEVNULL)
+        try:
+            proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGINT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+        code = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read()
+    if code not in (0, 12, 130):
+        raise SystemExit(f"benchmark command failed ({code}): {' '.join(cmd)}")
+    return {"output": json.loads(text), "exit": code, "wall_seconds": round(wall, 1),
+            "peak_rss_mib": round(usage.ru_maxrss / 1024.0, 1), "load_at_start": round(load, 2)}
 
 
 def slots(args) -> None:
@@ -276,12 +342,17 @@ def main() -> None:
     p_tlc = sub.add_parser("tlc")
     p_tlc.add_argument("--engine", default="fast", choices=("fast", "bfs"))
     p_tlc.add_argument("--only", nargs="*")
+    p_scale = sub.add_parser("scale")
+    p_scale.add_argument("--engine", default="fast", choices=("fast", "bfs"))
+    p_scale.add_argument("--minutes", type=float, default=35)
+    p_scale.add_argument("--max-memory", default="10GiB")
+    p_scale.add_argument("--only", nargs="*")
     p_slots = sub.add_parser("slots")
     p_slots.add_argument("--capacities", type=lambda t: [int(x) for x in t.split(",")], default=[4, 8, 12, 16])
     p_slots.add_argument("--sample", type=int, default=2000)
     args = parser.parse_args()
     os.chdir(ROOT)
-    {"tlc": tlc, "slots": slots}[args.command](args)
+    {"tlc": tlc, "scale": scale, "slots": slots}[args.command](args)
 
 
 if __name__ == "__main__":

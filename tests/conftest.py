@@ -97,7 +97,7 @@ SLOW = {
     "modelcheck/test_symmetry.py": {"test_declared_symmetry_holds_on_every_reachable_state"},
     "modelcheck/test_trace.py": {"test_itf_is_readable_by_itf_py"},
     "modelcheck/viewer/test_html.py": {
-        "test_last_replica_standing_reads_as_kafka", "test_stepping_keeps_the_page_still",
+        "test_a_kip966_check_off_trace_outlines_the_missing_record", "test_last_replica_standing_reads_as_kafka", "test_stepping_keeps_the_page_still",
         "test_steps_through_the_whole_trace", "test_the_lost_record_is_singled_out",
         "test_timeline_labels_break_between_words_and_parameters"},
     "specs/test_kafka_clients.py": {"test_whole_state_space_matches_tlc"},
@@ -108,7 +108,8 @@ SLOW = {
         "test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine", "test_shortest_violations_match_tlc",
         "test_state_space_under_the_view_matches_tlc",
         "test_whole_state_counts_are_tlc_s_with_only_the_discarded_requests_the_spec_reads"},
-    "specs/test_kraft_layout.py": {"test_every_kind_of_state_and_step_is_drawn"},
+    "specs/test_kraft_layout.py": {"test_a_three_broker_kip966_counterexample_is_told_and_focused",
+                                   "test_every_kind_of_state_and_step_is_drawn"},
     "specs/test_kraft_v3_5.py": {
         "test_a_step_tlc_cannot_evaluate_stops_the_run_as_it_stops_tlc",
         "test_defaults_are_the_committed_configuration",

@@ -82,11 +82,41 @@ KRAFT_BUGS = [
      ("ReplicationQuorumSupersetProperty",) + KRAFT_CFG_INVARIANTS[:2] + KRAFT_CFG_INVARIANTS[3:],
      "kraft-3.5-no-partition-epoch-check.itf.json", 11),
 ]
+# KIP-966 under KRaft: every CHECK switch with a counterexample (TLC's too, on a copy of
+# the module with that check removed; bench/bench_kraft.py tlc), with the .cfg's invariants.
+KIP966_SMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1,
+                "DataLossShutdownLimit": 0, "FenceBrokerLimit": 0}
+KIP966_THREE = {**KIP966_SMALL, "BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 3,
+                "DataLossShutdownLimit": 1}
+KIP966_CFG_INVARIANTS = KRAFT_CFG_INVARIANTS + ("MinIsrRecoveryQuorum", "NoCommittedRecordLostGlobally")
+KIP966_BUGS = [
+    ("kraft-kip966", {**KIP966_SMALL, "IsrJoinRequiresFetch": "FALSE"}, KIP966_CFG_INVARIANTS,
+     "kraft-kip966-no-isr-join-fetch-check.itf.json", 8),
+    ("kraft-kip966", {**KIP966_SMALL, "IsrJoinRequiresHighWatermark": "FALSE"}, KIP966_CFG_INVARIANTS,
+     "kraft-kip966-no-isr-join-hwm-check.itf.json", 7),
+    ("kraft-kip966", {**KIP966_SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "LeaderShrinkIsrLimit": 1,
+                      "AlterPartitionChecksPartitionEpoch": "FALSE"},
+     ("ReplicationQuorumSupersetProperty",) + KIP966_CFG_INVARIANTS[:2] + KIP966_CFG_INVARIANTS[3:],
+     "kraft-kip966-no-partition-epoch-check.itf.json", 11),
+    # a registration response of an earlier incarnation accepted: the controller, which took that
+    # incarnation's request (broker epoch on file, so a clean restart) after the broker lost its log,
+    # elected it from the ELR, and the broker now runs as that leader with an empty log
+    ("kraft-kip966", {**KIP966_SMALL, "NoDataLossShutdownLimit": 1, "DataLossShutdownLimit": 1,
+                      "RegistrationMatchesIncarnation": "FALSE"}, KIP966_CFG_INVARIANTS[:-1],
+     "kraft-kip966-no-incarnation-check.itf.json", 10),
+    # three brokers in sync and one data-loss shutdown: 48,681 and 28,584 states to the violation
+    ("kraft-kip966", {**KIP966_THREE, "IsrJoinRequiresEpochStart": "FALSE"}, KIP966_CFG_INVARIANTS,
+     "kraft-kip966-no-isr-join-epoch-start-check.itf.json", 22),
+    ("kraft-kip966", {**KIP966_THREE, "IsrJoinChecksBrokerEpoch": "FALSE"}, KIP966_CFG_INVARIANTS,
+     "kraft-kip966-no-broker-epoch-check.itf.json", 19),
+]
+KRAFT_BUGS += KIP966_BUGS
 # Found by the fast engine, which meets the states in the reference engine's order
 # (tests/modelcheck/engines/test_fast.py) and is quicker on these million-state searches.
 FAST = {"kafka-clients-restart-unvalidated-misses-records.itf.json", "kafka-clients-handover-zombie-divergent.itf.json",
         "kafka-clients-r3-min-isr-2-unclean-acked-lost.itf.json", "kafka-clients-handover-zombie-rewind.itf.json",
-        "kafka-clients-restart-revalidates-stale-commit.itf.json"}
+        "kafka-clients-restart-revalidates-stale-commit.itf.json", "kraft-kip966-no-isr-join-epoch-start-check.itf.json",
+        "kraft-kip966-no-broker-epoch-check.itf.json"}
 REGENERATE = bool(os.environ.get("MODELCHECK_REGENERATE_TRACES"))
 
 

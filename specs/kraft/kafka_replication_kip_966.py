@@ -18,17 +18,13 @@ KIP-966 names after whether the broker's log survives.
 from __future__ import annotations
 
 from modelcheck.expr import not_
-from modelcheck.spec import Domain, SpecDefinition, action, by_first_parameter
-from modelcheck.temporal import Specification
-from specs.kraft import UPSTREAM_COMMIT, UPSTREAM_REPOSITORY, viewer_layout_kip966
+from modelcheck.spec import Domain, action
+from specs.kraft import viewer_layout_kip966
 from specs.kraft import kafka_replication_v3_5 as v35
 from specs.kraft.kafka_replication_v3_5 import BROKER, CANDIDATE, offline, shut_down, under_limit
 from specs.kraft.kip_966_properties import CFG_INVARIANTS, INVARIANTS
 from specs.kraft.kip_966_types import CONSTANTS
-from specs.kraft.v3_5_liveness import PROPERTIES, liveness_specification
-from specs.kraft.v3_5_properties import SOMETIMES
-from specs.kraft.v3_5_types import (CAPACITIES, NIL, OFFLINE_CLEAN, OFFLINE_DIRTY, SWITCHES, VIEW, check_constants,
-                                    fields, variables)
+from specs.kraft.v3_5_types import NIL, OFFLINE_CLEAN, OFFLINE_DIRTY
 
 CLEAN = Domain("is_clean_shutdown", lambda c: (0, 1), lambda c, v: bool(v))  # BOOLEAN: FALSE first, as TLC
 
@@ -57,30 +53,6 @@ def NoDataLossShutdown(s, n, b, is_clean_shutdown, candidate):
 
 BROKER_ACTIONS = tuple({v35.UncleanShutdown: DataLossShutdown, v35.CleanShutdown: NoDataLossShutdown}.get(a, a)
                        for a in v35.BROKER_ACTIONS)
-NEXT = BROKER_ACTIONS + (v35.PerformPartitionReassignment,)
-
-SPEC = SpecDefinition(
-    name="kraft-kip966",
-    module="kafka_replication_kip_966",
-    summary="KIP-966 Eligible Leader Replicas on Kafka's KRaft replication",
-    constants=CONSTANTS + SWITCHES + CAPACITIES,
-    fields=fields,
-    init=v35.Init,
-    next=NEXT,
-    invariants=INVARIANTS,
-    default_invariants=CFG_INVARIANTS,
-    port_checks=("WithinCapacity",),
-    evaluation_check="Evaluable",
-    variables=variables,
-    layout=viewer_layout_kip966,
-    sometimes=SOMETIMES,
-    check_constants=check_constants,
-    view=VIEW,
-    view_default=True,
-    properties=PROPERTIES,
-    specifications=(Specification("Spec", (), "Init /\\ [][Next]_vars (no fairness)."),
-                    liveness_specification(v35.HEALING, v35.MOST_BROKERS)),
-    instance_order=by_first_parameter(BROKER_ACTIONS, (v35.PerformPartitionReassignment,)),
-    origin=f"from {UPSTREAM_REPOSITORY} at commit {UPSTREAM_COMMIT} (kafka_data_replication/kraft/kip-966/)",
-    notes="Counts are taken under the module's VIEW by default, as its .cfg does.",
-)
+SPEC = v35.kraft_spec("kraft-kip966", "kafka_replication_kip_966",
+                      "KIP-966 Eligible Leader Replicas on Kafka's KRaft replication", CONSTANTS, BROKER_ACTIONS,
+                      INVARIANTS, CFG_INVARIANTS, viewer_layout_kip966, "kip-966")

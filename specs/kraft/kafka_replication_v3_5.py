@@ -768,7 +768,6 @@ BROKER_ACTIONS = (BrokerStart, ReceiveBrokerRegResponse, ReceiveMetadataUpdate, 
                   ReceiveAlterPartitionResponse, SendFetchRequest, ReceiveFetchRequest, ReceiveFetchResponse,
                   WriteRecordToLeader, UncleanShutdown, CleanShutdown, ReceiveBrokerRegRequest,
                   ReceiveAlterPartitionRequest, FenceBroker, UnfenceBroker)
-NEXT = BROKER_ACTIONS + (PerformPartitionReassignment,)
 
 # Upstream's Liveness: weak fairness on these, per broker (v3_5_liveness).
 HEALING = (BrokerStart, ReceiveBrokerRegResponse, ReceiveMetadataUpdate, SendAlterPartitionRequest,
@@ -776,28 +775,38 @@ HEALING = (BrokerStart, ReceiveBrokerRegResponse, ReceiveMetadataUpdate, SendAlt
            ReceiveBrokerRegRequest, ReceiveAlterPartitionRequest, UnfenceBroker)
 MOST_BROKERS = next(d.maximum for d in CONSTANTS if d.name == "BrokerCount")
 
-SPEC = SpecDefinition(
-    name="kraft-3.5",
-    module="kafka_replication_v3_5",
-    summary="Kafka 3.5 replication under the KRaft controller (brokers, metadata log, fetch, ISR changes)",
-    constants=CONSTANTS + SWITCHES + CAPACITIES,
-    fields=fields,
-    init=Init,
-    next=NEXT,
-    invariants=INVARIANTS,
-    default_invariants=CFG_INVARIANTS,
-    port_checks=("WithinCapacity",),
-    evaluation_check="Evaluable",
-    variables=variables,
-    layout=viewer_layout,
-    sometimes=SOMETIMES,
-    check_constants=check_constants,
-    view=VIEW,
-    view_default=True,
-    properties=PROPERTIES,
-    specifications=(Specification("Spec", (), "Init /\\ [][Next]_vars (no fairness)."),
-                    liveness_specification(HEALING, MOST_BROKERS)),
-    instance_order=by_first_parameter(BROKER_ACTIONS, (PerformPartitionReassignment,)),
-    origin=f"from {UPSTREAM_REPOSITORY} at commit {UPSTREAM_COMMIT} (kafka_data_replication/kraft/v3.5/)",
-    notes="Counts are taken under the module's VIEW by default, as its .cfg does.",
-)
+def kraft_spec(name: str, module: str, summary: str, constants, broker_actions, invariants, default_invariants,
+               layout, upstream_dir: str) -> SpecDefinition:
+    """A KRaft module's definition: what the two modules (v3.5 and KIP-966)
+    share, Init, the reassignment, the VIEW, the liveness, TLC's order,
+    with what each has of its own."""
+    return SpecDefinition(
+        name=name,
+        module=module,
+        summary=summary,
+        constants=constants + SWITCHES + CAPACITIES,
+        fields=fields,
+        init=Init,
+        next=broker_actions + (PerformPartitionReassignment,),
+        invariants=invariants,
+        default_invariants=default_invariants,
+        port_checks=("WithinCapacity",),
+        evaluation_check="Evaluable",
+        variables=variables,
+        layout=layout,
+        sometimes=SOMETIMES,
+        check_constants=check_constants,
+        view=VIEW,
+        view_default=True,
+        properties=PROPERTIES,
+        specifications=(Specification("Spec", (), "Init /\\ [][Next]_vars (no fairness)."),
+                        liveness_specification(HEALING, MOST_BROKERS)),
+        instance_order=by_first_parameter(broker_actions, (PerformPartitionReassignment,)),
+        origin=f"from {UPSTREAM_REPOSITORY} at commit {UPSTREAM_COMMIT} (kafka_data_replication/kraft/{upstream_dir}/)",
+        notes="Counts are taken under the module's VIEW by default, as its .cfg does.",
+    )
+
+
+SPEC = kraft_spec("kraft-3.5", "kafka_replication_v3_5",
+                  "Kafka 3.5 replication under the KRaft controller (brokers, metadata log, fetch, ISR changes)",
+                  CONSTANTS, BROKER_ACTIONS, INVARIANTS, CFG_INVARIANTS, viewer_layout, "v3.5")

@@ -9,21 +9,14 @@ from modelcheck.spec import invariant
 from specs.kraft.v3_5_functions import leo_of, pending_alter_partition_response
 from specs.kraft import v3_5_properties as base
 from specs.kraft.v3_5_properties import is_non_stale_leader
-from specs.kraft.v3_5_types import FENCED, RUNNING, UNFENCED, brokers
+from specs.kraft.v3_5_types import RUNNING, brokers
 
 
 @invariant
 def ValidControllerState(s):
     """The controller's fenced statuses agree with its unfenced set, and no
     fenced broker is in the ISR (which may now be empty)."""
-    md = s.con_partition_metadata
-    bs = list(brokers(s.c))
-    status = [s.con_broker_reg[b].status for b in bs]
-    consistent = not_(any_of(or_(and_(eq(status[b], FENCED), member(s.con_unfenced, b)),
-                                 and_(eq(status[b], UNFENCED), not_(member(s.con_unfenced, b))))
-                             for b in bs))
-    return and_(consistent, not_(any_of(and_(member(md.replicas, b), eq(status[b], FENCED), member(md.isr, b))
-                                        for b in bs)))
+    return and_(base.controller_status_agrees(s), not_(base.fenced_isr_member(s)))
 
 
 @invariant
@@ -35,7 +28,7 @@ def ValidControllerIsrAndElr(s):
                 implies(le(s.c.MinISR, cardinality(md.isr, s.c.BrokerCount)), eq(md.elr, 0)))
 
 
-@invariant
+@invariant(explain=base.explain_quorum_superset)
 def ReplicationQuorumSupersetProperty(s):
     """A leader on the current leader epoch whose ISR has MinISR members
     advances its high watermark on a maximal ISR holding the controller's ISR

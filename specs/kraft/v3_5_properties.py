@@ -4,6 +4,7 @@ the actions), carried over from the upstream module of that name."""
 from __future__ import annotations
 
 from modelcheck.bounded import within_capacity
+from modelcheck.explain import Account
 from modelcheck.expr import TRUE, all_of, and_, any_of, eq, implies, le, lt, member, ne, not_, or_, subset_of
 from modelcheck.spec import invariant, sometimes
 from specs.kraft.v3_5_functions import hwm_of, leo_of, log_of, log_offsets, pending_alter_partition_response
@@ -46,7 +47,22 @@ def _log_text(probe, b: int) -> str:
     return "the log " + ", ".join(f"{r['value']}@{r['offset']}" for r in log)
 
 
-def explain_leader_completeness(probe) -> str | None:
+def _missing_slots(probe, k: int, hwm: int) -> tuple[tuple[str, str, int], ...]:
+    """The slots of broker k's log (as the KRaft layout draws it: row
+    "broker k", offsets from 1, slot 0 holding offset 1) from its log end up
+    to the committed offset: the committed records it does not have."""
+    leo = probe.values["partition_data"][k]["leo"]
+    width = len(probe.c.Values)  # the layout draws this many slots
+    return tuple((f"broker {k}", "log", o - 1) for o in range(leo, hwm) if o - 1 < width)
+
+
+def _held_slots(probe, k: int, offsets) -> tuple[tuple[str, str, int], ...]:
+    """The slots of broker k's log that hold a record at these offsets."""
+    log = probe.values["partition_data"][k]["log"]
+    return tuple((f"broker {k}", "log", o - 1) for o in offsets if o <= len(log))
+
+
+def explain_leader_completeness(probe) -> Account | None:
     v = probe.values
     md = v["con_partition_metadata"]
     leader = md["leader"]
@@ -58,33 +74,49 @@ def explain_leader_completeness(probe) -> str | None:
     missing = [x for i, x in enumerate(probe.c.Values) if acked >> i & 1
                and not any(r["value"] == x for r in v["partition_data"][leader]["log"])]
     lost = f"; acknowledged value(s) {', '.join(missing)} missing" if missing else ""
-    return (f"the controller's leader (epoch {md['leader_epoch']}) is {_broker_text(probe, b)} with "
-            f"{_log_text(probe, b)}, ending before the committed offset (high watermark {hwm}){lost}")
+    return Account(f"the controller's leader (epoch {md['leader_epoch']}) is {_broker_text(probe, b)} with "
+                   f"{_log_text(probe, b)}, ending before the committed offset (high watermark {hwm}){lost}",
+                   _missing_slots(probe, leader, hwm))
 
 
-def explain_candidate_completeness(probe) -> str | None:
+def explain_candidate_completeness(probe) -> Account | None:
+    """Each running ISR (or ELR) member short of the committed offset; the
+    focus is its missing slots, and the same offsets in the logs of the
+    brokers that have them."""
     v = probe.values
     hwm = v["inv_true_hwm"]
-    short = [k - 1 for k in v["con_partition_metadata"]["isr"]
+    md = v["con_partition_metadata"]
+    members = list(md["isr"]) + list(md.get("elr", ()))
+    short = [k for k in members
              if v["partition_data"][k]["leo"] < hwm and v["broker_state"][k]["status"] == "RUNNING"]
     if not short:
         return None
-    return "; ".join(f"{_broker_text(probe, b)} is in the controller's ISR with {_log_text(probe, b)}, short of "
-                     f"the committed offset (high watermark {hwm})" for b in short)
+    text = "; ".join(f"{_broker_text(probe, k - 1)} is in the controller's {'ISR' if k in md['isr'] else 'ELR'} "
+                     f"with {_log_text(probe, k - 1)}, "
+                     f"short of the committed offset (high watermark {hwm})" for k in short)
+    offsets = sorted({o for k in short for o in range(v["partition_data"][k]["leo"], hwm)})
+    focus = [slot for k in short for slot in _missing_slots(probe, k, hwm)]
+    focus += [slot for k in v["partition_data"] if k not in short for slot in _held_slots(probe, k, offsets)]
+    return Account(text, tuple(dict.fromkeys(focus)))
 
 
 def explain_quorum_superset(probe) -> str | None:
+    """Under KIP-966 the controller's ELR counts with its ISR, once the
+    leader's ISR has MinISR members."""
     v = probe.values
     con = v["con_partition_metadata"]
+    elr = set(con["elr"]) if "elr" in con else set()
 
     def members(xs):
         return "{" + ", ".join(str(x) for x in sorted(xs)) + "}"
     for k, md in v["partition_metadata"].items():
         if v["partition_status"][k] != "Leader" or md["leader_epoch"] != con["leader_epoch"]:
             continue
-        outside = sorted(set(con["isr"]) - set(md["maximal_isr"]))
+        quorum = "elr" not in con or len(md["isr"]) >= probe.c.MinISR
+        outside = sorted((set(con["isr"]) | elr) - set(md["maximal_isr"])) if quorum else []
         if outside:
-            return (f"the controller's ISR {members(con['isr'])} (partition epoch {con['partition_epoch']}) has "
+            held = f"ISR {members(con['isr'])}" + (f" and ELR {members(elr)}" if elr else "")
+            return (f"the controller's {held} (partition epoch {con['partition_epoch']}) has "
                     f"{f'broker {outside[0]}' if len(outside) == 1 else f'brokers {members(outside)}'} outside leader "
                     f"broker {k}'s "
                     f"maximal ISR {members(md['maximal_isr'])}: the leader advances the high watermark without "
@@ -155,15 +187,27 @@ def ValidFetcherState(s):
 def ValidControllerState(s):
     """The controller's fenced statuses agree with its unfenced set; a fenced
     broker is in the ISR only as its sole member; the ISR is never empty."""
+    from modelcheck.expr import cardinality
     md = s.con_partition_metadata
+    consistent, fenced_in_isr = controller_status_agrees(s), fenced_isr_member(s)
+    return and_(consistent, implies(lt(1, cardinality(md.isr, s.c.BrokerCount)), not_(fenced_in_isr)), ne(md.isr, 0))
+
+
+def controller_status_agrees(s):
+    """The controller's fenced statuses agree with its unfenced set (both
+    modules' ValidControllerState)."""
     bs = list(brokers(s.c))
     status = [s.con_broker_reg[b].status for b in bs]
-    consistent = not_(any_of(or_(and_(eq(status[b], FENCED), member(s.con_unfenced, b)),
-                                 and_(eq(status[b], UNFENCED), not_(member(s.con_unfenced, b))))
-                             for b in bs))
-    from modelcheck.expr import cardinality
-    fenced_in_isr = any_of(and_(member(md.replicas, b), eq(status[b], FENCED), member(md.isr, b)) for b in bs)
-    return and_(consistent, implies(lt(1, cardinality(md.isr, len(bs))), not_(fenced_in_isr)), ne(md.isr, 0))
+    return not_(any_of(or_(and_(eq(status[b], FENCED), member(s.con_unfenced, b)),
+                           and_(eq(status[b], UNFENCED), not_(member(s.con_unfenced, b))))
+                       for b in bs))
+
+
+def fenced_isr_member(s):
+    """Some replica in the controller's ISR is fenced."""
+    md = s.con_partition_metadata
+    return any_of(and_(member(md.replicas, b), eq(s.con_broker_reg[b].status, FENCED), member(md.isr, b))
+                  for b in brokers(s.c))
 
 
 @invariant(explain=explain_quorum_superset)

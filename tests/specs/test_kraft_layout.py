@@ -15,6 +15,8 @@ from modelcheck.viewer.terminal import render
 LRS = os.path.join(ROOT, "traces", "kraft-3.5-last-replica-standing.itf.json")
 NO_FETCH_CHECK = os.path.join(ROOT, "traces", "kraft-3.5-no-isr-join-fetch-check.itf.json")
 NO_HWM_CHECK = os.path.join(ROOT, "traces", "kraft-3.5-no-isr-join-hwm-check.itf.json")
+KIP966_EPOCH_START = os.path.join(ROOT, "traces", "kraft-kip966-no-isr-join-epoch-start-check.itf.json")
+KIP966_NO_FETCH_CHECK = os.path.join(ROOT, "traces", "kraft-kip966-no-isr-join-fetch-check.itf.json")
 
 
 def blocks(text: str) -> dict[int, list[str]]:
@@ -103,6 +105,34 @@ def test_check_off_traces_name_the_replica_let_into_the_isr():
     assert "  » the controller rejects broker 1's AlterPartition (IneligibleReplica)" in rejected
     assert ("  AlterPartition response controller → 1  rejected (IneligibleReplica): isr {1, 2} "
             "(broker epochs 1: 1, 2: 0), leader epoch 1, partition epoch 2*") in rejected
+
+
+def test_the_record_an_explanation_is_about_is_the_focus(lrs):
+    """Like the ZooKeeper-era specs' explanations, the KRaft ones name the
+    log slots they are about, so the HTML viewer outlines them: the
+    committed offset the new leader lacks (Last Replica Standing), and
+    the slot the replica let into the ISR lacks with the same offset on the
+    broker that holds it (KIP-966, IsrJoinRequiresFetch off)."""
+    [breakage] = lrs.breakages
+    assert (breakage.invariant, breakage.state, breakage.focus) == ("LeaderCompletenessProperty", 7,
+                                                                    (("broker 1", "log", 0),))
+    [breakage] = load_view(KIP966_NO_FETCH_CHECK).breakages
+    assert breakage.focus == (("broker 2", "log", 0), ("broker 1", "log", 0))
+    assert ("broker 2 (running, follower) is in the controller's ISR with an empty log, short of the committed "
+            "offset (high watermark 2)") in breakage.explanation
+
+
+def test_a_three_broker_kip966_counterexample_is_told_and_focused():
+    """IsrJoinRequiresEpochStart off (22 states): broker 1, back with an
+    empty log, joins the ISR; the focus is its empty slot and the record
+    brokers 2 and 3 hold at offset 1."""
+    view = load_view(KIP966_EPOCH_START)
+    [breakage] = view.breakages
+    assert breakage.state == 21 and breakage.focus == (("broker 1", "log", 0), ("broker 2", "log", 0),
+                                                       ("broker 3", "log", 0))
+    state = blocks(render(view))
+    assert "  » broker 1 joins the ISR without committed A@1 at offset 1" in state[22]
+    assert "  » the controller elects broker 2 as leader in leader epoch 2 (isr {2, 3})" in state[13]
 
 
 def walk(m, steps):

@@ -544,9 +544,34 @@ def test_last_replica_standing_reads_as_kafka(browser, tmp_path, width):
     assert page.page.locator('#groups [data-group="metadata"] tbody tr').count() == 3
     page.page.keyboard.press("End")
     assert page.page.locator('.explanation[data-invariant="LeaderCompletenessProperty"]').count() == 1
-    assert "red outline" not in page.text("#legend")  # no explanation here names a record to outline
+    # the committed record the new leader lacks: broker 1's empty slot at offset 1, outlined in red
+    focus = page.page.locator("#groups .slot.focus")
+    assert [(s.evaluate("(e) => e.closest('[data-group]').dataset.group"),
+             s.evaluate("(e) => e.closest('[data-row]').dataset.row"), s.get_attribute("data-offset"))
+            for s in focus.all()] == [("replicas", "broker 1", "0")]
+    assert "a red outline marks the record it is about" in page.text("#legend")
     assert page.js("document.documentElement.scrollWidth") <= width
     assert page.js("[...document.querySelectorAll('.table-wrap')].every(t => t.scrollWidth <= t.clientWidth)")
     page.page.click('#timeline-list li[data-index="4"]')
     page.shot(f"kraft-last-replica-standing-{width}")
+    page.close()
+
+
+def test_a_kip966_check_off_trace_outlines_the_missing_record(browser, tmp_path):
+    """KIP-966 with IsrJoinRequiresEpochStart off (22 states): the KRaft
+    layout with the ELR, and on the last state broker 1's empty slot and the
+    record brokers 2 and 3 hold at offset 1, outlined in red."""
+    out = tmp_path / "kip966.html"
+    write_html(load_view(os.path.join(ROOT, "traces", "kraft-kip966-no-isr-join-epoch-start-check.itf.json")),
+               str(out))
+    page = Page(browser, out, 1400)
+    assert page.text("#title") == "kraft-kip966: LeaderCandidateCompletenessProperty violated in state 22"
+    page.page.keyboard.press("End")
+    focus = page.page.locator('#groups [data-group="replicas"] .slot.focus')
+    assert [(s.evaluate("(e) => e.closest('[data-row]').dataset.row"), s.get_attribute("data-offset"))
+            for s in focus.all()] == [("broker 1", "0"), ("broker 2", "0"), ("broker 3", "0")]
+    assert page.row_cell("controller", "elr").count() == 1  # KIP-966's ELR, drawn as a row of broker chips
+    assert page.page.locator("#notes li").all_text_contents()[-1] == \
+        "broker 1 joins the ISR without committed A@1 at offset 1"
+    assert not page.errors and page.requests == [page.url]
     page.close()
