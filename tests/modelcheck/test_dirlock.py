@@ -55,8 +55,11 @@ def test_a_second_run_on_a_spark_checkpoint_in_use_is_refused_before_spark_start
 def test_two_real_runs_into_one_checkpoint_directory(tmp_path):
     """The first run holds the directory; the second (other invariants) is
     refused at once with one line; once the first is stopped, the
-    directory is free and its checkpoint resumes."""
-    command = [sys.executable, "-c", "from cli import main; main()", "run", "kip320", "--engine", "fast",
+    directory is free and its checkpoint resumes. The first run is one
+    that lasts (4 replicas, about a minute), so that it still holds the
+    directory when the second starts."""
+    command = [sys.executable, "-c", "from cli import main; main()", "run", "kip320", "--const", "Replicas=4",
+               "--engine", "fast",
                "--checkpoint", "ck", "--checkpoint-every", "1000"]
     env = dict(os.environ, PYTHONPATH=ROOT)
     first = subprocess.Popen(command, cwd=str(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
