@@ -45,7 +45,7 @@ from modelcheck.codec import Codec, json_set
 from modelcheck.errors import SpecDefinitionError, TraceFormatError
 from modelcheck.expr import (FALSE, TRUE, Expr, add, and_, const, eq, ite, le, lift, lt, max_, not_, or_, select,
                              sub, var)
-from modelcheck.records import RecordType, RecordView, SlotQueries
+from modelcheck.records import ContainerWriter, RecordType, RecordView, SlotQueries
 from modelcheck.schema import Field
 
 
@@ -311,24 +311,12 @@ def set_remove_at(container: RecordSet, c: Contents, k: int) -> Contents:
     return Contents(ite(one_left, sub(c.size, 1), c.size), slots, c.overflow, copies)
 
 
-class SetWriter:
+class SetWriter(ContainerWriter):
     """Changes to one set within an action; they compose in the order written
     (``n.requests.remove_at(m)`` then ``n.responses.add(...)``, or several
     changes to one set), and are assigned when the action is built."""
 
-    def __init__(self, container: RecordSet, owner, index: tuple[int, ...]):
-        self.container, self._owner, self._index = container, owner, index
-        self._contents = container.current(owner._schema, index)
-        self._changed = False
-
-    @property
-    def now(self) -> SetView:
-        """The set as the changes so far leave it."""
-        return SetView(self.container, self._contents)
-
-    def _set(self, contents: Contents) -> None:
-        self._owner._note_pending(self)
-        self._contents, self._changed = contents, True
+    view = SetView
 
     def add(self, record: RecordView) -> None:
         """messages' = messages \\union {record}."""
@@ -363,11 +351,6 @@ class SetWriter:
         if record.type is not self.container.rtype:
             raise SpecDefinitionError(f"{self.container.name} holds {self.container.rtype.name} records, "
                                       f"not {record.type.name}")
-
-    def flush(self) -> None:
-        if self._changed:
-            self.container.flush(self._owner, self._index, self._contents)
-            self._changed = False
 
 
 # --- sequences -------------------------------------------------------------------
@@ -487,21 +470,10 @@ def seq_extend(container: RecordSeq, c: Contents, other: Contents, lo, hi, align
     return Contents(ite(lt(K, new_size), K, new_size), slots, overflow)
 
 
-class SeqWriter:
+class SeqWriter(ContainerWriter):
     """Changes to one sequence within an action, composed in the order written."""
 
-    def __init__(self, container: RecordSeq, owner, index: tuple[int, ...]):
-        self.container, self._owner, self._index = container, owner, index
-        self._contents = container.current(owner._schema, index)
-        self._changed = False
-
-    @property
-    def now(self) -> SeqView:
-        return SeqView(self.container, self._contents)
-
-    def _set(self, contents: Contents) -> None:
-        self._owner._note_pending(self)
-        self._contents, self._changed = contents, True
+    view = SeqView
 
     def append(self, record: RecordView) -> None:
         """s' = Append(s, record)."""
@@ -537,11 +509,6 @@ class SeqWriter:
         if other.container.rtype is not self.container.rtype:
             raise SpecDefinitionError("cannot concatenate sequences of different record types")
         self._set(seq_extend(self.container, self._contents, other.contents, lo, hi, aligned))
-
-    def flush(self) -> None:
-        if self._changed:
-            self.container.flush(self._owner, self._index, self._contents)
-            self._changed = False
 
 
 # --- slot domains, TLA+ values -----------------------------------------------------

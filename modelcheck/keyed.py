@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 from modelcheck.codec import Codec, json_set
 from modelcheck.errors import SpecDefinitionError, TraceFormatError
 from modelcheck.expr import FALSE, Expr, add, and_, const, eq, ite, lift, not_, or_, var
-from modelcheck.records import RecordType, RecordView, SlotQueries
+from modelcheck.records import ContainerWriter, RecordType, RecordView, SlotQueries
 from modelcheck.schema import Field
 
 
@@ -152,19 +152,11 @@ class KeyedSetView(SlotQueries):
         return and_(*(not_(here) for here in self.contents.present))
 
 
-class KeyedSetWriter:
-    def __init__(self, container: KeyedRecordSet, owner, index: tuple[int, ...]):
-        self.container, self._owner, self._index = container, owner, index
-        self._contents = container.current(owner._schema, index)
-        self._changed = False
+class KeyedSetWriter(ContainerWriter):
+    """Changes to one keyed set within an action; its own ``flush`` assigns
+    each key's slot."""
 
-    @property
-    def now(self) -> KeyedSetView:
-        return KeyedSetView(self.container, self._contents)
-
-    def _set(self, contents: _Keyed) -> None:
-        self._owner._note_pending(self)
-        self._contents, self._changed = contents, True
+    view = KeyedSetView
 
     def add(self, record: RecordView) -> None:
         """set' = set \\union {record}: into the slot of its key."""

@@ -395,3 +395,31 @@ class SlotQueries:
     def forall(self, predicate: Callable[["RecordView"], Any]) -> Expr:
         """\\A m \\in set : predicate(m)."""
         return and_(*(or_(not_(here), predicate(r)) for here, r in self.elements()))
+
+
+class ContainerWriter:
+    """Changes to one record container (a set, a keyed set, a sequence) within
+    an action: they compose in the order written, and are assigned when the
+    action is built (``flush``). A subclass names its ``view``, the container
+    as the changes so far leave it."""
+
+    view: type
+
+    def __init__(self, container, owner, index: tuple[int, ...]):
+        self.container, self._owner, self._index = container, owner, index
+        self._contents = container.current(owner._schema, index)
+        self._changed = False
+
+    @property
+    def now(self):
+        """The container as the changes so far leave it."""
+        return self.view(self.container, self._contents)
+
+    def _set(self, contents) -> None:
+        self._owner._note_pending(self)
+        self._contents, self._changed = contents, True
+
+    def flush(self) -> None:
+        if self._changed:
+            self.container.flush(self._owner, self._index, self._contents)
+            self._changed = False
