@@ -25,6 +25,8 @@ DEADLOCK = "Deadlock"  # what a state without successors is reported as breaking
 
 
 class _NoGraph:
+    records_steps = False  # no state graph: the search need not work out representatives for it
+
     def expanded(self, *args) -> None:
         pass
 
@@ -223,12 +225,13 @@ class Expander:
                 first, successors, renamed = first[fresh], successors[:, fresh], renamed[fresh]
             successors = self.canonical.words(successors)
             canonical_fps = self.packing.fingerprints(successors)
-            representatives[renamed] = canonical_fps
-            # the graph is told each successor's representative; ``unique`` is in
-            # fingerprint order from the numpy kernel, in discovery order from the compiled one
-            by_fingerprint = np.argsort(unique, kind="stable")
-            at = by_fingerprint[np.searchsorted(unique, fps, sorter=by_fingerprint)]
-            self.graph.expanded(parents + offset, fps, actions, all_words, representatives[at])
+            if self.graph.records_steps:
+                # the graph is told each successor's representative; ``unique`` is in
+                # fingerprint order from the numpy kernel, in discovery order from the compiled one
+                representatives[renamed] = canonical_fps
+                by_fingerprint = np.argsort(unique, kind="stable")
+                at = by_fingerprint[np.searchsorted(unique, fps, sorter=by_fingerprint)]
+                self.graph.expanded(parents + offset, fps, actions, all_words, representatives[at])
             again = first_of_each(canonical_fps, key()[first])
             first, successors, unique = first[again], successors[:, again], canonical_fps[again]
         return Expansion(unique, successors, parents[first] + offset, actions[first], fps.size, deadlocked)

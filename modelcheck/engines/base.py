@@ -83,6 +83,8 @@ class NoGraph:
     """The state-graph hooks of an engine asked for no graph: they do nothing
     (TLC's no-op liveness checker), so the search loop calls them unconditionally."""
 
+    records_steps = False
+
     def initial(self, *args) -> None:
         pass
 

@@ -28,6 +28,8 @@ class BatchedGraph:
     ``--max-memory``); ``finish`` builds the graph from them a level at a
     time (``modelcheck.liveness.build``)."""
 
+    records_steps = True  # the search hands it every step, with representatives under symmetry
+
     def __init__(self, model, request):
         from modelcheck.packing import Packing
         self.model, self.request = model, request
