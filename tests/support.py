@@ -26,6 +26,21 @@ def model(name: str, **consts):
     return _model(name, tuple(sorted((k, str(v)) for k, v in consts.items())))
 
 
+
+def small_model(name: str):
+    """A small model of any spec in specs/: the constants each spec's
+    kernel-agreement tests explore whole."""
+    if name == "async-isr":
+        return model(name, MaxVersion=2, MaxOffset=1)
+    if name == "kip320-consumer":
+        return model(name, MaxLeaderEpoch=1)
+    if name.startswith("kraft"):
+        unclean = "DataLossShutdownLimit" if name == "kraft-kip966" else "UncleanShutdownLimit"
+        return model(name, BrokerCount=2, InitReplicationFactor=2, MinISR=1, InitIsrSize=1, FenceBrokerLimit=0,
+                     **{unclean: 0})
+    return model(name, Replicas=2, MaxLeaderEpoch=1)
+
+
 def reachable(m, limit: int | None = None) -> list[tuple]:
     """The reachable states of ``m`` in breadth-first order (the first
     ``limit`` or so of them, when given), found by the explicit successors."""

@@ -8,24 +8,12 @@ import subprocess
 import numpy as np
 import pytest
 
-from support import model, reachable, run_subprocess
+from support import model, reachable, run_subprocess, small_model
 from modelcheck.backends.c_codegen import CompilerUnavailable, build, compiler
 from modelcheck.backends.compiled import compile_kernel
 from modelcheck.expansion import Expander
 from modelcheck.packing import Packing
 from specs import all_specs
-
-
-def small_model(name):
-    if name == "async-isr":
-        return model(name, MaxVersion=2, MaxOffset=1)
-    if name == "kip320-consumer":
-        return model(name, MaxLeaderEpoch=1)
-    if name.startswith("kraft"):
-        unclean = "DataLossShutdownLimit" if name == "kraft-kip966" else "UncleanShutdownLimit"
-        return model(name, BrokerCount=2, InitReplicationFactor=2, MinISR=1, InitIsrSize=1, FenceBrokerLimit=0,
-                     **{unclean: 0})
-    return model(name, Replicas=2, MaxLeaderEpoch=1)
 
 
 def predicate_names(m):

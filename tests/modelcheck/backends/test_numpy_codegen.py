@@ -4,22 +4,10 @@ on every reachable state of small models, batch by batch, they must agree."""
 import numpy as np
 import pytest
 
-from support import model, reachable
+from support import model, reachable, small_model
 from modelcheck.backends.numpy_codegen import compile_numpy
 from modelcheck.packing import Packing, fingerprints
 from specs import all_specs
-
-
-def small_model(name):
-    if name == "async-isr":
-        return model(name, MaxVersion=2, MaxOffset=1)
-    if name == "kip320-consumer":
-        return model(name, MaxLeaderEpoch=1)
-    if name.startswith("kraft"):
-        unclean = "DataLossShutdownLimit" if name == "kraft-kip966" else "UncleanShutdownLimit"
-        return model(name, BrokerCount=2, InitReplicationFactor=2, MinISR=1, InitIsrSize=1, FenceBrokerLimit=0,
-                     **{unclean: 0})
-    return model(name, Replicas=2, MaxLeaderEpoch=1)
 
 
 @pytest.mark.parametrize("name", sorted(all_specs()))
