@@ -36,8 +36,10 @@ CHUNK = 1 << 15
 
 @dataclass
 class Expansion:
-    """Successors of a chunk, unique by fingerprint (sorted by fingerprint
-    from the numpy kernel, in discovery order from a compiled one)."""
+    """Successors of a chunk: unique by fingerprint (sorted by fingerprint
+    from the numpy kernel, in discovery order from a compiled one), or, from
+    a compiled kernel's fused pass, those not yet visited, in discovery order
+    with repeats (``Expander.expand``)."""
 
     fps: np.ndarray  # uint64
     words: np.ndarray  # (words, k) uint64
@@ -47,7 +49,9 @@ class Expansion:
     deadlocked: int = -1  # index within the level of a state with no successor
 
     def select(self, keep: np.ndarray) -> "Expansion":
-        return Expansion(self.fps[keep], self.words[:, keep], self.parents[keep], self.actions[keep])
+        """The successors ``keep`` (a mask) marks, in order."""
+        at = np.flatnonzero(keep)  # positions, not the mask: numpy gathers a (words, n) array faster by them
+        return Expansion(self.fps[at], self.words.take(at, axis=1), self.parents[at], self.actions[at])
 
     @staticmethod
     def empty(words: int) -> "Expansion":
@@ -55,17 +59,34 @@ class Expansion:
                          np.zeros(0, np.int32))
 
     @staticmethod
-    def merge(parts: list["Expansion"], words: int, first_occurrences=None) -> "Expansion":
-        """Concatenate and keep the first of each fingerprint. ``first_occurrences``
-        (fps -> positions) finds them; by default, sorted by fingerprint."""
+    def merge(parts: list["Expansion"], words: int) -> "Expansion":
+        """Concatenate and keep the first of each fingerprint, sorted by fingerprint."""
         if not parts:
             return Expansion.empty(words)
         fps = np.concatenate([p.fps for p in parts])
-        first = (first_occurrences or first_by_fingerprint)(fps)
+        first = first_by_fingerprint(fps)
         unique = fps[first]
         return Expansion(unique, np.concatenate([p.words for p in parts], axis=1)[:, first],
                          np.concatenate([p.parents for p in parts])[first],
                          np.concatenate([p.actions for p in parts])[first])
+
+    @staticmethod
+    def concat(parts: list["Expansion"], words: int) -> "Expansion":
+        """The parts one after the other. It takes them: each part is let go
+        once copied, so a level is held about once, not twice, while it is
+        put together."""
+        total = sum(p.fps.size for p in parts)
+        out = Expansion(np.empty(total, np.uint64), np.empty((words, total), np.uint64), np.empty(total, np.int64),
+                        np.empty(total, np.int32))
+        at = 0
+        parts.reverse()
+        while parts:
+            p = parts.pop()
+            k = p.fps.size
+            out.fps[at:at + k], out.words[:, at:at + k] = p.fps, p.words
+            out.parents[at:at + k], out.actions[at:at + k] = p.parents, p.actions
+            at += k
+        return out
 
 
 @dataclass
@@ -148,6 +169,13 @@ class CompiledSuccessors:
     def __init__(self, kernel):
         self.kernel = kernel
 
+    def unvisited(self, words: np.ndarray, offset: int, visited) -> Expansion:
+        """The chunk's successors that the hash tables ``visited`` lack, in
+        discovery order (repeats among them included)."""
+        f = self.kernel.unvisited_successors(words, visited)
+        return Expansion(f.fps, f.words, f.parents + offset, f.actions, f.generated,
+                         f.stuck + offset if f.stuck >= 0 else -1)
+
     def first(self, fps: np.ndarray, key) -> np.ndarray:
         """In discovery order already, the first of each fingerprint is its first occurrence."""
         return self.kernel.first_occurrences(fps)
@@ -195,10 +223,24 @@ class Expander:
         generate = self.generate if isinstance(self.generate, NumpySuccessors) else None
         return (generate or NumpySuccessors(self.model)).apply(words, instances)
 
+    def needs_every_successor(self) -> bool:
+        """Whether coverage, symmetry or the state graph look at successors
+        already visited too (else a compiled kernel leaves those out)."""
+        return self.coverage is not None or self.canonical is not None or self.graph.records_steps
+
     def expand(self, words: np.ndarray, offset: int, visited=None) -> Expansion:
         """Successors of the chunk, each credited to its first (parent, action);
         under symmetry, each replaced by its orbit's representative (those
-        ``visited`` already holds, a ``VisitedFingerprints``, need no renaming)."""
+        ``visited`` already holds, a ``modelcheck.engines.visited`` set, need
+        no renaming). From a compiled kernel they come in discovery order, and
+        with a hashed ``visited`` and nothing that needs every successor, only
+        the unvisited ones, repeats among them left to ``visited.keep_new``."""
+        hashed = getattr(visited, "hashed", None)
+        if hashed is not None and isinstance(self.generate, CompiledSuccessors) and not self.needs_every_successor():
+            e = self.generate.unvisited(words, offset, hashed)
+            if not self.check_deadlock:
+                e.deadlocked = -1
+            return e
         found = self.generated(words)
         all_words, parents, actions = found.words, found.parents, found.actions
         deadlocked = -1
@@ -232,7 +274,7 @@ class Expander:
                 by_fingerprint = np.argsort(unique, kind="stable")
                 at = by_fingerprint[np.searchsorted(unique, fps, sorter=by_fingerprint)]
                 self.graph.expanded(parents + offset, fps, actions, all_words, representatives[at])
-            again = first_of_each(canonical_fps, key()[first])
+            again = np.sort(first_of_each(canonical_fps, key()[first]))  # kept in discovery order
             first, successors, unique = first[again], successors[:, again], canonical_fps[again]
         return Expansion(unique, successors, parents[first] + offset, actions[first], fps.size, deadlocked)
 

@@ -175,6 +175,68 @@ def _fill(instances, layout, split: bool = False) -> list[str]:
     return lines + ["    }", "}"]
 
 
+# The fused expansion keeps its latest successors in a small ring while the
+# visited set's slots for them are fetched from memory: a successor is looked
+# up only once LAG more have been made, by when its slot has (usually)
+# arrived, instead of stalling on every lookup.
+RING, LAG = 32, 16
+
+
+def _expand(instances, layout, split: bool = False) -> list[str]:
+    """Successors of a range of states that the visited set lacks, written
+    compactly: guards, assignments, fingerprints and lookups in one pass."""
+    words, k = layout.words, len(instances)
+    lines = [
+        "typedef struct { uint64_t w[%d]; uint64_t fp; int64_t parent; int32_t action; } candidate_t;" % words,
+        "static inline int visited_has(uint64_t *const *tables, const int64_t *caps, int64_t parts, uint64_t fp) {",
+        "    int64_t part = parts == 1 ? 0 : set_part(fp, parts);",
+        "    return set_has(tables[part], (uint64_t)caps[part] - 1, fp);",
+        "}",
+        "/* a macro, not a function: GCC finds a function holding only a prefetch free of effects and drops its calls */",
+        "#if defined(__GNUC__)",
+        "#define VISITED_PREFETCH(fp) do { const int64_t part_ = parts == 1 ? 0 : set_part((fp), parts); \\",
+        "    __builtin_prefetch(tables[part_] + ((fp) & ((uint64_t)caps[part_] - 1))); } while (0)",
+        "#else",
+        "#define VISITED_PREFETCH(fp) do { } while (0)",
+        "#endif",
+        "/* writes candidate c to out at position written if the visited set lacks it; returns the next position */",
+        "static inline int64_t settle(const candidate_t *c, uint64_t *const *tables, const int64_t *caps, int64_t parts,",
+        "                             uint64_t *out, int64_t cap, int64_t written, int64_t *parents, int32_t *actions,",
+        "                             uint64_t *fps) {",
+        "    if (visited_has(tables, caps, parts, c->fp)) return written;",
+        f"    for (int w = 0; w < {words}; w++) out[w * cap + written] = c->w[w];",
+        "    fps[written] = c->fp; parents[written] = c->parent; actions[written] = c->action;",
+        "    return written + 1;",
+        "}",
+        "#define SETTLE() (written = settle(&ring[(tail++) & %d], tables, caps, parts, out, cap, written, parents, actions, fps))" % (RING - 1),
+        "/* Expands states lo.. (up to hi) in the reference engine's order and writes the successors whose",
+        "   fingerprints the visited set (its parts' tables) lacks to out (column stride cap), compactly,",
+        "   repeats among them included. Stops before a state whose successors might not fit. status[0]: the",
+        "   first state not expanded; status[1]: successors made; status[2]: the first state with none, or -1.",
+        "   Returns how many were written. */",
+        "int64_t mc_expand(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, uint64_t *const *tables,",
+        "                  const int64_t *caps, int64_t parts, uint64_t *out, int64_t cap, int64_t *parents,",
+        "                  int32_t *actions, uint64_t *fps, int64_t *status) {",
+        f"    candidate_t ring[{RING}];",
+        "    int64_t written = 0, made = 0, stuck = -1, head = 0, tail = 0, i;",
+        f"    for (i = lo; i < hi && written + {LAG + k} <= cap; i++) {{",
+    ]
+    lines += _unpack(layout, "        ", split)
+    lines.append("        const int64_t before = made;")
+    for index, inst in enumerate(instances):
+        lines.append(f"        if ({f'guard_{index}(v)' if split else to_c(inst.guard)}) {{")
+        lines.append(f"            candidate_t *c = &ring[head & {RING - 1}];")
+        lines.append("            uint64_t *w = c->w;")
+        lines += [f"            update_{index}(v, p, w);"] if split else _assignments(inst, layout, "            ", False)
+        lines += ["            c->fp = fingerprint(w); c->parent = i; c->action = %d;" % index,
+                  "            VISITED_PREFETCH(c->fp);",
+                  f"            head++; made++; if (head - tail > {LAG}) SETTLE();", "        }"]
+    lines += ["        if (made == before && stuck < 0) stuck = i;", "    }",
+              "    while (tail < head) SETTLE();",
+              "    status[0] = i; status[1] = made; status[2] = stuck;", "    return written;", "}"]
+    return lines
+
+
 def _predicates(exprs: list[Expr], layout, split: bool = False) -> list[str]:
     lines = ["void mc_predicates(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, uint8_t *out) {",
              "    for (int64_t i = lo; i < hi; i++) {"]
@@ -259,6 +321,30 @@ void mc_set_lacks(const uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n
     }
 }
 
+/* takes fp out of the table, moving later entries of its probe run back so that none is cut off from its
+   home slot (deletion without tombstones, for linear probing) */
+static inline int set_del(uint64_t *t, uint64_t mask, uint64_t fp) {
+    if (fp == 0) { int had = t[mask + 1] != 0; t[mask + 1] = 0; return had; }
+    uint64_t i = fp & mask;
+    while (t[i] != fp) { if (!t[i]) return 0; i = (i + 1) & mask; }
+    for (uint64_t j = (i + 1) & mask; t[j]; j = (j + 1) & mask) {
+        uint64_t home = t[j] & mask;
+        /* t[j] may move to the hole at i unless its home lies cyclically in (i, j] */
+        int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        if (!stays) { t[i] = t[j]; i = j; }
+    }
+    t[i] = 0;
+    return 1;
+}
+
+/* removes the fps[0..n) of one part; returns how many were in it */
+int64_t mc_set_remove(uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n, int64_t parts, int64_t part) {
+    int64_t removed = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (parts == 1 || set_part(fps[i], parts) == part) removed += set_del(t, (uint64_t)cap - 1, fps[i]);
+    return removed;
+}
+
 /* how many of fps[0..n) go to each part */
 void mc_set_split(const uint64_t *fps, int64_t n, int64_t parts, int64_t *counts) {
     for (int64_t i = 0; i < n; i++) counts[set_part(fps[i], parts)]++;
@@ -286,6 +372,7 @@ def kernel_source(instances, predicates: list[Expr], layout) -> str:
         lines += _per_instance(instances, predicates, layout) + [""]
     lines += _count(instances, layout, split) + [""]
     lines += _fill(instances, layout, split) + [""]
+    lines += _expand(instances, layout, split) + [""]
     lines += _predicates(predicates, layout, split)
     return "\n".join(lines) + "\n"
 

@@ -12,6 +12,7 @@ depend on how many workers there are.
 from __future__ import annotations
 
 import ctypes
+import mmap
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -42,6 +43,30 @@ def _ranges(n: int, parts: int) -> list[tuple[int, int]]:
 
 
 @dataclass
+class Fresh:
+    """A chunk's successors that were not visited yet (repeats among them
+    included), in the reference engine's order: words, parent index within
+    the chunk, action instance, fingerprint; how many successors were made in
+    all, and the first state without any (-1 if none)."""
+
+    words: np.ndarray
+    parents: np.ndarray
+    actions: np.ndarray
+    fps: np.ndarray
+    generated: int
+    stuck: int
+
+
+@dataclass
+class _Run:
+    """One thread's part of ``unvisited_successors``."""
+
+    pieces: list = field(default_factory=list)
+    made: int = 0
+    stuck: int = -1
+
+
+@dataclass
 class CompiledKernel:
     built: Built
     words: int
@@ -49,17 +74,22 @@ class CompiledKernel:
     predicate_names: list[str]
     workers: int = 1
     _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
+    _fresh_per_state: float = field(default=1.0, repr=False)  # unvisited successors per state, lately
 
     def __post_init__(self):
         lib = self.built.library
         lib.mc_count.argtypes = [_PTR, _I64, _I64, _I64, _PTR, _PTR]
         lib.mc_fill.argtypes = [_PTR, _I64, _I64, _I64, _PTR, _PTR, _PTR, _I64, _PTR, _PTR, _PTR]
         lib.mc_predicates.argtypes = [_PTR, _I64, _I64, _I64, _PTR]
+        lib.mc_expand.argtypes = [_PTR, _I64, _I64, _I64, _PTR, _PTR, _I64, _PTR, _I64, _PTR, _PTR, _PTR, _PTR]
+        lib.mc_expand.restype = _I64
         lib.mc_set_add.argtypes = [_PTR, _I64, _PTR, _I64, _PTR, _I64, _I64]
         lib.mc_set_add.restype = _I64
         lib.mc_set_lacks.argtypes = [_PTR, _I64, _PTR, _I64, _PTR, _I64, _I64]
         lib.mc_set_split.argtypes = [_PTR, _I64, _I64, _PTR]
         lib.mc_set_rehash.argtypes = [_PTR, _I64, _PTR, _I64]
+        lib.mc_set_remove.argtypes = [_PTR, _I64, _PTR, _I64, _I64, _I64]
+        lib.mc_set_remove.restype = _I64
         for f in (lib.mc_count, lib.mc_fill, lib.mc_predicates, lib.mc_set_lacks, lib.mc_set_split,
                   lib.mc_set_rehash):
             f.restype = None
@@ -73,7 +103,7 @@ class CompiledKernel:
     def on_workers(self, calls: list) -> list:
         """Each call's result, the calls run at once on the worker threads
         (the last one on this thread)."""
-        if self._pool is None or len(calls) == 1:
+        if self._pool is None or len(calls) <= 1:
             return [call() for call in calls]
         futures = [self._pool.submit(call) for call in calls[:-1]]
         last = calls[-1]()
@@ -98,6 +128,45 @@ class CompiledKernel:
                     fps.ctypes.data)
         self._split(n, lambda lo, hi: lib.mc_fill(src, n, lo, hi, *pointers))
         return out, parents, actions, fps
+
+    def unvisited_successors(self, words: np.ndarray, visited: "FingerprintSet") -> Fresh:
+        """The successors of a chunk that ``visited`` lacks, in the reference
+        engine's order, repeats among them included: generated, fingerprinted
+        and looked up in one pass (``mc_expand``), so the successors already
+        visited, most of them, are never written out."""
+        words = np.ascontiguousarray(words, dtype=np.uint64)
+        n = words.shape[1]
+        tables = (ctypes.c_void_p * visited.parts)(*[t.ctypes.data for t in visited.tables])
+        caps = np.array(visited.caps, np.int64)
+        runs = self.on_workers([lambda lo=lo, hi=hi: self._expand_range(words, lo, hi, tables, caps, visited.parts)
+                                for lo, hi in _ranges(n, self.workers)])
+        pieces = [piece for run in runs for piece in run.pieces]
+        stuck = [run.stuck for run in runs if run.stuck >= 0]
+        return Fresh(np.concatenate([p[0] for p in pieces], axis=1), np.concatenate([p[1] for p in pieces]),
+                     np.concatenate([p[2] for p in pieces]), np.concatenate([p[3] for p in pieces]),
+                     sum(run.made for run in runs), stuck[0] if stuck else -1)
+
+    def _expand_range(self, words: np.ndarray, lo: int, hi: int, tables, caps: np.ndarray, parts: int) -> "_Run":
+        """``mc_expand`` over states lo..hi-1, in as many calls as its output
+        buffers take: each is sized by the successors per state written so far."""
+        lib, n, run = self.built.library, words.shape[1], _Run()
+        status = np.zeros(3, np.int64)
+        per_state = self._fresh_per_state
+        while lo < hi:
+            cap = int((hi - lo) * per_state * 1.25) + 64 + self.instances
+            out, fps = np.empty((self.words, cap), np.uint64), np.empty(cap, np.uint64)
+            parents, actions = np.empty(cap, np.int64), np.empty(cap, np.int32)
+            written = lib.mc_expand(words.ctypes.data, n, lo, hi, tables, caps.ctypes.data, parts, out.ctypes.data,
+                                    cap, parents.ctypes.data, actions.ctypes.data, fps.ctypes.data,
+                                    status.ctypes.data)
+            run.pieces.append((out[:, :written], parents[:written], actions[:written], fps[:written]))
+            run.made += int(status[1])
+            if run.stuck < 0 and status[2] >= 0:
+                run.stuck = int(status[2])
+            per_state = max(per_state, 2.0 * written / max(1, int(status[0]) - lo))
+            lo = int(status[0])
+        self._fresh_per_state = per_state  # the next chunk's first guess (a race between threads is harmless)
+        return run
 
     def predicates(self, words: np.ndarray) -> dict[str, np.ndarray]:
         """Each predicate on each state of the chunk, by name."""
@@ -136,6 +205,25 @@ def _either(rows: np.ndarray) -> np.ndarray:
     return np.bitwise_or.reduce(rows, axis=0).view(np.bool_)
 
 
+HUGE_PAGE_TABLE = 1 << 21  # bytes: a table this large is asked to sit on huge pages
+
+
+def _zeroed_table(slots: int) -> np.ndarray:
+    """``slots`` zeroed uint64 slots. A large table gets its own mapping,
+    asked to sit on huge pages where the system has them: its probes land
+    anywhere in it, and with 4 KiB pages nearly each one would also miss the
+    address cache (TLB)."""
+    size = slots * 8
+    if size < HUGE_PAGE_TABLE or not hasattr(mmap, "MADV_HUGEPAGE"):
+        return np.zeros(slots, np.uint64)
+    memory = mmap.mmap(-1, size)
+    try:
+        memory.madvise(mmap.MADV_HUGEPAGE)
+    except OSError:  # huge pages switched off: ordinary pages
+        pass
+    return np.frombuffer(memory, np.uint64)
+
+
 def _capacity(count: int) -> int:
     """Slots for ``count`` fingerprints: a power of two, at most half full."""
     return max(1 << 14, 1 << (2 * count).bit_length())
@@ -152,7 +240,7 @@ class FingerprintSet:
         self.kernel = kernel
         self.parts = kernel.workers
         self.caps = [_capacity(expected)] * self.parts  # room for all of them in any part
-        self.tables = [np.zeros(cap + 1, np.uint64) for cap in self.caps]
+        self.tables = [_zeroed_table(cap + 1) for cap in self.caps]
         self.counts = [0] * self.parts
 
     def __len__(self) -> int:
@@ -163,14 +251,16 @@ class FingerprintSet:
         if self.parts > 1 and any(c + fps.size > MAX_LOAD * cap for c, cap in zip(self.counts, self.caps)):
             incoming = np.zeros(self.parts, np.int64)
             self.kernel.built.library.mc_set_split(fps.ctypes.data, fps.size, self.parts, incoming.ctypes.data)
-        for part, more in enumerate(incoming):
-            needed = self.counts[part] + int(more)
-            if needed > MAX_LOAD * self.caps[part]:
-                cap = _capacity(needed)
-                table = np.zeros(cap + 1, np.uint64)
-                self.kernel.built.library.mc_set_rehash(self.tables[part].ctypes.data, self.caps[part],
-                                                        table.ctypes.data, cap)
-                self.tables[part], self.caps[part] = table, cap
+        growing = [part for part, more in enumerate(incoming) if self.counts[part] + int(more) > MAX_LOAD * self.caps[part]]
+        self.kernel.on_workers([lambda part=part: self._grow(part, self.counts[part] + int(incoming[part]))
+                                for part in growing])
+
+    def _grow(self, part: int, needed: int) -> None:
+        """Moves one part into a table with room for ``needed``."""
+        cap = _capacity(needed)
+        table = _zeroed_table(cap + 1)
+        self.kernel.built.library.mc_set_rehash(self.tables[part].ctypes.data, self.caps[part], table.ctypes.data, cap)
+        self.tables[part], self.caps[part] = table, cap
 
     def add(self, fps: np.ndarray) -> np.ndarray:
         """Adds the fingerprints in order; returns which of them were new
@@ -185,6 +275,16 @@ class FingerprintSet:
             for part in range(self.parts)])
         self.counts = [c + a for c, a in zip(self.counts, added)]
         return _either(fresh)
+
+    def remove(self, fps: np.ndarray) -> None:
+        """Takes the fingerprints (each in the set) out again."""
+        fps = np.ascontiguousarray(fps, dtype=np.uint64)
+        remove = self.kernel.built.library.mc_set_remove
+        removed = self.kernel.on_workers([
+            lambda part=part: remove(self.tables[part].ctypes.data, self.caps[part], fps.ctypes.data, fps.size,
+                                     self.parts, part)
+            for part in range(self.parts)])
+        self.counts = [c - r for c, r in zip(self.counts, removed)]
 
     def unseen(self, fps: np.ndarray) -> np.ndarray:
         """Mask of the fingerprints not in the set."""

@@ -9,8 +9,11 @@ Python objects:
   chunk by chunk: every guard on every state of the chunk, then each action
   instance's assignments on just the states where it is enabled, written
   straight into copies of the parents' words;
-* duplicates are removed by fingerprint: sorted-unique within the level, then
-  a binary search against the visited set, which is one sorted uint64 array;
+* duplicates are removed by fingerprint against the visited set
+  (``modelcheck.engines.visited``): with the compiled kernels a hash table
+  that each chunk's new states join as they are found, the successors it
+  already holds never even leaving the kernel; with the numpy kernels one
+  sorted array, the level made unique and merged into it once it is done;
 * each state keeps only its parent's number and its action index, from which
   a violation's trace is replayed, as in the reference engine.
 
@@ -48,31 +51,11 @@ from modelcheck.dirlock import holding
 from modelcheck.engines.base import DEADLOCK, NO_GRAPH, CheckOptions, CheckResult, Violation
 from modelcheck.engines.kernels import choose as choose_kernels
 from modelcheck.engines.settings import FastSettings
-from modelcheck.expansion import CHUNK, Expander, Expansion, in_discovery_order
+from modelcheck.engines.visited import HashedVisited, SortedVisited
+from modelcheck.expansion import CHUNK, Expander, Expansion
 from modelcheck.packing import Packing
 
 __all__ = ["CHUNK", "Expander", "FastChecker"]
-
-class VisitedFingerprints:
-    """The visited set: one sorted array of fingerprints."""
-
-    def __init__(self, fps: np.ndarray | None = None):
-        self.fps = fps if fps is not None else np.zeros(0, dtype=np.uint64)
-
-    def __len__(self) -> int:
-        return self.fps.size
-
-    def unseen(self, sorted_fps: np.ndarray) -> np.ndarray:
-        """Mask of the (sorted, unique) fingerprints not yet visited."""
-        if self.fps.size == 0:
-            return np.ones(sorted_fps.size, dtype=bool)
-        pos = np.searchsorted(self.fps, sorted_fps)
-        pos[pos == self.fps.size] = 0
-        return self.fps[pos] != sorted_fps
-
-    def add(self, sorted_fps: np.ndarray) -> None:
-        self.fps = np.insert(self.fps, np.searchsorted(self.fps, sorted_fps), sorted_fps)
-
 
 class ParentStore:
     """Each state's parent number and action, level by level."""
@@ -169,13 +152,13 @@ class _Search:
             return
         self.predicates = compiled.predicates
         self.expander.use_compiled(compiled)
-        self.visited = compiled.fingerprint_set(self.visited.fps)
+        self.visited = HashedVisited(compiled.fingerprint_set(self.visited.fps))
         self.options.progress.note(self.kernels.told)
 
     def visited_set(self, fps: np.ndarray | None = None):
-        """The visited set: the compiled kernel's hash table, or a sorted array."""
+        """The visited set: the compiled kernel's hash tables, or a sorted array."""
         compiled = self.kernels.compiled
-        return VisitedFingerprints(fps) if compiled is None else compiled.fingerprint_set(fps)
+        return SortedVisited(fps) if compiled is None else HashedVisited(compiled.fingerprint_set(fps))
 
     # --- results --------------------------------------------------------------
     def finish(self, result: str, depth: int, violation: Violation | None = None,
@@ -294,22 +277,21 @@ class _Search:
             stopped = None if bounded else options.limits.reached(len(self.visited))
             if stopped:
                 return self.stop(stopped, depth, level_words, level_start)
+            known = len(self.visited)
             expansion, stopped = self.expand_level(level_words)
             if stopped:
                 return self.stop(stopped, depth, level_words, level_start)
             if bounded:  # as in the reference engine, the last level is only looked past, not checked
-                return self.finish("bounded-ok" if expansion.fps.size else "ok", depth)
+                return self.finish("bounded-ok" if expansion.fps.size else "ok", depth, found=known)
             if expansion.deadlocked >= 0:
                 # the reference engine stops there, having found the successors of the states before it
-                found = len(self.visited) + int(np.count_nonzero(expansion.parents < expansion.deadlocked))
+                found = known + int(np.count_nonzero(expansion.parents < expansion.deadlocked))
                 return self.finish("violation", depth, self.trace_to(level_start + expansion.deadlocked, DEADLOCK),
                                    found=found)
             if expansion.fps.size == 0:
                 break
-            self.visited.add(expansion.fps)
             if options.coverage is not None:
                 options.coverage.new_states(expansion.actions)
-            expansion = in_discovery_order(expansion, self.expander.instances)
             level_start = self.store.add_level(expansion.parents + level_start, expansion.actions)
             self.graph.level(level_start, expansion.words, expansion.fps)
             depth += 1
@@ -333,7 +315,8 @@ class _Search:
         return result
 
     def expand_level(self, level: np.ndarray) -> tuple[Expansion, str | None]:
-        """The level's new successors, or the reason a limit stopped it."""
+        """The level's new successors, in discovery order and now visited, or
+        the reason a limit stopped it (the set then holds whole levels only)."""
         parts: list[Expansion] = []
         generated, deadlocked = 0, -1
         limits = self.options.limits
@@ -342,12 +325,12 @@ class _Search:
             generated += e.generated
             if deadlocked < 0 and e.deadlocked >= 0:
                 deadlocked = e.deadlocked
-            parts.append(e.select(self.visited.unseen(e.fps)))
+            parts.append(self.visited.keep_new(e))
             reason = limits.reached()
             if reason:
+                self.visited.forget(parts)
                 return Expansion.empty(self.packing.words), reason
         self.generated += generated
-        compiled = self.kernels.compiled
-        merged = Expansion.merge(parts, self.packing.words, None if compiled is None else compiled.first_occurrences)
+        merged = self.visited.close_level(parts, self.packing.words, self.expander.instances)
         merged.deadlocked = deadlocked
         return merged, None

@@ -100,6 +100,49 @@ def test_fingerprint_set_keeps_first_occurrences_and_grows(cache, workers):
     k.close()
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_removed_fingerprints_are_gone_and_the_rest_still_found(cache, workers):
+    """Removal moves later entries of a probe run back: fingerprints that
+    share their low bits (one home slot, long runs that wrap around the
+    table's end) must all stay findable when others of the run go."""
+    k = kernel(small_model("kip320"), cache, workers)
+    s = k.fingerprint_set()
+    rng = np.random.default_rng(7)
+    crowded = (rng.integers(1, 2 ** 39, 3000, dtype=np.uint64) << np.uint64(24)) | np.uint64(2 ** 24 - 3)
+    spread = rng.integers(1, 2 ** 63, 20_000, dtype=np.uint64)
+    every = np.unique(np.concatenate([crowded, spread, np.array([0], np.uint64)]))
+    s.add(every)
+    gone = every[rng.random(every.size) < 0.5]
+    s.remove(gone)
+    kept = np.setdiff1d(every, gone)
+    assert len(s) == kept.size and np.array_equal(s.fps, kept)
+    assert not s.unseen(kept).any() and s.unseen(gone).all()
+    assert s.add(gone).all() and len(s) == every.size  # and they go back in
+    k.close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_unvisited_successors_are_those_the_set_lacks_in_order(cache, workers):
+    """The fused pass gives the successors of the two-pass one, in the same
+    order, less those the visited set holds, however its output is cut up."""
+    m = small_model("kip320")
+    words = np.tile(Packing(m.schema).pack_states(reachable(m)), 4)
+    k = kernel(m, cache, workers)
+    all_words, parents, actions, fps = k.successors(words)
+    visited = k.fingerprint_set(fps[np.random.default_rng(3).random(fps.size) < 0.6])
+    k._fresh_per_state = 0.001  # tiny output buffers: many calls per range
+    got = k.unvisited_successors(words, visited)
+    keep = visited.unseen(fps)
+    assert np.array_equal(got.fps, fps[keep]) and np.array_equal(got.words, all_words[:, keep])
+    assert np.array_equal(got.parents, parents[keep]) and np.array_equal(got.actions, actions[keep])
+    assert got.generated == fps.size
+    has_successor = np.zeros(words.shape[1], bool)
+    has_successor[parents] = True
+    stuck = np.flatnonzero(~has_successor)
+    assert got.stuck == (stuck[0] if stuck.size else -1)
+    k.close()
+
+
 def test_a_kernel_is_built_once_then_loaded_from_the_cache(tmp_path):
     m = small_model("kip101")
     first = kernel(m, str(tmp_path))

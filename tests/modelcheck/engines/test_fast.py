@@ -1,5 +1,6 @@
 """The fast engine must agree with the reference engine exactly."""
 
+import itertools
 from functools import lru_cache
 
 import pytest
@@ -7,7 +8,9 @@ import pytest
 from support import model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
+from modelcheck.engines import fast
 from modelcheck.engines.fast import FastChecker
+from modelcheck.limits import Limits
 
 CASES = [
     ("kip320", {"Replicas": 2}, None),
@@ -73,6 +76,7 @@ def test_bounded_and_deadlock_agree():
     tiny = model("kip320", Replicas=1, LogSize=1, MaxRecords=1, MaxLeaderEpoch=0)
     a, b = run(BfsChecker(), tiny, check_deadlock=True), run(FastChecker(), tiny, check_deadlock=True)
     assert b.result == "violation" and b.violation.invariant == "Deadlock"
+    assert a.distinct_states == b.distinct_states
     assert (a.violation.states, a.violation.actions) == (b.violation.states, b.violation.actions)
     for depth in (1, 2, 5, 6):
         a = run(BfsChecker(), tiny, check_deadlock=True, max_depth=depth)
@@ -86,3 +90,36 @@ def test_bounded_and_deadlock_agree():
 def test_kip320_defaults():
     r = run(FastChecker(), model("kip320"))
     assert (r.result, r.distinct_states, r.depth) == ("ok", 737794, 26)
+
+
+def stop_requested_at_poll(poll: int) -> Limits:
+    """Limits whose stop is requested, as by Ctrl-C, at the given poll made
+    between two chunks of a level."""
+    limits, polls = Limits(), itertools.count()
+    between_levels = limits.reached
+
+    def reached(states=None):
+        if states is None and next(polls) == poll:
+            limits.stop.request()
+        return between_levels(states)
+
+    limits.reached = reached
+    return limits
+
+
+@pytest.mark.parametrize("kernels", KERNELS, ids=lambda k: k["kernels"])
+def test_a_stop_within_a_level_counts_and_saves_whole_levels(monkeypatch, tmp_path, kernels):
+    """The compiled kernel's visited set takes each chunk's new states as they
+    are found; stopped part way through a level, it must give them back, so
+    that the count is that of the whole levels and a resumed search ends as
+    an uninterrupted one."""
+    monkeypatch.setattr(fast, "CHUNK", 128)  # levels of many chunks
+    m = model("kip320", Replicas=2)
+    for poll in (9, 17, 30):
+        saved = str(tmp_path / f"ck{poll}")
+        stopped = run(FastChecker(), m, limits=stop_requested_at_poll(poll),
+                      engine_options={**kernels, "checkpoint": saved})
+        assert stopped.stopped == "interrupted"
+        assert stopped.distinct_states == run(FastChecker(), m, max_depth=stopped.depth).distinct_states
+        resumed = run(FastChecker(), m, engine_options={**kernels, "resume": saved})
+        assert (resumed.result, resumed.distinct_states, resumed.depth) == ("ok", 5973, 18)
