@@ -1,7 +1,10 @@
 """Progress lines on stderr while a search runs.
 
-Shown only when stderr is a terminal (so piped and captured runs stay
-quiet), rewritten in place at most once per ``interval`` seconds.
+On a terminal the line is rewritten in place at most once per ``interval``
+seconds. When stderr is not a terminal (a run in the background, its
+stderr in a log file), a plain line is added once a minute instead, as TLC
+does, so a long run shows how it goes; shorter runs, and piped or captured
+ones, stay quiet.
 """
 
 from __future__ import annotations
@@ -11,13 +14,20 @@ import time
 from typing import TextIO
 
 
+LOG_INTERVAL = 60.0  # seconds between progress lines written to a file or pipe
+
+
 class Progress:
     def __init__(self, stream: TextIO | None = None, enabled: bool | None = None, interval: float = 0.5):
         self.stream = stream or sys.stderr
-        self.enabled = self.stream.isatty() if enabled is None else enabled
+        terminal = self.stream.isatty()
+        self.enabled = terminal if enabled is None else enabled
+        # not a terminal, and not told to be quiet: a line a minute (``search``)
+        self.logging = enabled is None and not terminal
         self.interval = interval
         self.started = time.monotonic()
         self._last = 0.0
+        self._logged = self.started
         self._shown = False
 
     def elapsed(self) -> float:
@@ -36,11 +46,19 @@ class Progress:
 
     def search(self, depth: int, states: int, queue: int, force: bool = False) -> None:
         """The standard line for a state-space search."""
-        if not self.enabled:
+        if not (self.enabled or self.logging):
             return
         elapsed = max(self.elapsed(), 1e-9)
-        self.update(f"depth {depth} · {states:,} states · queue {queue:,} · "
-                    f"{states / elapsed:,.0f} states/s · {elapsed:.1f} s", force)
+        line = (f"depth {depth} · {states:,} states · queue {queue:,} · "
+                f"{states / elapsed:,.0f} states/s · {elapsed:.1f} s")
+        if self.logging:
+            now = time.monotonic()
+            if now - self._logged >= LOG_INTERVAL:
+                self._logged = now
+                self.stream.write(f"progress: {line}\n")
+                self.stream.flush()
+            return
+        self.update(line, force)
 
     def note(self, text: str) -> None:
         """A line that stays (per-level logs and the like)."""

@@ -278,7 +278,7 @@ class _Search:
             if stopped:
                 return self.stop(stopped, depth, level_words, level_start)
             known = len(self.visited)
-            expansion, stopped = self.expand_level(level_words)
+            expansion, stopped = self.expand_level(level_words, depth)
             if stopped:
                 return self.stop(stopped, depth, level_words, level_start)
             if bounded:  # as in the reference engine, the last level is only looked past, not checked
@@ -314,18 +314,20 @@ class _Search:
         result.saved = self.checkpoint_dir
         return result
 
-    def expand_level(self, level: np.ndarray) -> tuple[Expansion, str | None]:
+    def expand_level(self, level: np.ndarray, depth: int) -> tuple[Expansion, str | None]:
         """The level's new successors, in discovery order and now visited, or
         the reason a limit stopped it (the set then holds whole levels only)."""
         parts: list[Expansion] = []
-        generated, deadlocked = 0, -1
-        limits = self.options.limits
+        generated, deadlocked, found = 0, -1, 0
+        limits, progress, known = self.options.limits, self.options.progress, len(self.visited)
         for start in range(0, level.shape[1], CHUNK):
             e = self.expander.expand(level[:, start:start + CHUNK], start, self.visited)
             generated += e.generated
             if deadlocked < 0 and e.deadlocked >= 0:
                 deadlocked = e.deadlocked
             parts.append(self.visited.keep_new(e))
+            found += parts[-1].fps.size  # new to the levels before (repeats across chunks too, on numpy)
+            progress.search(depth, known + found, max(0, level.shape[1] - start - CHUNK) + found)
             reason = limits.reached()
             if reason:
                 self.visited.forget(parts)
