@@ -16,6 +16,15 @@ fencing) searched exhaustively with the VIEW, stopped (SIGINT, a clean stop
 that reports what was explored) after ``--minutes`` if it has not finished,
 and under ``--max-memory``. It prints the distinct states, the depth, the
 rate and the peak resident size of the run (the child's own, from wait4).
+With ``--tlc CLASSES --upstream DIR`` TLC runs the same .cfg, unchanged, from
+DIR/v3.5 and DIR/kip-966 (the upstream directories, with the community
+modules FiniteSetsExt, SequencesExt, Folds and Functions copied beside each
+module): its time and count if it finishes within ``--tlc-minutes``, else,
+when it is stopped then, the distinct states and the level of its last
+progress line and its rate (its average, and over its last minute).
+``--cpus`` and ``--tlc-cpus`` pin each to cores (taskset); pinned to
+different cores the two run side by side, else TLC runs after the fast
+engine.
 
 ``slots``: the cost of the network's capacity. Message slots change no
 behaviour, only the state's width and the expressions of every action that
@@ -27,6 +36,7 @@ expanded state of the Python successor function and of the numpy kernel
 
     python bench/bench_kraft.py tlc [--engine fast|bfs] [--only NAME ...]
     python bench/bench_kraft.py scale [--minutes 35] [--max-memory 10GiB] [--only kraft-3.5 ...]
+        [--workers N] [--cpus 0,1] [--tlc CLASSES --upstream DIR [--tlc-minutes 120] [--tlc-cpus 1]]
     python bench/bench_kraft.py slots [--capacities 4,8,12,16] [--sample 2000]
 """
 
@@ -35,6 +45,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -221,18 +233,92 @@ def scale(args) -> None:
         if args.only and spec not in args.only:
             continue
         cmd = modelcheck_command("run", spec, "--engine", args.engine, "--json", "-q", "--max-memory",
-                                 args.max_memory, *[a for k, v in consts.items() for a in ("--const", f"{k}={v}")])
-        row = _run_for(cmd, args.minutes * 60)
+                                 args.max_memory, *[a for k, v in consts.items() for a in ("--const", f"{k}={v}")],
+                                 *(("--workers", str(args.workers)) if args.workers else ()))
+        with tempfile.TemporaryDirectory() as tmp:
+            # on cores of its own, TLC runs beside the fast engine; else after it
+            beside = args.tlc and args.cpus and args.tlc_cpus and not set(args.cpus.split(",")) & set(
+                args.tlc_cpus.split(","))
+            tlc = TlcRun(args, spec, tmp) if beside else None
+            row = _run_for(_pinned(cmd, args.cpus), args.minutes * 60)
+            if args.tlc:
+                row["tlc"] = (tlc or TlcRun(args, spec, tmp)).finish()
         out = row.pop("output")
         row.update(spec=spec, constants=consts, result=out["result"], stopped=out["stopped"],
                    distinct_states=out["distinct_states"], depth=out["depth"], seconds=out["seconds"],
                    states_per_second=round(out["distinct_states"] / max(out["seconds"], 1e-9)),
                    command=" ".join(cmd[3:]))
-        rows.append(row)
         print(f"{spec}: {row['result']} (stopped: {row['stopped']}), {row['distinct_states']:,} distinct, depth "
               f"{row['depth']}, {row['seconds']:.0f} s, {row['states_per_second']:,} states/s, peak RSS "
               f"{row['peak_rss_mib']:,.0f} MiB, load average at start {row['load_at_start']}", flush=True)
+        if args.tlc:
+            t = row["tlc"]
+            how = (f"finished in {t['seconds']:.0f} s" if t["finished"] else
+                   f"stopped after {t['seconds']:.0f} s at level {t['depth']}")
+            vs = (f"fast engine / TLC time {row['seconds'] / t['seconds']:.4f}" if t["finished"] else
+                  f"TLC's rate / the fast engine's {t['states_per_minute'] / 60 / row['states_per_second']:.4f}")
+            print(f"  TLC{' beside it' if beside else ''}: {how}, {t['distinct_states']:,} distinct, "
+                  f"{t['states_per_minute']:,} states/min on average, {t['last_states_per_minute']:,} in its last "
+                  f"minute; {vs}", flush=True)
+        rows.append(row)
     print(json.dumps(rows))
+
+
+def _pinned(cmd: list[str], cpus: str | None) -> list[str]:
+    return ["taskset", "-c", cpus, *cmd] if cpus else cmd
+
+
+# the upstream module of each spec: its directory and name
+UPSTREAM = {"kraft-3.5": ("v3.5", "kafka_replication_v3_5"), "kraft-kip966": ("kip-966", "kafka_replication_kip_966")}
+_PROGRESS = re.compile(r"Progress\((\d+)\) at [^:]+:\d+:\d+: ([\d,]+) states generated .*?, ([\d,]+) distinct "
+                       r"states found \(([\d,]+) ds/min\)")
+
+
+class TlcRun:
+    """TLC (``--tlc-workers``) on the module's own .cfg, started at once in a
+    scratch directory; ``finish`` waits until ``--tlc-minutes`` after the
+    start and gives its seconds, distinct states and depth if it finished,
+    else (stopped then) its last progress line's level and count, and its rates."""
+
+    def __init__(self, args, spec: str, tmp: str):
+        directory, module = UPSTREAM[spec]
+        work = os.path.join(tmp, directory)
+        shutil.copytree(os.path.join(args.upstream, directory), work)
+        self.cmd = _pinned(["java", f"-Xmx{args.tlc_heap}", "-XX:+UseParallelGC", "-cp", args.tlc, "tlc2.TLC",
+                            "-deadlock", "-workers", str(args.tlc_workers), "-metadir", os.path.join(tmp, "states"),
+                            "-config", f"{module}.cfg", f"{module}.tla"], args.tlc_cpus)
+        self.limit = args.tlc_minutes * 60
+        self.log = open(os.path.join(tmp, "tlc.log"), "w+")
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(self.cmd, cwd=work, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def finish(self) -> dict:
+        try:
+            self.proc.wait(timeout=max(0.0, self.limit - (time.perf_counter() - self.started)))
+            finished = True
+        except subprocess.TimeoutExpired:
+            self.proc.kill()  # by its process id
+            self.proc.wait()
+            finished = False
+        seconds = time.perf_counter() - self.started
+        self.log.seek(0)
+        text = self.log.read()
+        self.log.close()
+        progress = _PROGRESS.findall(text)
+        if finished:
+            distinct = re.findall(r"([\d,]+) distinct states found, 0 states left on queue", text)
+            depth = re.findall(r"depth of the complete state graph search is (\d+)", text)
+            if not distinct or not depth:
+                raise SystemExit("TLC failed:\n" + text[-2000:])
+            count, level = int(distinct[-1].replace(",", "")), int(depth[-1])
+        elif progress:
+            count, level = int(progress[-1][2].replace(",", "")), int(progress[-1][0])
+        else:
+            raise SystemExit("TLC printed no progress:\n" + text[-2000:])
+        last = int(progress[-1][3].replace(",", "")) if progress else 0
+        return {"finished": finished, "seconds": round(seconds, 1), "distinct_states": count, "depth": level,
+                "states_per_minute": round(count / seconds * 60), "last_states_per_minute": last,
+                "command": " ".join(self.cmd)}
 
 
 def _run_for(cmd: list[str], seconds: float) -> dict:
@@ -347,6 +433,14 @@ def main() -> None:
     p_scale.add_argument("--minutes", type=float, default=35)
     p_scale.add_argument("--max-memory", default="10GiB")
     p_scale.add_argument("--only", nargs="*")
+    p_scale.add_argument("--workers", type=int, help="the fast engine's threads (default: the cores available)")
+    p_scale.add_argument("--cpus", help="run the fast engine on these cores (taskset -c)")
+    p_scale.add_argument("--tlc", metavar="CLASSES", help="TLC's compiled classes: run TLC on the same .cfg too")
+    p_scale.add_argument("--upstream", metavar="DIR", help="the upstream kraft/ directory (v3.5/, kip-966/)")
+    p_scale.add_argument("--tlc-minutes", type=float, default=120)
+    p_scale.add_argument("--tlc-workers", type=int, default=1)
+    p_scale.add_argument("--tlc-cpus", help="run TLC on these cores (taskset -c)")
+    p_scale.add_argument("--tlc-heap", default="6g")
     p_slots = sub.add_parser("slots")
     p_slots.add_argument("--capacities", type=lambda t: [int(x) for x in t.split(",")], default=[4, 8, 12, 16])
     p_slots.add_argument("--sample", type=int, default=2000)
