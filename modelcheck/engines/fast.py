@@ -49,6 +49,7 @@ import numpy as np
 from modelcheck import checkpoint as ckpt
 from modelcheck.dirlock import holding
 from modelcheck.engines.base import DEADLOCK, NO_GRAPH, CheckOptions, CheckResult, Violation
+from modelcheck.engines.frontier import FileLevel, Frontier, spill_threshold
 from modelcheck.engines.kernels import choose as choose_kernels
 from modelcheck.engines.settings import FastSettings
 from modelcheck.engines.visited import HashedVisited, SortedVisited
@@ -104,6 +105,7 @@ class FastChecker:
                 return search.run()
             finally:
                 search.kernels.close()  # also when the search raised: no compiler left running
+                search.frontier.close()  # and no level left on disk
 
 
 class _Search:
@@ -136,6 +138,7 @@ class _Search:
         self.identity = ckpt.RunIdentity.of(model, options)
         self.saver = ckpt.Saver(self.checkpoint_dir, self.identity) if self.checkpoint_dir else None
         self.visited, self.store = self.visited_set(), ParentStore()
+        self.frontier = Frontier(self.packing.words, spill_threshold(options.limits.max_memory))
         self.sometimes_seen: dict[str, int | None] = {n: None for n in model.sometimes}
         self.generated = 0
         self.notes: list[str] = []
@@ -219,6 +222,8 @@ class _Search:
 
     # --- checkpoints ------------------------------------------------------------
     def snapshot(self, depth: int, level_words: np.ndarray, level_start: int) -> ckpt.SearchState:
+        if isinstance(level_words, FileLevel):  # a checkpoint holds the level as one array: read it in
+            level_words = level_words.in_memory()
         return ckpt.SearchState(depth, level_words, level_start, self.visited.fps, self.store.parents,
                                 self.store.actions, self.generated, dict(self.sometimes_seen))
 
@@ -298,6 +303,7 @@ class _Search:
             bad = self.check_level(expansion.words, level_start, depth)
             if bad:
                 return bad
+            self.frontier.release(level_words)
             level_words = expansion.words
             progress.search(depth, len(self.visited), level_words.shape[1], force=True)
             if self.checkpoint_dir and time.monotonic() - last_save >= self.checkpoint_every:
@@ -317,7 +323,9 @@ class _Search:
     def expand_level(self, level: np.ndarray, depth: int) -> tuple[Expansion, str | None]:
         """The level's new successors, in discovery order and now visited, or
         the reason a limit stopped it (the set then holds whole levels only)."""
-        parts: list[Expansion] = []
+        # a level may go to a file where nothing needs it whole in memory (symmetry's orbit sizes, the graph)
+        writer = self.frontier.writer(may_spill=isinstance(self.visited, HashedVisited) and self.canonical is None
+                                      and not self.graph.records_steps)
         generated, deadlocked, found = 0, -1, 0
         limits, progress, known = self.options.limits, self.options.progress, len(self.visited)
         for start in range(0, level.shape[1], CHUNK):
@@ -325,14 +333,15 @@ class _Search:
             generated += e.generated
             if deadlocked < 0 and e.deadlocked >= 0:
                 deadlocked = e.deadlocked
-            parts.append(self.visited.keep_new(e))
-            found += parts[-1].fps.size  # new to the levels before (repeats across chunks too, on numpy)
+            writer.add(self.visited.keep_new(e))
+            found += writer.parts[-1].fps.size  # new to the levels before (repeats across chunks too, on numpy)
             progress.search(depth, known + found, max(0, level.shape[1] - start - CHUNK) + found)
             reason = limits.reached()
             if reason:
-                self.visited.forget(parts)
+                self.visited.forget(writer.parts)
+                writer.discard()
                 return Expansion.empty(self.packing.words), reason
         self.generated += generated
-        merged = self.visited.close_level(parts, self.packing.words, self.expander.instances)
+        merged = self.visited.close_level(writer, self.packing.words, self.expander.instances)
         merged.deadlocked = deadlocked
         return merged, None

@@ -52,9 +52,10 @@ class SortedVisited:
         """A chunk's successors (unique, by fingerprint) not in earlier levels."""
         return e.select(self.unseen(e.fps))
 
-    def close_level(self, parts: list[Expansion], words: int, instances: int) -> Expansion:
-        """The level's new states, in discovery order, now visited."""
-        merged = Expansion.merge(parts, words)
+    def close_level(self, level, words: int, instances: int) -> Expansion:
+        """The level's new states (a ``LevelWriter``'s, in memory), in
+        discovery order, now visited."""
+        merged = Expansion.merge(level.parts, words)
         self.add(merged.fps)
         return in_discovery_order(merged, instances)
 
@@ -86,9 +87,10 @@ class HashedVisited:
         the first of repeats among them kept; they are visited from now on."""
         return e.select(self.hashed.add(e.fps))
 
-    def close_level(self, parts: list[Expansion], words: int, instances: int) -> Expansion:
-        """The level's new states, in discovery order (visited already)."""
-        return Expansion.concat(parts, words)
+    def close_level(self, level, words: int, instances: int) -> Expansion:
+        """The level's new states (a ``LevelWriter``'s), in discovery order
+        (visited already)."""
+        return level.level()
 
     def forget(self, parts: list[Expansion]) -> None:
         """Takes an unfinished level's states out again."""

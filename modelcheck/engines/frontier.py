@@ -1,0 +1,153 @@
+"""Where the fast engine keeps its levels' packed states: in memory, or,
+for a level too large, in a file.
+
+The fast engine holds two levels at a time, the one it expands and the one
+it finds, and needs no other: a state's trace is rebuilt from its parent's
+number and its action. On a spec with wide states (the KRaft specs: 39 and
+47 words, over 300 bytes, a state) those two levels are most of the memory
+a large search takes. So a level goes to a file once its states would take
+more than ``spill_above`` bytes (a quarter of ``--max-memory``, or of the
+machine's memory without it): the states found so far and every later
+chunk are appended to it as they are found, and the level is then read
+back a chunk at a time through a memory map, whose pages the system writes
+back and drops as it needs the memory (and which ``--max-memory``, counting
+memory not backed by a file, leaves out).
+
+The files are state after state, ``(n, words)``, so that each chunk of new
+states is one sequential write; a chunk read back is turned into the
+``(words, k)`` columns the kernels take. They live in a private temporary
+directory, removed when the search ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import weakref
+
+import numpy as np
+
+from modelcheck.expansion import Expansion
+
+
+def physical_memory() -> int:
+    """The machine's memory in bytes (0 where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
+def spill_threshold(max_memory: int | None) -> int | None:
+    """Bytes of one level's states kept in memory before the level goes to a file."""
+    budget = max_memory or physical_memory()
+    return budget // 4 if budget else None
+
+
+class FileLevel:
+    """A level's states in a file, read back a chunk at a time: ``level[:, a:b]``
+    is a ``(words, b - a)`` array, as a slice of an in-memory level would be."""
+
+    def __init__(self, path: str, words: int, n: int):
+        self.path, self.words, self.n = path, words, n
+        self._map = np.memmap(path, np.uint64, "r", shape=(n, words)) if n else np.zeros((0, words), np.uint64)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.words, self.n
+
+    def __getitem__(self, key) -> np.ndarray:
+        rows, columns = key
+        if rows != slice(None):
+            raise IndexError("a level on file is read by states, all words at once")
+        return np.ascontiguousarray(self._map[columns].T)
+
+    def in_memory(self) -> np.ndarray:
+        """The whole level as an in-memory ``(words, n)`` array (for a checkpoint)."""
+        return np.ascontiguousarray(self._map.T)
+
+    def close(self) -> None:
+        self._map = None
+        try:
+            os.remove(self.path)
+        except FileNotFoundError:
+            pass
+
+
+class Frontier:
+    """The levels' storage for one search: hands out ``LevelWriter``s and
+    owns the directory of the levels that went to files."""
+
+    def __init__(self, words: int, spill_above: int | None):
+        self.words, self.spill_above = words, spill_above
+        self.directory: str | None = None
+        self._files = 0
+        self._cleanup = None
+
+    def writer(self, may_spill: bool = True) -> "LevelWriter":
+        """A writer for the next level; ``may_spill``: whether it may go to a file."""
+        return LevelWriter(self, self.spill_above if may_spill else None)
+
+    def new_file(self) -> str:
+        if self.directory is None:
+            self.directory = tempfile.mkdtemp(prefix="modelcheck-levels-")
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self.directory, True)
+        self._files += 1
+        return os.path.join(self.directory, f"level-{self._files}")
+
+    def release(self, level) -> None:
+        """A level the search is done with: its file, if it has one, goes."""
+        if isinstance(level, FileLevel):
+            level.close()
+
+    def close(self) -> None:
+        if self._cleanup is not None:
+            self._cleanup()
+        self.directory = None
+
+
+class LevelWriter:
+    """A level's new states as the chunks find them, in discovery order. Each
+    chunk's part keeps its fingerprints, parents and actions in memory; its
+    states stay in memory too until the level would pass ``spill_above``,
+    from when on they are appended to a file."""
+
+    def __init__(self, frontier: Frontier, spill_above: int | None):
+        self.frontier, self.spill_above = frontier, spill_above
+        self.parts: list[Expansion] = []
+        self.in_memory = 0  # bytes of states held in the parts
+        self.file = None
+        self.path: str | None = None
+        self.on_file = 0  # states written to the file
+
+    def add(self, part: Expansion) -> None:
+        self.parts.append(part)
+        self.in_memory += part.words.nbytes
+        if self.file is None and self.spill_above is not None and self.in_memory > self.spill_above:
+            self.path = self.frontier.new_file()
+            self.file = open(self.path, "wb")
+        if self.file is not None:  # every part held so far, then each as it comes
+            for p in self.parts:
+                if p.words.shape[1]:
+                    self.file.write(np.ascontiguousarray(p.words.T).tobytes())
+                    self.on_file += p.words.shape[1]
+                    p.words = p.words[:, :0]
+            self.in_memory = 0
+
+    def level(self) -> Expansion:
+        """The level, the parts one after the other; its states in memory or
+        as a ``FileLevel``. It takes the parts."""
+        if self.file is None:
+            return Expansion.concat(self.parts, self.frontier.words)
+        self.file.close()
+        parts, self.parts = self.parts, []
+        return Expansion(np.concatenate([p.fps for p in parts]), FileLevel(self.path, self.frontier.words, self.on_file),
+                         np.concatenate([p.parents for p in parts]), np.concatenate([p.actions for p in parts]))
+
+    def discard(self) -> None:
+        """An unfinished level, not wanted: its file goes."""
+        if self.file is not None:
+            self.file.close()
+            os.remove(self.path)
+            self.file = None

@@ -1,0 +1,97 @@
+"""Levels kept in files: the same search, the same answers, no file left."""
+
+import os
+
+import numpy as np
+import pytest
+
+from support import model
+from modelcheck.engines import fast, frontier
+from modelcheck.engines.base import CheckOptions
+from modelcheck.engines.fast import FastChecker
+from modelcheck.engines.frontier import FileLevel, Frontier
+from modelcheck.expansion import Expansion
+from modelcheck.limits import Limits
+
+COMPILED = {"kernels": "compiled", "workers": 2}
+
+
+@pytest.fixture
+def every_level_on_file(monkeypatch):
+    """Every level goes to a file (past 0 bytes); the directories made are kept track of."""
+    made = []
+    monkeypatch.setattr(fast, "spill_threshold", lambda max_memory: 0)
+    new_file = Frontier.new_file
+
+    def recording(self):
+        path = new_file(self)
+        made.append(path)
+        return path
+
+    monkeypatch.setattr(Frontier, "new_file", recording)
+    return made
+
+
+def run(m, invariants=None, **options):
+    return FastChecker().check(m, CheckOptions(tuple(invariants or m.spec.default_invariants), **options))
+
+
+@pytest.mark.parametrize("name, consts, invariants", [
+    ("kip320", {"Replicas": 2}, None),
+    ("kip320-first-try", {"Replicas": 3}, ("StrongIsr",)),
+    ("kraft-kip966", {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 2,
+                      "NoDataLossShutdownLimit": 1, "DataLossShutdownLimit": 0, "FenceBrokerLimit": 0,
+                      "LeaderShrinkIsrLimit": 0, "ReassignmentLimit": 0}, None),
+])
+def test_levels_on_file_give_the_same_answer(every_level_on_file, name, consts, invariants):
+    m = model(name, **consts)
+    on_file = run(m, invariants, engine_options=COMPILED)
+    assert every_level_on_file, "no level went to a file"
+    assert not any(os.path.exists(os.path.dirname(p)) for p in every_level_on_file)  # all gone
+    frontier_kept = run(m, invariants, engine_options=COMPILED, limits=Limits(max_memory=1 << 40))
+    assert (on_file.result, on_file.distinct_states, on_file.depth) == \
+           (frontier_kept.result, frontier_kept.distinct_states, frontier_kept.depth)
+    if on_file.violation:
+        assert on_file.violation.states == frontier_kept.violation.states
+
+
+def test_a_stopped_search_with_levels_on_file_saves_and_resumes(every_level_on_file, monkeypatch, tmp_path):
+    monkeypatch.setattr(fast, "CHUNK", 128)
+    m = model("kip320", Replicas=2)
+    limits = Limits()
+    polls = iter(range(10 ** 9))
+    between_levels = limits.reached
+
+    def reached(states=None):
+        if states is None and next(polls) == 25:
+            limits.stop.request()
+        return between_levels(states)
+
+    limits.reached = reached
+    stopped = run(m, limits=limits, engine_options={**COMPILED, "checkpoint": str(tmp_path / "ck")})
+    assert stopped.stopped == "interrupted"
+    assert not any(os.path.exists(os.path.dirname(p)) for p in every_level_on_file)
+    resumed = run(m, engine_options={**COMPILED, "resume": str(tmp_path / "ck")})
+    assert (resumed.result, resumed.distinct_states, resumed.depth) == ("ok", 5973, 18)
+
+
+def test_a_level_writer_spills_past_its_limit_and_reads_back_by_chunks(tmp_path):
+    words = 3
+    store = Frontier(words, spill_above=1000)  # bytes: the second part passes it
+    writer = store.writer()
+    rng = np.random.default_rng(5)
+    parts = [Expansion(rng.integers(0, 2 ** 63, k, dtype=np.uint64),
+                       rng.integers(0, 2 ** 63, (words, k), dtype=np.uint64),
+                       np.arange(k, dtype=np.int64), np.full(k, 7, np.int32)) for k in (30, 20, 0, 45)]
+    whole = np.concatenate([p.words for p in parts], axis=1)
+    fps = np.concatenate([p.fps for p in parts])
+    for p in parts:
+        writer.add(Expansion(p.fps, p.words.copy(), p.parents, p.actions))
+    level = writer.level()
+    assert isinstance(level.words, FileLevel) and level.words.shape == (words, 95)
+    assert np.array_equal(level.fps, fps) and np.array_equal(level.words[:, 10:60], whole[:, 10:60])
+    assert np.array_equal(level.words.in_memory(), whole)
+    path = level.words.path
+    store.release(level.words)
+    assert not os.path.exists(path)
+    store.close()
