@@ -148,7 +148,8 @@ class CompiledKernel:
 
     def _expand_range(self, words: np.ndarray, lo: int, hi: int, tables, caps: np.ndarray, parts: int) -> "_Run":
         """``mc_expand`` over states lo..hi-1, in as many calls as its output
-        buffers take: each is sized by the successors per state written so far."""
+        buffers take: each is sized by the unvisited successors per state of
+        the states expanded last."""
         lib, n, run = self.built.library, words.shape[1], _Run()
         status = np.zeros(3, np.int64)
         per_state = self._fresh_per_state
@@ -163,7 +164,7 @@ class CompiledKernel:
             run.made += int(status[1])
             if run.stuck < 0 and status[2] >= 0:
                 run.stuck = int(status[2])
-            per_state = max(per_state, 2.0 * written / max(1, int(status[0]) - lo))
+            per_state = max(0.25, 1.5 * written / max(1, int(status[0]) - lo))  # as the states just expanded
             lo = int(status[0])
         self._fresh_per_state = per_state  # the next chunk's first guess (a race between threads is harmless)
         return run
