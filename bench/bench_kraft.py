@@ -125,6 +125,11 @@ TLC = {
     "chk_c459_b2fs": ({**SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "LeaderShrinkIsrLimit": 1,
                        "AlterPartitionChecksPartitionEpoch": "FALSE"}, 2265, 11, "ReplicationQuorumSupersetProperty", 11,
                       31.8),
+    # two reassignments: a re-elected leader keeps a stale entry for a follower that deleted its replica
+    # (the CHECK of line 346 off), and the same with it kept
+    "chk_c346_b2r2": ({**SMALL, "InitIsrSize": 2, "ReassignmentLimit": 2, "ResetStaleFollowerState": "FALSE"}, 2161,
+                      13, "LeaderCandidateCompletenessProperty", 13, 8.0),
+    "chk_c346_b2r2_kept": ({**SMALL, "InitIsrSize": 2, "ReassignmentLimit": 2}, 3710, 27, "ok", None, 9.0),
     "vab_c2": ({**SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "Values": "{A,B}"}, 84, 5, "error", 4, 38.1),
 }
 KSMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1, "NoDataLossShutdownLimit": 0,
@@ -175,6 +180,14 @@ TLC_KIP966 = {
                        "LeaderCandidateCompletenessProperty", 22, 102.1),
     "chk_k_c514_k10": ({**KTHREE, "DataLossShutdownLimit": 1, "IsrJoinChecksBrokerEpoch": "FALSE"}, 28584, 19,
                        "LeaderCandidateCompletenessProperty", 19, 105.3),
+    # the stale follower entry (line 396) off and kept, as chk_c346_b2r2 for 3.5
+    "chk_k_c396_b2r2": ({**KSMALL, "InitIsrSize": 2, "ReassignmentLimit": 2, "ResetStaleFollowerState": "FALSE"},
+                        2161, 13, "LeaderCandidateCompletenessProperty", 13, 11.0),
+    "chk_k_c396_b2r2_kept": ({**KSMALL, "InitIsrSize": 2, "ReassignmentLimit": 2}, 3710, 27, "ok", None, 21.0),
+    # a fetch response of an earlier leader epoch acted on (line 1147): MinISR 2, three fencings
+    "chk_k_c1147_b2m2f3": ({**KSMALL, "MinISR": 2, "InitIsrSize": 2, "FenceBrokerLimit": 3,
+                           "FetchResponseMatchesEpoch": "FALSE"}, 1009718, 23, "LeaderCandidateCompletenessProperty",
+                          23, 302.0),
 }
 # The .cfg's rule: NoCommittedRecordLostGlobally is left out when MinISR = UncleanShutdownLimit
 # (DataLossShutdownLimit under KIP-966).

@@ -108,9 +108,11 @@ SLOW = {
         "test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine", "test_shortest_violations_match_tlc",
         "test_state_space_under_the_view_matches_tlc",
         "test_whole_state_counts_are_tlc_s_with_only_the_discarded_requests_the_spec_reads"},
-    "specs/test_kraft_layout.py": {"test_a_three_broker_kip966_counterexample_is_told_and_focused",
+    "specs/test_kraft_layout.py": {"test_a_fetch_response_of_an_earlier_leader_epoch_is_told_and_focused",
+                                   "test_a_three_broker_kip966_counterexample_is_told_and_focused",
                                    "test_every_kind_of_state_and_step_is_drawn"},
     "specs/test_kraft_v3_5.py": {
+        "test_a_stale_follower_entry_lets_a_deleted_replica_into_the_isr",
         "test_a_step_tlc_cannot_evaluate_stops_the_run_as_it_stops_tlc",
         "test_defaults_are_the_committed_configuration",
         "test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine"},
@@ -140,7 +142,9 @@ SLOW = {
     "test_soak_signals.py": ALL,
     "test_traces.py": {
         "test_committed_trace_is_what_the_checker_finds", "test_kip320_has_no_violation_at_the_same_constants",
-        "test_kraft_traces_replay_and_are_explained"},
+        "test_kraft_traces_replay_and_are_explained",
+        "test_tlc_s_guided_counterexample_is_a_behaviour_only_with_the_check_off",
+        "test_tlc_s_guided_counterexample_is_stored_as_modelcheck_writes_traces"},
 }
 
 MARKERS = {"spark": SPARK, "z3": Z3, "slow": SLOW}

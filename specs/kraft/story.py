@@ -56,14 +56,58 @@ def broker_notes(before, values, b) -> list[str]:
     if fenced_now != fenced_before:
         out.append(f"the controller {'fences' if fenced_now else 'unfences'} {name}")
     role_before, role = before["partition_status"][b], values["partition_status"][b]
-    meta = values["partition_metadata"][b]
-    if role != role_before and new["status"] == "RUNNING":
+    meta, old_meta = values["partition_metadata"][b], before["partition_metadata"][b]
+    new_epoch = (meta["leader"], meta["leader_epoch"]) != (old_meta["leader"], old_meta["leader_epoch"])
+    if (role != role_before or new_epoch) and new["status"] == "RUNNING":
         if role == "Leader":
-            out.append(f"{name} becomes the leader (leader epoch {meta['leader_epoch']})")
+            if role == role_before:
+                out.append(f"{name} stays the leader, in leader epoch {meta['leader_epoch']}")
+                out.extend(stale_follower_notes(before, values, b))
+            else:
+                out.append(f"{name} becomes the leader (leader epoch {meta['leader_epoch']})")
         elif role == "Follower":
-            out.append(f"{name} follows broker {leader_text(meta['leader'])} (leader epoch {meta['leader_epoch']})")
+            out.append(f"{name} follows broker {leader_text(meta['leader'])} (leader epoch {meta['leader_epoch']})"
+                       + still_awaiting(before, values, b, meta["leader"]))
+    out.extend(stale_response_notes(before, values, b))
     out.extend(log_notes(before, values, b))
     return out
+
+
+def is_deleted(before, values, b) -> bool:
+    """Whether the step takes ``b`` out of the replicas it knows of: it
+    deletes its replica (DeletePartition)."""
+    return b in before["partition_metadata"][b]["replicas"] and b not in values["partition_metadata"][b]["replicas"]
+
+
+def stale_follower_notes(before, values, b) -> list[str]:
+    """What a leader, re-elected in a new leader epoch, still holds of
+    followers outside its ISR: kept from an earlier epoch, it may no longer
+    be true (ResetStaleFollowerState off)."""
+    isr, known = values["partition_metadata"][b]["isr"], values["partition_replica_state"][b]
+    return [f"broker {b} keeps what it knew of broker {k}, which is outside its ISR: log end {peer['leo']}"
+            for k, peer in known.items() if k != b and k not in isr and peer["leo"] != "Nil"
+            and peer == before["partition_replica_state"][b][k]]
+
+
+def still_awaiting(before, values, b, leader) -> str:
+    """A fetcher added for ``leader`` while a response to an earlier fetch
+    from it may still come (the pending flag outlives the fetcher)."""
+    fetcher = values["broker_fetchers"][b][leader] if leader != "NoLeader" else None
+    if fetcher is None or fetcher["partition"] == "Nil" or not fetcher["pending_response"]:
+        return ""
+    return f", still awaiting the response to an earlier fetch from broker {leader}"
+
+
+def stale_response_notes(before, values, b) -> list[str]:
+    """A fetch response of another leader epoch than the follower's, taken
+    and acted on (FetchResponseMatchesEpoch off)."""
+    epoch = values["partition_metadata"][b]["leader_epoch"]
+    changed = before["partition_data"][b] != values["partition_data"][b]
+    return [f"broker {b}, in leader epoch {epoch}, acts on broker {m['source']}'s fetch response of leader epoch "
+            f"{m['partition']['leader_epoch']}"
+            for m in sorted(set(before["messages"]) - set(values["messages"]), key=str)
+            if m["type"] == "FetchResponse" and m["dest"] == b and changed
+            and m["partition"]["leader_epoch"] != epoch]
 
 
 def log_notes(before, values, b) -> list[str]:
@@ -78,7 +122,10 @@ def log_notes(before, values, b) -> list[str]:
     while kept < min(len(old["log"]), len(new["log"])) and old["log"][kept] == new["log"][kept]:
         kept += 1
     if kept < len(old["log"]):
-        out.append(f"{name} truncates its log, dropping {records_text(old['log'][kept:])}")
+        if is_deleted(before, values, b):
+            out.append(f"{name} is no longer a replica and deletes its log: {records_text(old['log'][kept:])}")
+        else:
+            out.append(f"{name} truncates its log, dropping {records_text(old['log'][kept:])}")
     if kept < len(new["log"]):
         how = "appends" if values["partition_status"][b] == "Leader" else "copies from the leader"
         out.append(f"{name} {how} {records_text(new['log'][kept:])}")
@@ -106,7 +153,9 @@ def controller_notes(before, values) -> list[str]:
         out.append(f"the controller changes the ISR to {isr_text(new['isr'])} (partition epoch "
                    f"{new['partition_epoch']})")
     moving = [f"{key} {isr_text(new[key])}" for key in ("adding", "removing") if new[key]]
-    if any(set(old[key]) != set(new[key]) for key in ("replicas", "adding", "removing")):
+    if set(old["replicas"]) == set(new["replicas"]) and not moving and (old["adding"] or old["removing"]):
+        out.append(f"the reassignment completes (replicas {isr_text(new['replicas'])})")
+    elif any(set(old[key]) != set(new[key]) for key in ("replicas", "adding", "removing")):
         out.append(f"the partition's replicas become {isr_text(new['replicas'])}"
                    + (f" ({', '.join(moving)})" if moving else ""))
     if "elr" in new and set(old["elr"]) != set(new["elr"]):

@@ -41,9 +41,11 @@ def test_state_space_under_the_view_matches_tlc(consts, distinct, depth):
     ({"InitIsrSize": 2, "DataLossShutdownLimit": 1}, WITHOUT_NCLG, 945, 25),
     ({"BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 3}, CFG_INVARIANTS, 128, 17),
     ({"BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 2}, CFG_INVARIANTS, 1163, 25),
+    ({"InitIsrSize": 2, "ReassignmentLimit": 2}, CFG_INVARIANTS, 3710, 27),
 ])
 def test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine(consts, invariants, distinct, depth):
-    """TLC's k03, k05, k07 and k08 in docs/kraft.md."""
+    """TLC's k03, k05, k07 and k08 in docs/kraft.md, and two reassignments
+    (chk_k_c396 with the check kept)."""
     r = FastChecker().check(model("kraft-kip966", **{**SMALL, **consts}), CheckOptions(tuple(invariants) + PORT))
     assert (r.result, r.distinct_states, r.depth) == ("ok", distinct, depth)
 
@@ -53,6 +55,8 @@ def test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine(consts, i
     ({"DataLossShutdownLimit": 1}, CFG_INVARIANTS, "NoCommittedRecordLostGlobally", 49, 5),
     ({"IsrJoinRequiresHighWatermark": "FALSE"}, CFG_INVARIANTS, "LeaderCandidateCompletenessProperty", 43, 7),
     ({"IsrJoinRequiresFetch": "FALSE"}, CFG_INVARIANTS, "LeaderCandidateCompletenessProperty", 115, 8),
+    ({"InitIsrSize": 2, "ReassignmentLimit": 2, "ResetStaleFollowerState": "FALSE"}, CFG_INVARIANTS,
+     "LeaderCandidateCompletenessProperty", 2161, 13),
 ])
 def test_shortest_violations_match_tlc(consts, invariants, broken, distinct, length):
     r = check(model("kraft-kip966", **{**SMALL, **consts}), invariants)

@@ -17,6 +17,9 @@ NO_FETCH_CHECK = os.path.join(ROOT, "traces", "kraft-3.5-no-isr-join-fetch-check
 NO_HWM_CHECK = os.path.join(ROOT, "traces", "kraft-3.5-no-isr-join-hwm-check.itf.json")
 KIP966_EPOCH_START = os.path.join(ROOT, "traces", "kraft-kip966-no-isr-join-epoch-start-check.itf.json")
 KIP966_NO_FETCH_CHECK = os.path.join(ROOT, "traces", "kraft-kip966-no-isr-join-fetch-check.itf.json")
+NO_STALE_RESET = os.path.join(ROOT, "traces", "kraft-3.5-no-stale-follower-reset.itf.json")
+NO_FETCH_EPOCH = os.path.join(ROOT, "traces", "kraft-3.5-no-fetch-epoch-check.itf.json")
+KIP966_NO_FETCH_EPOCH = os.path.join(ROOT, "traces", "kraft-kip966-no-fetch-epoch-check.itf.json")
 
 
 def blocks(text: str) -> dict[int, list[str]]:
@@ -133,6 +136,36 @@ def test_a_three_broker_kip966_counterexample_is_told_and_focused():
     state = blocks(render(view))
     assert "  » broker 1 joins the ISR without committed A@1 at offset 1" in state[22]
     assert "  » the controller elects broker 2 as leader in leader epoch 2 (isr {2, 3})" in state[13]
+
+
+def test_a_stale_follower_entry_and_a_deleted_replica_are_told():
+    """ResetStaleFollowerState off (13 states): broker 2, removed by a
+    reassignment, deletes its log; added back, it joins the ISR on what the
+    re-elected leader still knew of it."""
+    state = blocks(render(load_view(NO_STALE_RESET)))
+    assert "  » broker 2 is no longer a replica and deletes its log: A@1 at offset 1" in state[9]
+    assert state[11][:2] == ["  » broker 1 stays the leader, in leader epoch 2",
+                             "  » broker 1 keeps what it knew of broker 2, which is outside its ISR: log end 2"]
+    assert "  » the reassignment completes (replicas {1, 2})" in state[13]
+    assert "  » broker 2 joins the ISR without committed A@1 at offset 1" in state[13]
+
+
+@pytest.mark.parametrize("path, length, leader", [(NO_FETCH_EPOCH, 28, 3), (KIP966_NO_FETCH_EPOCH, 23, 2)],
+                         ids=["kraft-3.5", "kraft-kip966"])
+def test_a_fetch_response_of_an_earlier_leader_epoch_is_told_and_focused(path, length, leader):
+    """FetchResponseMatchesEpoch off: broker 1 follows the leader of epoch 4
+    while the response to its fetch of epoch 2 is still due, acts on that
+    response and truncates the committed record; the focus is its empty slot."""
+    view = load_view(path)
+    state = blocks(render(view))
+    assert (f"  » broker 1 follows broker {leader} (leader epoch 4), still awaiting the response to an earlier "
+            f"fetch from broker {leader}") in state[length - 1]
+    assert state[length][:2] == [
+        f"  » broker 1, in leader epoch 4, acts on broker {leader}'s fetch response of leader epoch 2",
+        "  » broker 1 truncates its log, dropping A@1 at offset 1"]
+    [breakage] = view.breakages
+    assert (breakage.invariant, breakage.state, breakage.focus[0]) == \
+        ("LeaderCandidateCompletenessProperty", length - 1, ("broker 1", "log", 0))
 
 
 def walk(m, steps):

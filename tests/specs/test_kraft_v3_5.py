@@ -42,10 +42,13 @@ def test_state_space_under_the_view_matches_tlc(consts, distinct, depth):
     ({"InitIsrSize": 2, "UncleanShutdownLimit": 1}, WITHOUT_NCRLG, 945, 25),
     ({"BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 3}, CFG_INVARIANTS, 128, 17),
     ({"BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 2}, CFG_INVARIANTS, 1163, 25),
+    ({"InitIsrSize": 2, "ReassignmentLimit": 2}, CFG_INVARIANTS, 3710, 27),
 ])
 def test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine(consts, invariants, distinct, depth):
     """TLC's v03, v04, v06, v09 and v10 in docs/kraft.md: a clean shutdown, a
-    fencing, an unclean shutdown, and three brokers with one or none out of sync."""
+    fencing, an unclean shutdown, and three brokers with one or none out of
+    sync; and two reassignments, where ResetStaleFollowerState off breaks
+    LeaderCandidateCompleteness (chk_c346)."""
     r = check(model("kraft-3.5", **{**SMALL, **consts}), invariants, engine=FastChecker)
     assert (r.result, r.distinct_states, r.depth) == ("ok", distinct, depth)
 
@@ -70,6 +73,16 @@ def test_shortest_violations_match_tlc(consts, invariants, broken, distinct, len
     r = check(model("kraft-3.5", **{**SMALL, **consts}), invariants)
     assert (r.result, r.violation.invariant, r.distinct_states, r.violation.length) == \
         ("violation", broken, distinct, length)
+
+
+def test_a_stale_follower_entry_lets_a_deleted_replica_into_the_isr():
+    """ResetStaleFollowerState off, both brokers in sync, two reassignments:
+    TLC finds LeaderCandidateCompleteness broken after 2,161 states, in 13
+    (with the check, it holds: 3,710 states, depth 27, pinned above)."""
+    r = check(model("kraft-3.5", **{**SMALL, "InitIsrSize": 2, "ReassignmentLimit": 2,
+                                    "ResetStaleFollowerState": "FALSE"}))
+    assert (r.result, r.violation.invariant, r.distinct_states, r.violation.length) == \
+        ("violation", "LeaderCandidateCompletenessProperty", 2161, 13)
 
 
 def test_a_step_tlc_cannot_evaluate_stops_the_run_as_it_stops_tlc(in_tmp):
