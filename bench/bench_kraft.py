@@ -343,11 +343,17 @@ def _run_for(cmd: list[str], seconds: float) -> dict:
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.DEVNULL)
-        try:
-            proc.wait(timeout=seconds)
-        except subprocess.TimeoutExpired:
-            proc.send_signal(signal.SIGINT)
-        _, status, usage = os.wait4(proc.pid, 0)
+        deadline = time.monotonic() + seconds
+        while True:  # wait4 itself, not proc.wait: it must reap the child to give its resource usage
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() >= deadline:
+                proc.send_signal(signal.SIGINT)
+                _, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.5)
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait for it again
         wall = time.perf_counter() - started
         code = os.waitstatus_to_exitcode(status)
         out.seek(0)

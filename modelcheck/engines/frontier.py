@@ -45,6 +45,26 @@ def spill_threshold(max_memory: int | None) -> int | None:
     return budget // 4 if budget else None
 
 
+PREFIX = "modelcheck-levels-"
+
+
+def remove_abandoned() -> None:
+    """Removes level directories left by searches whose process is gone (a
+    run killed outright, with no chance to clean up), so that their files,
+    gigabytes at the sizes that need them, do not pile up."""
+    root = tempfile.gettempdir()
+    for name in os.listdir(root):
+        pid = name[len(PREFIX):].split("-", 1)[0]
+        if not name.startswith(PREFIX) or not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:  # no such process: the directory is abandoned
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+        except PermissionError:  # another user's live process
+            pass
+
+
 class FileLevel:
     """A level's states in a file, read back a chunk at a time: ``level[:, a:b]``
     is a ``(words, b - a)`` array, as a slice of an in-memory level would be."""
@@ -91,7 +111,8 @@ class Frontier:
 
     def new_file(self) -> str:
         if self.directory is None:
-            self.directory = tempfile.mkdtemp(prefix="modelcheck-levels-")
+            remove_abandoned()
+            self.directory = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
             self._cleanup = weakref.finalize(self, shutil.rmtree, self.directory, True)
         self._files += 1
         return os.path.join(self.directory, f"level-{self._files}")

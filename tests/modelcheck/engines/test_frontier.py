@@ -95,3 +95,16 @@ def test_a_level_writer_spills_past_its_limit_and_reads_back_by_chunks(tmp_path)
     store.release(level.words)
     assert not os.path.exists(path)
     store.close()
+
+
+def test_levels_left_by_a_killed_search_are_removed(monkeypatch, tmp_path):
+    monkeypatch.setattr(frontier.tempfile, "tempdir", str(tmp_path))
+    dead = frontier.PREFIX + "999999999-abc"  # no process has that id
+    (tmp_path / dead).mkdir()
+    (tmp_path / dead / "level-1").write_bytes(b"x" * 100)
+    alive = frontier.PREFIX + f"{os.getppid()}-def"  # a live process's: kept
+    (tmp_path / alive).mkdir()
+    store = Frontier(2, 0)
+    store.new_file()
+    assert not (tmp_path / dead).exists() and (tmp_path / alive).exists()
+    store.close()
