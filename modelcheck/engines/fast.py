@@ -333,8 +333,9 @@ class _Search:
             generated += e.generated
             if deadlocked < 0 and e.deadlocked >= 0:
                 deadlocked = e.deadlocked
-            writer.add(self.visited.keep_new(e))
-            found += writer.parts[-1].fps.size  # new to the levels before (repeats across chunks too, on numpy)
+            kept = self.visited.keep_new(e)
+            writer.add(kept)
+            found += kept.fps.size  # new to the levels before (repeats across chunks too, on numpy)
             progress.search(depth, known + found, max(0, level.shape[1] - start - CHUNK) + found)
             reason = limits.reached()
             if reason:
