@@ -26,6 +26,15 @@ progress line and its rate (its average, and over its last minute).
 different cores the two run side by side, else TLC runs after the fast
 engine.
 
+``versus``: the largest configurations TLC finishes here in minutes
+(``VERSUS`` in kraft_configs.py), timed run by run: in each of ``--runs``
+rounds the fast engine's whole command (``--workers``, default the cores),
+then TLC (``--tlc-workers``, default the cores) on a copy of the upstream
+module whose .cfg has the same constants and invariants, each with the
+machine to itself. Both must give the same count, depth and verdict; it
+prints the medians, the peak resident sizes and the ratios (the whole
+command, and the search alone, over TLC's whole run).
+
 ``slots``: the cost of the network's capacity. Message slots change no
 behaviour, only the state's width and the expressions of every action that
 sends, so the same configuration is explored with AlterPartitionCapacity
@@ -37,6 +46,8 @@ expanded state of the Python successor function and of the numpy kernel
     python bench/bench_kraft.py tlc [--engine fast|bfs] [--only NAME ...]
     python bench/bench_kraft.py scale [--minutes 35] [--max-memory 10GiB] [--only kraft-3.5 ...]
         [--workers N] [--cpus 0,1] [--tlc CLASSES --upstream DIR [--tlc-minutes 120] [--tlc-cpus 1]]
+    python bench/bench_kraft.py versus [k_b2m2f3 ...] --tlc CLASSES --upstream DIR [--runs 3] [--workers 2]
+        [--tlc-workers 2]
     python bench/bench_kraft.py slots [--capacities 4,8,12,16] [--sample 2000]
 """
 
@@ -48,153 +59,18 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-from common import ROOT, machine, measure_once, modelcheck_command
+from common import ROOT, machine, measure_once, modelcheck_command, tlc_once
+from kraft_configs import (CFG_INVARIANTS, COMMITTED, KIP966_INVARIANTS, KSMALL, SMALL, TLC, TLC_KIP966, VERSUS,
+                           WITHOUT_NCLG)
 
 sys.path.insert(0, ROOT)
 
-CFG_INVARIANTS = ("LeaderCompletenessProperty", "LeaderCandidateCompletenessProperty",
-                  "ReplicationQuorumSupersetProperty", "LogMatchingProperty", "MetadataLogMatchingProperty",
-                  "ConsistentReadProperty", "NoCommittedRecordLostGlobally")
-COMMITTED = {"BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 2, "CleanShutdownLimit": 0,
-             "UncleanShutdownLimit": 1, "FenceBrokerLimit": 1, "LeaderShrinkIsrLimit": 0, "ReassignmentLimit": 0}
-SMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1, "CleanShutdownLimit": 0,
-         "UncleanShutdownLimit": 0, "FenceBrokerLimit": 0, "LeaderShrinkIsrLimit": 0, "ReassignmentLimit": 0}
-THREE = {**SMALL, "BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 3}
-
-# name: (constants, TLC distinct, depth, verdict, counterexample states, TLC wall seconds)
-TLC = {
-    "v01": (SMALL, 130, 15, "ok", None, 2.3),
-    "v02": ({**SMALL, "InitIsrSize": 2}, 14, 8, "ok", None, 1.7),
-    "v03": ({**SMALL, "InitIsrSize": 2, "CleanShutdownLimit": 1}, 938, 22, "ok", None, 2.8),
-    "v04": ({**SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1}, 1260, 21, "ok", None, 2.7),
-    "v05": ({**SMALL, "InitIsrSize": 2, "LeaderShrinkIsrLimit": 1}, 254, 16, "ok", None, 2.7),
-    "v06": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1}, 945, 25, "ok", None, 2.7),
-    "v08": ({**SMALL, "BrokerCount": 3, "InitIsrSize": 2, "ReassignmentLimit": 1}, 12472, 29, "ok", None, 8.6),
-    "v09": (THREE, 128, 17, "ok", None, 2.6),
-    "v10": ({**THREE, "InitIsrSize": 2}, 1163, 25, "ok", None, 3.2),
-    "v12": ({**THREE, "UncleanShutdownLimit": 1}, 101378, 40, "ok", None, 20.7),
-    "v13": ({**THREE, "FenceBrokerLimit": 1}, 152650, 36, "ok", None, 33.0),
-    "v14": ({**THREE, "LeaderShrinkIsrLimit": 1}, 17621, 28, "ok", None, 15.8),
-    "v15": ({**SMALL, "BrokerCount": 3, "ReassignmentLimit": 1}, 306451, 40, "ok", None, 228.3),
-    "v17": ({**THREE, "CleanShutdownLimit": 1}, 97800, 37, "ok", None, 541.5),
-    "lrs_v_b2i1": ({**SMALL, "UncleanShutdownLimit": 1, "AvoidLastReplicaStanding": "FALSE"}, 254, 8,
-                   "LeaderCompletenessProperty", 8, 7.3),
-    "lrs_v_b2i1_avoid": ({**SMALL, "UncleanShutdownLimit": 1}, 2326, 30, "ok", None, 11.6),
-    "lrs_v_b2f1": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "FenceBrokerLimit": 1,
-                    "AvoidLastReplicaStanding": "FALSE"}, 1020, 8, "LeaderCompletenessProperty", 8, 5.8),
-    "lrs_v_b2f1_avoid": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "FenceBrokerLimit": 1}, 34745, 35,
-                         "ok", None, 29.6),
-    "lrs_v_b2m2f1": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "FenceBrokerLimit": 1,
-                      "AvoidLastReplicaStanding": "FALSE"}, 919, 8, "LeaderCompletenessProperty", 8, 7.4),
-    "v19": ({**COMMITTED, "AvoidLastReplicaStanding": "FALSE"}, 6602, 8, "LeaderCompletenessProperty", 8, 130.8),
-    "v07": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "AvoidLastReplicaStanding": "FALSE"}, 945, 25, "ok",
-            None, 2.4),
-    "v18": ({**THREE, "MinISR": 1, "UncleanShutdownLimit": 1, "AvoidLastReplicaStanding": "FALSE"}, 101378, 40, "ok",
-            None, 728.7),
-    "v20": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "CleanShutdownLimit": 1, "FenceBrokerLimit": 1}, 44773, 36, "ok",
-            None, 334.3),
-    "lrs_v_b1": ({**SMALL, "BrokerCount": 1, "InitReplicationFactor": 1, "UncleanShutdownLimit": 1,
-                  "AvoidLastReplicaStanding": "FALSE"}, 15, 7, "ok", None, 4.6),
-    "lrs_v_b1_avoid": ({**SMALL, "BrokerCount": 1, "InitReplicationFactor": 1, "UncleanShutdownLimit": 1}, 2, 2, "ok",
-                       None, 5.6),
-    "lrs_v_b2i1_nclg": ({**SMALL, "UncleanShutdownLimit": 1, "AvoidLastReplicaStanding": "FALSE"}, 49, 5,
-                        "NoCommittedRecordLostGlobally", 5, 3.3),
-    "lrs_v_b2s1": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "LeaderShrinkIsrLimit": 1,
-                    "AvoidLastReplicaStanding": "FALSE"}, 588, 9, "LeaderCompletenessProperty", 9, 11.7),
-    "lrs_v_b2s1_avoid": ({**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "LeaderShrinkIsrLimit": 1}, 11475, 32,
-                         "ok", None, 26.1),
-    "lrs_v_b2m2f1_avoid": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "FenceBrokerLimit": 1},
-                           33794, 36, "ok", None, 32.1),
-    "lrs_v_b2m2s1": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "LeaderShrinkIsrLimit": 1,
-                      "AvoidLastReplicaStanding": "FALSE"}, 505, 9, "LeaderCompletenessProperty", 9, 4.5),
-    "lrs_v_b2m2s1_avoid": ({**SMALL, "MinISR": 2, "InitIsrSize": 2, "UncleanShutdownLimit": 1,
-                            "LeaderShrinkIsrLimit": 1}, 11847, 31, "ok", None, 9.6),
-    "chk_c524": ({**SMALL, "IsrJoinRequiresFetch": "FALSE"}, 115, 8, "LeaderCandidateCompletenessProperty", 8, 5.2),
-    "chk_c526": ({**SMALL, "IsrJoinRequiresHighWatermark": "FALSE"}, 43, 7, "LeaderCandidateCompletenessProperty",
-                 7, 5.7),
-    # found by the port on three brokers, then confirmed with TLC (the CHECK line turned off in a copy of the module)
-    "chk_c528_v12": ({**THREE, "UncleanShutdownLimit": 1, "IsrJoinRequiresEpochStart": "FALSE"}, 48681, 22,
-                     "LeaderCandidateCompletenessProperty", 22, 17.0),
-    "chk_c449_v12": ({**THREE, "UncleanShutdownLimit": 1, "IsrJoinChecksBrokerEpoch": "FALSE"}, 28584, 19,
-                     "LeaderCandidateCompletenessProperty", 19, 12.0),
-    "chk_c459_b2fs": ({**SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "LeaderShrinkIsrLimit": 1,
-                       "AlterPartitionChecksPartitionEpoch": "FALSE"}, 2265, 11, "ReplicationQuorumSupersetProperty", 11,
-                      31.8),
-    # two reassignments: a re-elected leader keeps a stale entry for a follower that deleted its replica
-    # (the CHECK of line 346 off), and the same with it kept
-    "chk_c346_b2r2": ({**SMALL, "InitIsrSize": 2, "ReassignmentLimit": 2, "ResetStaleFollowerState": "FALSE"}, 2161,
-                      13, "LeaderCandidateCompletenessProperty", 13, 8.0),
-    "chk_c346_b2r2_kept": ({**SMALL, "InitIsrSize": 2, "ReassignmentLimit": 2}, 3710, 27, "ok", None, 9.0),
-    "vab_c2": ({**SMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "Values": "{A,B}"}, 84, 5, "error", 4, 38.1),
-}
-KSMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1, "NoDataLossShutdownLimit": 0,
-          "DataLossShutdownLimit": 0, "FenceBrokerLimit": 0, "LeaderShrinkIsrLimit": 0, "ReassignmentLimit": 0}
-KTHREE = {**KSMALL, "BrokerCount": 3, "InitReplicationFactor": 3, "MinISR": 2, "InitIsrSize": 3}
-# kraft-kip966 (its invariant list adds MinIsrRecoveryQuorum)
-TLC_KIP966 = {
-    "k_calib": (KSMALL, 130, 15, "ok", None, 2.4),
-    "k01": ({**KSMALL, "InitIsrSize": 2}, 14, 8, "ok", None, 1.8),
-    "k02": ({**KSMALL, "InitIsrSize": 2, "NoDataLossShutdownLimit": 1}, 1079, 22, "ok", None, 2.4),
-    "k03": ({**KSMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1}, 1260, 21, "ok", None, 2.5),
-    "k04": ({**KSMALL, "InitIsrSize": 2, "LeaderShrinkIsrLimit": 1}, 254, 16, "ok", None, 2.0),
-    "k05": ({**KSMALL, "InitIsrSize": 2, "DataLossShutdownLimit": 1}, 945, 25, "ok", None, 2.3),
-    "k06": ({**KSMALL, "BrokerCount": 3, "InitIsrSize": 2, "ReassignmentLimit": 1}, 12472, 29, "ok", None, 8.3),
-    "k07": (KTHREE, 128, 17, "ok", None, 1.7),
-    "k08": ({**KTHREE, "InitIsrSize": 2}, 1163, 25, "ok", None, 2.4),
-    "k10": ({**KTHREE, "DataLossShutdownLimit": 1}, 101378, 40, "ok", None, 33.7),
-    "k11": ({**KTHREE, "FenceBrokerLimit": 1}, 152650, 36, "ok", None, 56.7),
-    "k12": ({**KTHREE, "LeaderShrinkIsrLimit": 1}, 14831, 26, "ok", None, 18.4),
-    "k13": ({**KSMALL, "BrokerCount": 3, "ReassignmentLimit": 1}, 306451, 40, "ok", None, 244.5),
-    "lrs_k_b2i1": ({**KSMALL, "DataLossShutdownLimit": 1}, 4428, 30, "ok", None, 10.3),
-    "lrs_k_b2f1": ({**KSMALL, "InitIsrSize": 2, "DataLossShutdownLimit": 1, "FenceBrokerLimit": 1}, 40719, 35, "ok",
-                   None, 43.4),
-    "lrs_k_b2m2f1": ({**KSMALL, "MinISR": 2, "InitIsrSize": 2, "DataLossShutdownLimit": 1, "FenceBrokerLimit": 1},
-                     282201, 41, "ok", None, 157.3),
-    "lrs_k_b2i1_nclg": ({**KSMALL, "DataLossShutdownLimit": 1}, 49, 5, "NoCommittedRecordLostGlobally", 5, 2.5),
-    "k15": ({**KTHREE, "NoDataLossShutdownLimit": 1}, 101976, 37, "ok", None, 191.9),
-    "k16": ({**KTHREE, "MinISR": 1, "DataLossShutdownLimit": 1}, 101378, 40, "ok", None, 193.2),
-    "k17": ({**KSMALL, "MinISR": 2, "InitIsrSize": 2, "NoDataLossShutdownLimit": 1, "FenceBrokerLimit": 1}, 356656, 39,
-            "ok", None, 563.3),
-    "lrs_k_b1": ({**KSMALL, "BrokerCount": 1, "InitReplicationFactor": 1, "DataLossShutdownLimit": 1}, 14, 7, "ok", None,
-                 6.9),
-    "lrs_k_b2s1": ({**KSMALL, "InitIsrSize": 2, "DataLossShutdownLimit": 1, "LeaderShrinkIsrLimit": 1}, 13417, 32, "ok",
-                   None, 16.1),
-    "lrs_k_b2m2s1": ({**KSMALL, "MinISR": 2, "InitIsrSize": 2, "DataLossShutdownLimit": 1, "LeaderShrinkIsrLimit": 1},
-                     109406, 36, "ok", None, 40.0),
-    "chk_k_c524": ({**KSMALL, "IsrJoinRequiresFetch": "FALSE"}, 115, 8, "LeaderCandidateCompletenessProperty", 8, 102.4),
-    "chk_k_c526": ({**KSMALL, "IsrJoinRequiresHighWatermark": "FALSE"}, 43, 7, "LeaderCandidateCompletenessProperty", 7,
-                   89.1),
-    "chk_k_c524_b2fs": ({**KSMALL, "InitIsrSize": 2, "FenceBrokerLimit": 1, "LeaderShrinkIsrLimit": 1,
-                         "AlterPartitionChecksPartitionEpoch": "FALSE"}, 2265, 11, "ReplicationQuorumSupersetProperty",
-                        11, 28.8),
-    # a registration response of an earlier incarnation accepted (the CHECK of the main module's line 197)
-    "chk_k_c197_nd1d1": ({**KSMALL, "NoDataLossShutdownLimit": 1, "DataLossShutdownLimit": 1,
-                          "RegistrationMatchesIncarnation": "FALSE"}, 4811, 10, "LeaderCompletenessProperty", 10, 9.6),
-    # three brokers, one data-loss shutdown (k10) with a CHECK off, TLC on a copy of the module with that line off
-    "chk_k_c580_k10": ({**KTHREE, "DataLossShutdownLimit": 1, "IsrJoinRequiresEpochStart": "FALSE"}, 48681, 22,
-                       "LeaderCandidateCompletenessProperty", 22, 102.1),
-    "chk_k_c514_k10": ({**KTHREE, "DataLossShutdownLimit": 1, "IsrJoinChecksBrokerEpoch": "FALSE"}, 28584, 19,
-                       "LeaderCandidateCompletenessProperty", 19, 105.3),
-    # the stale follower entry (line 396) off and kept, as chk_c346_b2r2 for 3.5
-    "chk_k_c396_b2r2": ({**KSMALL, "InitIsrSize": 2, "ReassignmentLimit": 2, "ResetStaleFollowerState": "FALSE"},
-                        2161, 13, "LeaderCandidateCompletenessProperty", 13, 11.0),
-    "chk_k_c396_b2r2_kept": ({**KSMALL, "InitIsrSize": 2, "ReassignmentLimit": 2}, 3710, 27, "ok", None, 21.0),
-    # a fetch response of an earlier leader epoch acted on (line 1147): MinISR 2, three fencings
-    "chk_k_c1147_b2m2f3": ({**KSMALL, "MinISR": 2, "InitIsrSize": 2, "FenceBrokerLimit": 3,
-                           "FetchResponseMatchesEpoch": "FALSE"}, 1009718, 23, "LeaderCandidateCompletenessProperty",
-                          23, 302.0),
-}
-# The .cfg's rule: NoCommittedRecordLostGlobally is left out when MinISR = UncleanShutdownLimit
-# (DataLossShutdownLimit under KIP-966).
-WITHOUT_NCLG = {"v06", "v07", "lrs_v_b1", "lrs_v_b1_avoid", "lrs_v_b2i1", "lrs_v_b2i1_avoid", "lrs_v_b2f1",
-                "lrs_v_b2f1_avoid", "lrs_v_b2s1", "lrs_v_b2s1_avoid", "k05", "lrs_k_b1", "lrs_k_b2i1", "lrs_k_b2f1",
-                "lrs_k_b2s1", "chk_k_c197_nd1d1"}
-KIP966_INVARIANTS = CFG_INVARIANTS[:-1] + ("MinIsrRecoveryQuorum", "NoCommittedRecordLostGlobally")
 
 
 def tlc(args) -> None:
@@ -275,6 +151,81 @@ def scale(args) -> None:
                   f"minute; {vs}", flush=True)
         rows.append(row)
     print(json.dumps(rows))
+
+
+def versus(args) -> None:
+    """Each configuration in ``--runs`` rounds, a round being the fast engine's
+    whole command, then TLC's whole run on the module's .cfg with the same
+    constants and invariants, one after the other with the machine to itself.
+    Both must give the same answer; the medians and their ratio."""
+    print(f"machine: {machine()}; median of {args.runs} rounds; fast engine --workers {args.workers}, "
+          f"TLC -workers {args.tlc_workers}")
+    rows = []
+    for name in args.configs:
+        spec, consts = VERSUS[name]
+        invariants = _cfg_invariants(spec, consts)
+        cmd = modelcheck_command("run", spec, "--engine", "fast", "--json", "-q", "--workers", str(args.workers),
+                                 *[a for k, v in consts.items() for a in ("--const", f"{k}={v}")],
+                                 *[a for inv in invariants for a in ("--inv", inv)])
+        ours, theirs = [], []
+        with tempfile.TemporaryDirectory() as tmp:
+            directory, module = _tlc_copy(args.upstream, spec, consts, invariants, tmp)
+            for _ in range(args.runs):
+                run = measure_once(cmd, tmp, ok_codes=(0, 12))
+                out = run.output
+                verdict = out["violation"]["invariant"] if out["result"] == "violation" else out["result"]
+                ours.append((run.seconds, out["seconds"], run.peak_rss_mib,
+                             (out["distinct_states"], out["depth"], "ok" if verdict == "ok" else "violation")))
+                seconds, rss, answer = tlc_once(args.tlc, args.tlc_workers, directory, module + ".tla",
+                                                config=module + ".cfg", heap=args.tlc_heap)
+                theirs.append((seconds, rss, (answer[1], answer[2], answer[0])))
+        answers = {o[3] for o in ours} | {t[2] for t in theirs}
+        if len(answers) != 1:
+            raise SystemExit(f"{name}: the answers differ: {answers}")
+        distinct, depth, verdict = answers.pop()
+        whole = statistics.median(o[0] for o in ours)
+        search = statistics.median(o[1] for o in ours)
+        tlc_seconds = statistics.median(t[0] for t in theirs)
+        row = {"config": name, "spec": spec, "constants": consts, "distinct_states": distinct, "depth": depth,
+               "result": verdict, "seconds": [round(o[0], 2) for o in ours],
+               "search_seconds": [round(o[1], 2) for o in ours], "tlc_seconds": [round(t[0], 1) for t in theirs],
+               "peak_rss_mib": round(statistics.median(o[2] for o in ours)),
+               "tlc_peak_rss_mib": round(statistics.median(t[1] for t in theirs)),
+               "whole_over_tlc": round(whole / tlc_seconds, 4), "search_over_tlc": round(search / tlc_seconds, 4),
+               "command": " ".join(cmd[3:])}
+        print(f"{name} ({spec}): {verdict}, {distinct:,} distinct, depth {depth}; fast engine {whole:.1f} s "
+              f"(search {search:.1f} s, runs {row['seconds']}), peak RSS {row['peak_rss_mib']:,} MiB; TLC "
+              f"{tlc_seconds:.1f} s (runs {row['tlc_seconds']}), peak RSS {row['tlc_peak_rss_mib']:,} MiB; "
+              f"whole command / TLC {row['whole_over_tlc']}, search / TLC {row['search_over_tlc']}", flush=True)
+        rows.append(row)
+    print(json.dumps(rows))
+
+
+def _cfg_invariants(spec: str, consts: dict) -> tuple[str, ...]:
+    """The .cfg's invariants, without NoCommittedRecordLostGlobally when MinISR
+    equals the shutdowns that lose data, as its comment says."""
+    every = KIP966_INVARIANTS if spec == "kraft-kip966" else CFG_INVARIANTS
+    lossy = consts.get("DataLossShutdownLimit" if spec == "kraft-kip966" else "UncleanShutdownLimit")
+    return every[:-1] if consts["MinISR"] == lossy else every
+
+
+def _tlc_copy(upstream: str, spec: str, consts: dict, invariants: tuple, into: str) -> tuple[str, str]:
+    """A copy of the upstream module's directory whose .cfg has these constants
+    and invariants (the rest of it, the VIEW included, unchanged)."""
+    directory, module = UPSTREAM[spec]
+    work = os.path.join(into, directory)
+    shutil.copytree(os.path.join(upstream, directory), work)
+    cfg_path = os.path.join(work, module + ".cfg")
+    with open(cfg_path) as f:
+        text = f.read()
+    for key, value in consts.items():
+        text, found = re.subn(rf"^(\s*){key}\s*=.*$", rf"\g<1>{key} = {value}", text, flags=re.M)
+        if not found:
+            raise SystemExit(f"{key} is not a constant of the upstream {module}.cfg")
+    head, _, _ = text.partition("\nINVARIANT")
+    with open(cfg_path, "w") as f:
+        f.write(head + "\nINVARIANT\n" + "\n".join(invariants) + "\n")
+    return work, module
 
 
 def _pinned(cmd: list[str], cpus: str | None) -> list[str]:
@@ -460,12 +411,20 @@ def main() -> None:
     p_scale.add_argument("--tlc-workers", type=int, default=1)
     p_scale.add_argument("--tlc-cpus", help="run TLC on these cores (taskset -c)")
     p_scale.add_argument("--tlc-heap", default="6g")
+    p_versus = sub.add_parser("versus")
+    p_versus.add_argument("configs", nargs="*", default=list(VERSUS), choices=list(VERSUS))
+    p_versus.add_argument("--tlc", metavar="CLASSES", required=True, help="TLC's compiled classes")
+    p_versus.add_argument("--upstream", metavar="DIR", required=True, help="the upstream kraft/ directory")
+    p_versus.add_argument("--runs", type=int, default=3)
+    p_versus.add_argument("--workers", type=int, default=os.cpu_count())
+    p_versus.add_argument("--tlc-workers", type=int, default=os.cpu_count())
+    p_versus.add_argument("--tlc-heap", default="6g")
     p_slots = sub.add_parser("slots")
     p_slots.add_argument("--capacities", type=lambda t: [int(x) for x in t.split(",")], default=[4, 8, 12, 16])
     p_slots.add_argument("--sample", type=int, default=2000)
     args = parser.parse_args()
     os.chdir(ROOT)
-    {"tlc": tlc, "scale": scale, "slots": slots}[args.command](args)
+    {"tlc": tlc, "scale": scale, "versus": versus, "slots": slots}[args.command](args)
 
 
 if __name__ == "__main__":

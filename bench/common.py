@@ -64,11 +64,12 @@ def measure(cmd: list[str], runs: int, cwd: str) -> dict:
     }
 
 
-def tlc_once(classes: str, workers: int, directory: str, module: str) -> tuple[float, float, tuple]:
-    """One TLC run of ``module`` with ``M.cfg``, both in ``directory``: seconds,
+def tlc_once(classes: str, workers: int, directory: str, module: str, config: str = "M.cfg",
+             heap: str | None = None) -> tuple[float, float, tuple]:
+    """One TLC run of ``module`` with ``config``, both in ``directory``: seconds,
     peak RSS (MiB), and (verdict, distinct states, depth, trace length)."""
-    cmd = ["java", "-XX:+UseParallelGC", "-cp", classes, "tlc2.TLC", "-deadlock", "-workers", str(workers),
-           "-metadir", os.path.join(directory, "states"), "-config", "M.cfg", module]
+    cmd = ["java", *([f"-Xmx{heap}"] if heap else []), "-XX:+UseParallelGC", "-cp", classes, "tlc2.TLC", "-deadlock",
+           "-workers", str(workers), "-metadir", os.path.join(directory, "states"), "-config", config, module]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out = proc.stdout.read()

@@ -34,12 +34,12 @@ def assert_replays(m, violation, invariants):
     assert violation.invariant in invariants and not predicates[violation.invariant](states[-1])
 
 
-# The configurations where the breadth-first engine finds a violation.
+# The configurations where the breadth-first engine finds a violation. kip320-first-try's
+# 13-state trace takes z3 two minutes here: bench/bench_z3.py runs it.
 VIOLATIONS = [
     ("truncate-to-hw", {"Replicas": 2}, None),
     ("kip101", {"Replicas": 2}, None),
     ("kip279", {"Replicas": 3}, None),
-    ("kip320-first-try", {"Replicas": 3}, ["StrongIsr"]),
     ("kip320-consumer", {"ConsumerFencing": "false"}, None),
     ("kafka-clients", {}, ["NoWriteToStaleLeader"]),
 ]
