@@ -89,7 +89,7 @@ def tlc(args) -> None:
             every = KIP966_INVARIANTS if spec == "kraft-kip966" else CFG_INVARIANTS
             invariants = every[:-1] if name in WITHOUT_NCLG else every
             cmd = modelcheck_command("run", spec, "--engine", args.engine, "--json", "-q",
-                                     *[a for k, v in consts.items() for a in ("--const", f"{k}={v}")],
+                                     *_const_args(consts),
                                      *[a for inv in invariants for a in ("--inv", inv)])
             run = measure_once(cmd, tmp, ok_codes=(0, 12, 75))
             out = run.output
@@ -124,7 +124,7 @@ def scale(args) -> None:
         if args.only and spec not in args.only:
             continue
         cmd = modelcheck_command("run", spec, "--engine", args.engine, "--json", "-q", "--max-memory",
-                                 args.max_memory, *[a for k, v in consts.items() for a in ("--const", f"{k}={v}")],
+                                 args.max_memory, *_const_args(consts),
                                  *(("--workers", str(args.workers)) if args.workers else ()))
         with tempfile.TemporaryDirectory() as tmp:
             # on cores of its own, TLC runs beside the fast engine; else after it
@@ -167,20 +167,19 @@ def versus(args) -> None:
         spec, consts = VERSUS[name]
         invariants = _cfg_invariants(spec, consts)
         cmd = modelcheck_command("run", spec, "--engine", "fast", "--json", "-q", "--workers", str(args.workers),
-                                 *[a for k, v in consts.items() for a in ("--const", f"{k}={v}")],
+                                 *_const_args(consts),
                                  *[a for inv in invariants for a in ("--inv", inv)])
         ours, theirs = [], []
         with tempfile.TemporaryDirectory() as tmp:
             directory, module = _tlc_copy(args.upstream, spec, consts, invariants, tmp)
             # a first run builds the C kernel before its search (--kernels compiled: under the default a
             # search that ends before the build stops it, and nothing is cached), timed on its own
-            first = measure_once(cmd + ["--kernels", "compiled"], tmp, ok_codes=(0, 12)).seconds
+            first = measure_once(cmd + ["--kernels", "compiled"], tmp).seconds
             for _ in range(args.runs):
-                run = measure_once(cmd, tmp, ok_codes=(0, 12))
+                run = measure_once(cmd, tmp)
                 out = run.output
-                verdict = out["violation"]["invariant"] if out["result"] == "violation" else out["result"]
                 ours.append((run.seconds, out["seconds"], run.peak_rss_mib,
-                             (out["distinct_states"], out["depth"], "ok" if verdict == "ok" else "violation")))
+                             (out["distinct_states"], out["depth"], out["result"])))
                 seconds, rss, answer = tlc_once(args.tlc, args.tlc_workers, directory, module + ".tla",
                                                 config=module + ".cfg", heap=args.tlc_heap)
                 theirs.append((seconds, rss, (answer[1], answer[2], answer[0])))
@@ -205,6 +204,10 @@ def versus(args) -> None:
               f"whole command / TLC {row['whole_over_tlc']}, search / TLC {row['search_over_tlc']}", flush=True)
         rows.append(row)
     print(json.dumps(rows))
+
+
+def _const_args(consts: dict) -> list[str]:
+    return [a for k, v in consts.items() for a in ("--const", f"{k}={v}")]
 
 
 def _cfg_invariants(spec: str, consts: dict) -> tuple[str, ...]:
@@ -310,9 +313,8 @@ def _run_for(cmd: list[str], seconds: float) -> dict:
                 _, status, usage = os.wait4(proc.pid, 0)
                 break
             time.sleep(0.5)
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait for it again
+        code = proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
         wall = time.perf_counter() - started
-        code = os.waitstatus_to_exitcode(status)
         out.seek(0)
         text = out.read()
     if code not in (0, 12, 130):
