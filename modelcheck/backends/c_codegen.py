@@ -25,6 +25,7 @@ import ctypes
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -426,10 +427,27 @@ def is_built(source: str, cache_dir: str | None = None) -> bool:
     return os.path.exists(_library_path(source, compiler(), cache_dir))
 
 
+@dataclass
+class CompilerRun:
+    """A compiler at work. The driver (cc) runs its passes (cc1, as, ld) as
+    processes of its own, which hold its output pipe; they all share one
+    process group, so that stopping the build stops every one of them, not
+    the driver alone while cc1 compiles on."""
+
+    process: subprocess.Popen
+
+    def stop(self) -> None:
+        if self.process.returncode is None:  # not reaped yet: the group is still this build's
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 def build(source: str, cache_dir: str | None = None, started_compiler=None) -> Built:
     """The library of ``source``: loaded from the cache, or compiled into it.
-    ``started_compiler(process)`` is told of the compiler's process (so that
-    a build beside a search can be stopped when the search ends first)."""
+    ``started_compiler(run)`` is told of the ``CompilerRun`` (so that a
+    build beside a search can be stopped when the search ends first)."""
     started = time.perf_counter()
     cc = compiler()
     path = _library_path(source, cc, cache_dir)
@@ -442,11 +460,11 @@ def build(source: str, cache_dir: str | None = None, started_compiler=None) -> B
                 f.write(source)
             try:
                 process = subprocess.Popen([cc, *FLAGS, "-o", so_file, c_file], stdout=subprocess.DEVNULL,
-                                           stderr=subprocess.PIPE, text=True)
+                                           stderr=subprocess.PIPE, text=True, start_new_session=True)
             except OSError as e:
                 raise CompilerUnavailable(f"{cc} did not start: {e}") from None
             if started_compiler is not None:
-                started_compiler(process)
+                started_compiler(CompilerRun(process))
             _, errors = process.communicate()
             if process.returncode != 0:
                 first = (errors.strip().splitlines() or ["no message"])[0]

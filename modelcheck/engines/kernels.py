@@ -62,7 +62,7 @@ class KernelChoice:
     build: object = None  # (started_compiler) -> CompiledKernel, run on a thread of its own
     _thread: threading.Thread | None = field(default=None, repr=False)
     _result: list = field(default_factory=list, repr=False)
-    _compiler: list = field(default_factory=list, repr=False)  # the compiler's process, once started
+    _compiler: list = field(default_factory=list, repr=False)  # the compiler's CompilerRun, once started
     _stopping: bool = field(default=False, repr=False)
 
     def ready(self, searched: float) -> CompiledKernel | None:
@@ -85,10 +85,10 @@ class KernelChoice:
         self.compiled, self.told = found, _told_line(found, background=True)
         return found
 
-    def _started(self, process) -> None:
-        self._compiler.append(process)
+    def _started(self, compiler) -> None:
+        self._compiler.append(compiler)
         if self._stopping:
-            process.kill()
+            compiler.stop()
 
     def _run(self) -> None:
         try:
@@ -98,13 +98,13 @@ class KernelChoice:
 
     def close(self) -> None:
         """Free the kernel's threads; stop a build the search no longer needs
-        (its compiler is a process of this one, stopped by its id)."""
+        (its compiler's processes, stopped by their process group)."""
         if self.compiled is not None:
             self.compiled.close()
         if self._thread is not None and self._thread.is_alive():
             self._stopping = True
-            for process in self._compiler:
-                process.kill()
+            for compiler in self._compiler:
+                compiler.stop()
             self._thread.join()
 
 
