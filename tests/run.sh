@@ -6,11 +6,17 @@
 #
 # --quick (first argument): the quick tier, the tests not marked slow. It
 # still touches every module, in a couple of minutes; CI runs everything.
+#
+# The tests run on one process per core (pytest-xdist, at most 4: each may
+# start Spark, chromium or a 2-thread search); a process that finishes its
+# share takes tests from the other's. `-n 0` after the command runs them in
+# this one process.
 set -eu
 cd "$(dirname "$0")/.."
 sh tests/install-deps.sh
+PARALLEL="-n auto --maxprocesses 4 --dist worksteal"
 if [ "${1:-}" = "--quick" ]; then
     shift
-    exec .venv/bin/python -m pytest -m "not slow" "$@"
+    exec .venv/bin/python -m pytest $PARALLEL -m "not slow" "$@"
 fi
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest $PARALLEL "$@"
