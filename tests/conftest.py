@@ -160,6 +160,10 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(marker)
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker("browser")
+    # The slow tests first (in their order), so that when the suite runs on
+    # several processes (tests/run.sh) the last minutes are spent on quick
+    # tests any idle process can take, not on one long test while the others wait.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture

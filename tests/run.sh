@@ -8,13 +8,13 @@
 # still touches every module, in a couple of minutes; CI runs everything.
 #
 # The tests run on one process per core (pytest-xdist, at most 4: each may
-# start Spark, chromium or a 2-thread search); a process that finishes its
-# share takes tests from the other's. `-n 0` after the command runs them in
-# this one process.
+# start Spark, chromium or a 2-thread search), each taking the next test as
+# it finishes one; the slow tests come first (tests/conftest.py). `-n 0`
+# after the command runs them in this one process.
 set -eu
 cd "$(dirname "$0")/.."
 sh tests/install-deps.sh
-PARALLEL="-n auto --maxprocesses 4 --dist worksteal"
+PARALLEL="-n auto --maxprocesses 4 --dist load"
 if [ "${1:-}" = "--quick" ]; then
     shift
     exec .venv/bin/python -m pytest $PARALLEL -m "not slow" "$@"
