@@ -430,18 +430,25 @@ def is_built(source: str, cache_dir: str | None = None) -> bool:
 @dataclass
 class CompilerRun:
     """A compiler at work. The driver (cc) runs its passes (cc1, as, ld) as
-    processes of its own, which hold its output pipe; they all share one
-    process group, so that stopping the build stops every one of them, not
-    the driver alone while cc1 compiles on."""
+    processes of its own, which hold its output pipe. A build beside a
+    search gets a process group of its own, so that stopping it stops every
+    one of them, not the driver alone while cc1 compiles on (and so that a
+    Ctrl-C meant for the search does not fail the build). A build the
+    search waits for stays in the terminal's group: Ctrl-C stops it at once."""
 
     process: subprocess.Popen
+    own_group: bool
 
     def stop(self) -> None:
-        if self.process.returncode is None:  # not reaped yet: the group is still this build's
-            try:
+        if self.process.returncode is not None:  # reaped: its id, and group, may be another's now
+            return
+        try:
+            if self.own_group:
                 os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            else:
+                self.process.kill()
+        except ProcessLookupError:
+            pass
 
 
 def build(source: str, cache_dir: str | None = None, started_compiler=None) -> Built:
@@ -459,13 +466,20 @@ def build(source: str, cache_dir: str | None = None, started_compiler=None) -> B
             with open(c_file, "w") as f:
                 f.write(source)
             try:
+                beside = started_compiler is not None
                 process = subprocess.Popen([cc, *FLAGS, "-o", so_file, c_file], stdout=subprocess.DEVNULL,
-                                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                           stderr=subprocess.PIPE, text=True, start_new_session=beside)
             except OSError as e:
                 raise CompilerUnavailable(f"{cc} did not start: {e}") from None
-            if started_compiler is not None:
-                started_compiler(CompilerRun(process))
-            _, errors = process.communicate()
+            run = CompilerRun(process, own_group=beside)
+            if beside:
+                started_compiler(run)
+            try:
+                _, errors = process.communicate()
+            except BaseException:  # leaving early (an exception in this thread): no compiler left behind
+                run.stop()
+                process.wait()
+                raise
             if process.returncode != 0:
                 first = (errors.strip().splitlines() or ["no message"])[0]
                 raise CompilerUnavailable(f"{cc} failed: {first}")
