@@ -42,7 +42,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-from modelcheck.backends.compiled import Fresh, _ranges, compile_kernel  # noqa: E402
+from modelcheck.backends.compiled import Fresh, _ranges, compile_kernel, joined  # noqa: E402
 from modelcheck.packing import Packing  # noqa: E402
 from specs import get_spec  # noqa: E402
 
@@ -55,29 +55,27 @@ def levels_at(kernel, packing, model, depths: list[int]):
     level = packing.pack_states(model.init_states)
     visited = kernel.fingerprint_set()
     visited.add(packing.fingerprints(level))
-    found, kept = level.shape[1], {}
+    kept = {}
     for depth in range(1, max(depths) + 1):
         if depth > 1:
             fresh = kernel.unvisited_successors(level, visited)
             new = visited.add(fresh.fps)
             level = np.ascontiguousarray(fresh.words[:, new])
-            found += level.shape[1]
         if depth in depths:
-            kept[depth] = (level, kernel.fingerprint_set(visited.held()), found)
+            kept[depth] = (level, kernel.fingerprint_set(visited.held()))
     return kept
 
 
 def one_thread(kernel, level, visited) -> Fresh:
     """The whole level on this thread, with the engine's own range loop."""
-    tables, caps = _tables(visited)
-    run = kernel._expand_range(level, 0, level.shape[1], tables, caps, visited.parts)
-    return _joined([run])
+    tables, caps = visited.lookup_tables()
+    return joined([kernel._expand_range(level, 0, level.shape[1], tables, caps, visited.parts)])
 
 
 def processes(kernel, level, visited, parts: int = 2) -> Fresh:
     """The level split between ``parts`` forked children, their unvisited
     successors sent back through shared memory."""
-    tables, caps = _tables(visited)
+    tables, caps = visited.lookup_tables()
     children = []
     for lo, hi in _ranges(level.shape[1], parts):
         reader, writer = os.pipe()
@@ -101,11 +99,6 @@ def processes(kernel, level, visited, parts: int = 2) -> Fresh:
             sys.exit(f"a child exited with status {status}")
         runs.append((name, int(written), int(made), int(stuck)))
     return _received(runs, kernel.words)
-
-
-def _tables(visited):
-    import ctypes
-    return (ctypes.c_void_p * visited.parts)(*[t.ctypes.data for t in visited.tables]), np.array(visited.caps, np.int64)
 
 
 def _send(run, writer: int) -> None:
@@ -151,13 +144,6 @@ def _received(runs, rows: int) -> Fresh:
     return fresh
 
 
-def _joined(runs) -> Fresh:
-    pieces = [p for run in runs for p in run.pieces]
-    return Fresh(np.concatenate([p[0] for p in pieces], axis=1), np.concatenate([p[1] for p in pieces]),
-                 np.concatenate([p[2] for p in pieces]), np.concatenate([p[3] for p in pieces]),
-                 sum(run.made for run in runs), -1)
-
-
 def cpu_seconds() -> float:
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
@@ -178,7 +164,7 @@ def main() -> None:
           f"median of {args.runs} runs of each way\n")
     print("| level | states in it | successors | not visited before | way | wall s | CPU s | speed-up over 1 thread |")
     print("|---|---|---|---|---|---|---|---|")
-    for depth, (level, visited, found) in levels_at(kernel, packing, model, args.depth).items():
+    for depth, (level, visited) in levels_at(kernel, packing, model, args.depth).items():
         ways = {"1 thread": lambda: one_thread(kernel, level, visited),
                 "2 threads": lambda: kernel.unvisited_successors(level, visited),
                 "2 processes": lambda: processes(kernel, level, visited)}

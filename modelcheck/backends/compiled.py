@@ -66,6 +66,15 @@ class _Run:
     stuck: int = -1
 
 
+def joined(runs: list[_Run]) -> Fresh:
+    """The parts of consecutive ranges of a chunk, in order, as one ``Fresh``."""
+    pieces = [piece for run in runs for piece in run.pieces]
+    stuck = [run.stuck for run in runs if run.stuck >= 0]
+    return Fresh(np.concatenate([p[0] for p in pieces], axis=1), np.concatenate([p[1] for p in pieces]),
+                 np.concatenate([p[2] for p in pieces]), np.concatenate([p[3] for p in pieces]),
+                 sum(run.made for run in runs), stuck[0] if stuck else -1)
+
+
 @dataclass
 class CompiledKernel:
     built: Built
@@ -136,15 +145,10 @@ class CompiledKernel:
         visited, most of them, are never written out."""
         words = np.ascontiguousarray(words, dtype=np.uint64)
         n = words.shape[1]
-        tables = (ctypes.c_void_p * visited.parts)(*[t.ctypes.data for t in visited.tables])
-        caps = np.array(visited.caps, np.int64)
-        runs = self.on_workers([lambda lo=lo, hi=hi: self._expand_range(words, lo, hi, tables, caps, visited.parts)
-                                for lo, hi in _ranges(n, self.workers)])
-        pieces = [piece for run in runs for piece in run.pieces]
-        stuck = [run.stuck for run in runs if run.stuck >= 0]
-        return Fresh(np.concatenate([p[0] for p in pieces], axis=1), np.concatenate([p[1] for p in pieces]),
-                     np.concatenate([p[2] for p in pieces]), np.concatenate([p[3] for p in pieces]),
-                     sum(run.made for run in runs), stuck[0] if stuck else -1)
+        tables, caps = visited.lookup_tables()
+        return joined(self.on_workers([
+            lambda lo=lo, hi=hi: self._expand_range(words, lo, hi, tables, caps, visited.parts)
+            for lo, hi in _ranges(n, self.workers)]))
 
     def _expand_range(self, words: np.ndarray, lo: int, hi: int, tables, caps: np.ndarray, parts: int) -> "_Run":
         """``mc_expand`` over states lo..hi-1, in as many calls as its output
@@ -246,6 +250,10 @@ class FingerprintSet:
 
     def __len__(self) -> int:
         return sum(self.counts)
+
+    def lookup_tables(self):
+        """The parts' tables and capacities as ``mc_expand`` reads them."""
+        return (ctypes.c_void_p * self.parts)(*[t.ctypes.data for t in self.tables]), np.array(self.caps, np.int64)
 
     def _make_room(self, fps: np.ndarray) -> None:
         incoming = [fps.size] * self.parts  # at most; counted per part only when that might not fit
