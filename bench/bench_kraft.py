@@ -24,7 +24,9 @@ when it is stopped then, the distinct states and the level of its last
 progress line and its rate (its average, and over its last minute).
 ``--cpus`` and ``--tlc-cpus`` pin each to cores (taskset); pinned to
 different cores the two run side by side, else TLC runs after the fast
-engine.
+engine. ``--tlc-alone`` runs TLC only, so one spec's TLC run can go beside
+another spec's fast-engine run; ``--log DIR`` keeps the fast engine's
+progress lines (one a minute, with each level's size) in DIR.
 
 ``versus``: the largest configurations TLC finishes here in minutes
 (``VERSUS`` in kraft_configs.py), timed run by run: after a first run
@@ -47,7 +49,8 @@ expanded state of the Python successor function and of the numpy kernel
 
     python bench/bench_kraft.py tlc [--engine fast|bfs] [--only NAME ...]
     python bench/bench_kraft.py scale [--minutes 35] [--max-memory 10GiB] [--only kraft-3.5 ...]
-        [--workers N] [--cpus 0,1] [--tlc CLASSES --upstream DIR [--tlc-minutes 120] [--tlc-cpus 1]]
+        [--workers N] [--cpus 0,1] [--log DIR]
+        [--tlc CLASSES --upstream DIR [--tlc-minutes 120] [--tlc-cpus 1] [--tlc-alone]]
     python bench/bench_kraft.py versus [k_b2m2f3 ...] --tlc CLASSES --upstream DIR [--runs 3] [--workers 2]
         [--tlc-workers 2]
     python bench/bench_kraft.py slots [--capacities 4,8,12,16] [--sample 2000]
@@ -123,15 +126,24 @@ def scale(args) -> None:
     for spec, consts in SCALE.items():
         if args.only and spec not in args.only:
             continue
-        cmd = modelcheck_command("run", spec, "--engine", args.engine, "--json", "-q", "--max-memory",
+        cmd = modelcheck_command("run", spec, "--engine", args.engine, "--json",
+                                 *(() if args.log else ("-q",)), "--max-memory",
                                  args.max_memory, *_const_args(consts),
                                  *(("--workers", str(args.workers)) if args.workers else ()))
         with tempfile.TemporaryDirectory() as tmp:
+            if args.tlc_alone:
+                if not args.tlc:
+                    raise SystemExit("--tlc-alone needs --tlc CLASSES --upstream DIR")
+                t = TlcRun(args, spec, tmp).finish()
+                _print_tlc(spec, t, None, False)
+                rows.append({"spec": spec, "tlc": t})
+                continue
             # on cores of its own, TLC runs beside the fast engine; else after it
             beside = args.tlc and args.cpus and args.tlc_cpus and not set(args.cpus.split(",")) & set(
                 args.tlc_cpus.split(","))
             tlc = TlcRun(args, spec, tmp) if beside else None
-            row = _run_for(_pinned(cmd, args.cpus), args.minutes * 60)
+            log = os.path.join(args.log, f"{spec}.log") if args.log else None
+            row = _run_for(_pinned(cmd, args.cpus), args.minutes * 60, log)
             if args.tlc:
                 row["tlc"] = (tlc or TlcRun(args, spec, tmp)).finish()
         out = row.pop("output")
@@ -143,16 +155,21 @@ def scale(args) -> None:
               f"{row['depth']}, {row['seconds']:.0f} s, {row['states_per_second']:,} states/s, peak RSS "
               f"{row['peak_rss_mib']:,.0f} MiB, load average at start {row['load_at_start']}", flush=True)
         if args.tlc:
-            t = row["tlc"]
-            how = (f"finished in {t['seconds']:.0f} s" if t["finished"] else
-                   f"stopped after {t['seconds']:.0f} s at level {t['depth']}")
-            vs = (f"fast engine / TLC time {row['seconds'] / t['seconds']:.4f}" if t["finished"] else
-                  f"TLC's rate / the fast engine's {t['states_per_minute'] / 60 / row['states_per_second']:.4f}")
-            print(f"  TLC{' beside it' if beside else ''}: {how}, {t['distinct_states']:,} distinct, "
-                  f"{t['states_per_minute']:,} states/min on average, {t['last_states_per_minute']:,} in its last "
-                  f"minute; {vs}", flush=True)
+            _print_tlc(spec, row["tlc"], row, beside)
         rows.append(row)
     print(json.dumps(rows))
+
+
+def _print_tlc(spec: str, t: dict, row: dict | None, beside: bool) -> None:
+    how = (f"finished in {t['seconds']:.0f} s" if t["finished"] else
+           f"stopped after {t['seconds']:.0f} s at level {t['depth']}")
+    vs = ""
+    if row is not None:
+        vs = ("; fast engine / TLC time " + f"{row['seconds'] / t['seconds']:.4f}" if t["finished"] else
+              "; TLC's rate / the fast engine's " + f"{t['states_per_minute'] / 60 / row['states_per_second']:.4f}")
+    print(f"  {spec}, TLC{' beside it' if beside else ''}: {how}, {t['distinct_states']:,} distinct, "
+          f"{t['states_per_minute']:,} states/min on average, {t['last_states_per_minute']:,} in its last "
+          f"minute{vs}", flush=True)
 
 
 def versus(args) -> None:
@@ -294,15 +311,17 @@ class TlcRun:
                 "command": " ".join(self.cmd)}
 
 
-def _run_for(cmd: list[str], seconds: float) -> dict:
+def _run_for(cmd: list[str], seconds: float, log: str | None = None) -> dict:
     """Run ``cmd`` (a --json modelcheck run); after ``seconds``, stop it with
     SIGINT, which makes it report what it explored. Its output, wall time and
-    peak RSS (its own, from wait4)."""
+    peak RSS (its own, from wait4). With ``log``, its stderr (a progress line
+    a minute) goes to that file, so a run of hours can be followed."""
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     load = os.getloadavg()[0]
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.DEVNULL)
+        err = open(log, "w") if log else subprocess.DEVNULL
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err)
         deadline = time.monotonic() + seconds
         while True:  # wait4 itself, not proc.wait: it must reap the child to give its resource usage
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -314,6 +333,8 @@ def _run_for(cmd: list[str], seconds: float) -> dict:
                 break
             time.sleep(0.5)
         code = proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+        if log:
+            err.close()
         wall = time.perf_counter() - started
         out.seek(0)
         text = out.read()
@@ -419,6 +440,8 @@ def main() -> None:
     p_scale.add_argument("--tlc-workers", type=int, default=1)
     p_scale.add_argument("--tlc-cpus", help="run TLC on these cores (taskset -c)")
     p_scale.add_argument("--tlc-heap", default="6g")
+    p_scale.add_argument("--tlc-alone", action="store_true", help="run TLC only, not the fast engine")
+    p_scale.add_argument("--log", metavar="DIR", help="keep the fast engine's progress lines in DIR/SPEC.log")
     p_versus = sub.add_parser("versus")
     p_versus.add_argument("configs", nargs="*", default=list(VERSUS), choices=list(VERSUS))
     p_versus.add_argument("--tlc", metavar="CLASSES", required=True, help="TLC's compiled classes")

@@ -362,11 +362,12 @@ def set_without(mask: Value, index: Value, size: int) -> Expr:
 
 # --- walking trees ---------------------------------------------------------
 
-def nodes(root: Expr) -> list[Expr]:
-    """Every distinct node of a tree (a DAG), children before parents."""
+def nodes(*roots: Expr) -> list[Expr]:
+    """Every distinct node of one or more trees (a DAG), children before
+    parents; a subtree the trees share is walked once."""
     seen: set[int] = set()
     order: list[Expr] = []
-    stack: list[tuple[Expr, bool]] = [(root, False)]
+    stack: list[tuple[Expr, bool]] = [(root, False) for root in reversed(roots)]
     while stack:
         e, expanded = stack.pop()
         if id(e) in seen:
@@ -382,8 +383,8 @@ def nodes(root: Expr) -> list[Expr]:
     return order
 
 
-def slots_read(root: Expr) -> set[int]:
-    return {e.args[0] for e in nodes(root) if e.op == "var"}
+def slots_read(*roots: Expr) -> set[int]:
+    return {e.args[0] for e in nodes(*roots) if e.op == "var"}
 
 
 _INFIX = {"add": "+", "sub": "-", "eq": "=", "ne": "#", "lt": "<", "le": "<=",

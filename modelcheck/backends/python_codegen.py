@@ -116,7 +116,7 @@ def _successors_source(instances, width: int, name: str) -> list[str]:
 def _update_source(inst, width: int, name: str) -> list[str]:
     """``name(s)``: the next state of one action instance, from the slots it reads."""
     updates = inst.updates
-    read = sorted({slot for e in updates.values() for slot in slots_read(e)})
+    read = sorted(slots_read(*updates.values()))  # one walk: the updates share most of their subtrees
     lines = [f"def {name}(s):"]
     lines.extend(f"    v{i} = s[{i}]" for i in read)
     shared = shared_temps(list(updates.values()))

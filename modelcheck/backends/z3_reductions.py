@@ -33,9 +33,7 @@ from modelcheck.renaming import rename_instances, renamings
 
 def slots_touched(inst) -> tuple[set[int], set[int]]:
     """The slots an action instance reads (guard and new values) and writes."""
-    reads = set(slots_read(inst.guard))
-    for e in inst.updates.values():
-        reads |= slots_read(e)
+    reads = slots_read(inst.guard, *inst.updates.values())
     return reads, set(inst.updates)
 
 

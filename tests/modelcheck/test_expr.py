@@ -55,3 +55,15 @@ def test_set_operations_on_bitmasks():
 def test_runtime_index_sets_need_the_universe():
     with pytest.raises(SpecDefinitionError, match="universe"):
         member(var(0), var(1))
+
+
+def test_nodes_of_several_trees_walks_a_shared_subtree_once():
+    from modelcheck.expr import nodes, slots_read
+    shared = var(0) + var(1)
+    a, b = shared + 1, ite(shared == 2, var(2), 0)
+    walked = nodes(a, b)
+    assert len(walked) == len({id(e) for e in walked})
+    assert {id(e) for e in walked} == {id(e) for e in nodes(a)} | {id(e) for e in nodes(b)}
+    position = {id(e): k for k, e in enumerate(walked)}  # children before parents
+    assert position[id(shared)] < position[id(a)] and position[id(shared)] < position[id(b)]
+    assert slots_read(a, b) == {0, 1, 2} and slots_read(a) == {0, 1}
