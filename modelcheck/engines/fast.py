@@ -59,19 +59,25 @@ from modelcheck.packing import Packing
 __all__ = ["CHUNK", "Expander", "FastChecker"]
 
 class ParentStore:
-    """Each state's parent number and action, level by level."""
+    """Each state's parent number and action, level by level. With a
+    ``frontier``, a level's arrays go to files once the levels do: the store
+    grows with every state found, and only a trace reads it."""
 
-    def __init__(self, parents: list[np.ndarray] | None = None, actions: list[np.ndarray] | None = None):
+    def __init__(self, parents: list[np.ndarray] | None = None, actions: list[np.ndarray] | None = None,
+                 frontier: Frontier | None = None):
         self.parents: list[np.ndarray] = []
         self.actions: list[np.ndarray] = []
         self.starts: list[int] = []
         self.count = 0
+        self.frontier = frontier
         for p, a in zip(parents or [], actions or []):
             self.add_level(p, a)
 
     def add_level(self, parents: np.ndarray, actions: np.ndarray) -> int:
         """Numbers the level's states; returns the first number."""
         start = self.count
+        if self.frontier is not None and self.frontier.spilled:
+            parents, actions = self.frontier.keep_on_file(parents), self.frontier.keep_on_file(actions)
         self.starts.append(start)
         self.parents.append(parents)
         self.actions.append(actions)
@@ -137,8 +143,8 @@ class _Search:
         self.checkpoint_every = float(self.settings.checkpoint_every)
         self.identity = ckpt.RunIdentity.of(model, options)
         self.saver = ckpt.Saver(self.checkpoint_dir, self.identity) if self.checkpoint_dir else None
-        self.visited, self.store = self.visited_set(), ParentStore()
         self.frontier = Frontier(self.packing.words, spill_threshold(options.limits.max_memory))
+        self.visited, self.store = self.visited_set(), ParentStore(frontier=self.frontier)
         self.sometimes_seen: dict[str, int | None] = {n: None for n in model.sometimes}
         self.generated = 0
         self.notes: list[str] = []
@@ -238,7 +244,7 @@ class _Search:
     def restore(self) -> tuple[int, np.ndarray, int]:
         state = ckpt.load(self.settings.resume, self.identity, self.options.max_depth)
         self.visited = self.visited_set(state.visited)
-        self.store = ParentStore(state.parents, state.actions)
+        self.store = ParentStore(state.parents, state.actions, self.frontier)
         self.generated = state.generated
         self.sometimes_seen.update(state.sometimes)
         self.notes.append(f"resumed at depth {state.depth} with {len(self.visited):,} states")

@@ -13,6 +13,10 @@ back a chunk at a time through a memory map, whose pages the system writes
 back and drops as it needs the memory (and which ``--max-memory``, counting
 memory not backed by a file, leaves out).
 
+Once the levels go to files, each level's parent numbers and actions (the
+parent store's 12 bytes a state, kept for the whole search and read only to
+rebuild a trace) go to files of their own as well.
+
 The files are state after state, ``(n, words)``, so that each chunk of new
 states is one sequential write; a chunk read back is turned into the
 ``(words, k)`` columns the kernels take. They live in a private temporary
@@ -116,6 +120,21 @@ class Frontier:
             self._cleanup = weakref.finalize(self, shutil.rmtree, self.directory, True)
         self._files += 1
         return os.path.join(self.directory, f"level-{self._files}")
+
+    @property
+    def spilled(self) -> bool:
+        """Whether a level has gone to a file in this search."""
+        return self.directory is not None
+
+    def keep_on_file(self, array: np.ndarray) -> np.ndarray:
+        """``array`` written to a file of its own and mapped back read-only:
+        the same values, its pages the system's to drop."""
+        path = self.new_file()
+        array = np.ascontiguousarray(array)
+        array.tofile(path)
+        if array.size == 0:
+            return array
+        return np.memmap(path, array.dtype, "r", shape=array.shape)
 
     def release(self, level) -> None:
         """A level the search is done with: its file, if it has one, goes."""

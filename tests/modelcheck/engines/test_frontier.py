@@ -108,3 +108,18 @@ def test_levels_left_by_a_killed_search_are_removed(monkeypatch, tmp_path):
     store.new_file()
     assert not (tmp_path / dead).exists() and (tmp_path / alive).exists()
     store.close()
+
+
+def test_the_parent_store_goes_to_files_with_the_levels():
+    store = Frontier(words=2, spill_above=0)
+    parents = fast.ParentStore(frontier=store)
+    parents.add_level(np.array([-1]), np.array([-1], np.int32))  # before any level is on file: in memory
+    store.new_file()  # a level went to a file
+    parents.add_level(np.array([0, 0]), np.array([3, 5], np.int32))
+    parents.add_level(np.array([1, 2]), np.array([7, 4], np.int32))
+    assert not isinstance(parents.parents[0], np.memmap)
+    assert all(isinstance(a, np.memmap) for a in parents.parents[1:] + parents.actions[1:])
+    assert parents.path_to(4) == [-1, 5, 4] and parents.path_to(3) == [-1, 3, 7]
+    directory = store.directory
+    store.close()
+    assert not os.path.exists(directory)
