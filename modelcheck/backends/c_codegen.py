@@ -298,32 +298,54 @@ static inline int set_has(const uint64_t *t, uint64_t mask, uint64_t fp) {
     return 0;
 }
 
-/* A set may be split into parts, each its own table, a fingerprint going
-   to the part set_part picks: each part can then be worked on by its own
-   thread, and a part still sees its fingerprints in order. */
-static inline int64_t set_part(uint64_t fp, int64_t parts) { return (int64_t)((fp >> 40) % (uint64_t)parts); }
-
-/* adds the fps[0..n) of one part in order; fresh[i] says whether fps[i] was new (the first of repeats is;
-   0 for the other parts' fingerprints: each part writes a fresh array of its own, so that two threads
-   never write into the same cache line); returns how many were */
-int64_t mc_set_add(uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n, uint8_t *fresh,
-                   int64_t parts, int64_t part) {
-    int64_t added = 0;
-    for (int64_t i = 0; i < n; i++) {
-        PREFETCH(t, (uint64_t)cap - 1, fps, i, n);
-        int put = (parts == 1 || set_part(fps[i], parts) == part) ? set_put(t, (uint64_t)cap - 1, fps[i]) : 0;
-        added += put;
-        fresh[i] = (uint8_t)put;
-    }
-    return added;
+/* A set is split into parts, each its own table, a fingerprint going to
+   the part set_part picks: each worker thread then works on parts of its
+   own, and a part still sees its fingerprints in order. The part comes from
+   bits 24..55, scaled to 0..parts-1 by a multiplication (a division on
+   every lookup would cost more than the probe it leads to), so that it
+   hangs on their highest bits, away from the low bits that pick the slot
+   within a table and from the top bit, which some callers leave 0. */
+static inline int64_t set_part(uint64_t fp, int64_t parts) {
+    return (int64_t)((((fp >> 24) & 0xFFFFFFFFu) * (uint64_t)parts) >> 32);
 }
 
-/* out[i] = fps[i] belongs to this part and is not in the set (an array of the part's own, as above) */
-void mc_set_lacks(const uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n, uint8_t *out,
-                  int64_t parts, int64_t part) {
+/* the slot fps[i + 16] will probe in its part's table, fetched ahead (see PREFETCH) */
+#if defined(__GNUC__)
+#define PART_PREFETCH(tables, caps, parts, fps, i, n) do { if ((i) + 16 < (n)) { \
+    const uint64_t fp_ = (fps)[(i) + 16]; const int64_t p_ = (parts) == 1 ? 0 : set_part(fp_, (parts)); \
+    __builtin_prefetch((tables)[p_] + (fp_ & ((uint64_t)(caps)[p_] - 1))); } } while (0)
+#else
+#define PART_PREFETCH(tables, caps, parts, fps, i, n) do { } while (0)
+#endif
+
+/* A worker's share of a batch is the parts lo..hi-1: one pass over the batch puts each fingerprint of
+   those parts into its part's table, in order. fresh[i] says whether fps[i] was new (the first of repeats
+   is; 0 for other workers' parts: each worker writes a fresh array of its own, so that two threads never
+   write into the same cache line); added[p - lo] says how many of part p's were. */
+void mc_set_add(uint64_t *const *tables, const int64_t *caps, const uint64_t *fps, int64_t n, uint8_t *fresh,
+                int64_t parts, int64_t lo, int64_t hi, int64_t *added) {
+    int64_t counts[hi - lo];
+    for (int64_t p = lo; p < hi; p++) counts[p - lo] = 0;
     for (int64_t i = 0; i < n; i++) {
-        PREFETCH(t, (uint64_t)cap - 1, fps, i, n);
-        out[i] = (parts == 1 || set_part(fps[i], parts) == part) && !set_has(t, (uint64_t)cap - 1, fps[i]);
+        PART_PREFETCH(tables, caps, parts, fps, i, n);
+        const int64_t p = parts == 1 ? 0 : set_part(fps[i], parts);
+        int put = 0;
+        if (lo <= p && p < hi) {
+            put = set_put(tables[p], (uint64_t)caps[p] - 1, fps[i]);
+            counts[p - lo] += put;
+        }
+        fresh[i] = (uint8_t)put;
+    }
+    for (int64_t p = lo; p < hi; p++) added[p - lo] = counts[p - lo];
+}
+
+/* out[i] = fps[i] belongs to one of the parts lo..hi-1 and is not in the set (an array of the worker's own) */
+void mc_set_lacks(uint64_t *const *tables, const int64_t *caps, const uint64_t *fps, int64_t n, uint8_t *out,
+                  int64_t parts, int64_t lo, int64_t hi) {
+    for (int64_t i = 0; i < n; i++) {
+        PART_PREFETCH(tables, caps, parts, fps, i, n);
+        const int64_t p = parts == 1 ? 0 : set_part(fps[i], parts);
+        out[i] = lo <= p && p < hi && !set_has(tables[p], (uint64_t)caps[p] - 1, fps[i]);
     }
 }
 
@@ -343,12 +365,14 @@ static inline int set_del(uint64_t *t, uint64_t mask, uint64_t fp) {
     return 1;
 }
 
-/* removes the fps[0..n) of one part; returns how many were in it */
-int64_t mc_set_remove(uint64_t *t, int64_t cap, const uint64_t *fps, int64_t n, int64_t parts, int64_t part) {
-    int64_t removed = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (parts == 1 || set_part(fps[i], parts) == part) removed += set_del(t, (uint64_t)cap - 1, fps[i]);
-    return removed;
+/* removes the fps[0..n) of the parts lo..hi-1; removed[p - lo] says how many of part p's were in it */
+void mc_set_remove(uint64_t *const *tables, const int64_t *caps, const uint64_t *fps, int64_t n, int64_t parts,
+                   int64_t lo, int64_t hi, int64_t *removed) {
+    for (int64_t p = lo; p < hi; p++) removed[p - lo] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t p = parts == 1 ? 0 : set_part(fps[i], parts);
+        if (lo <= p && p < hi) removed[p - lo] += set_del(tables[p], (uint64_t)caps[p] - 1, fps[i]);
+    }
 }
 
 /* how many of fps[0..n) go to each part */

@@ -92,15 +92,13 @@ class CompiledKernel:
         lib.mc_predicates.argtypes = [_PTR, _I64, _I64, _I64, _PTR]
         lib.mc_expand.argtypes = [_PTR, _I64, _I64, _I64, _PTR, _PTR, _I64, _PTR, _I64, _PTR, _PTR, _PTR, _PTR]
         lib.mc_expand.restype = _I64
-        lib.mc_set_add.argtypes = [_PTR, _I64, _PTR, _I64, _PTR, _I64, _I64]
-        lib.mc_set_add.restype = _I64
-        lib.mc_set_lacks.argtypes = [_PTR, _I64, _PTR, _I64, _PTR, _I64, _I64]
+        lib.mc_set_add.argtypes = [_PTR, _PTR, _PTR, _I64, _PTR, _I64, _I64, _I64, _PTR]
+        lib.mc_set_lacks.argtypes = [_PTR, _PTR, _PTR, _I64, _PTR, _I64, _I64, _I64]
         lib.mc_set_split.argtypes = [_PTR, _I64, _I64, _PTR]
         lib.mc_set_rehash.argtypes = [_PTR, _I64, _PTR, _I64]
-        lib.mc_set_remove.argtypes = [_PTR, _I64, _PTR, _I64, _I64, _I64]
-        lib.mc_set_remove.restype = _I64
-        for f in (lib.mc_count, lib.mc_fill, lib.mc_predicates, lib.mc_set_lacks, lib.mc_set_split,
-                  lib.mc_set_rehash):
+        lib.mc_set_remove.argtypes = [_PTR, _PTR, _PTR, _I64, _I64, _I64, _I64, _PTR]
+        for f in (lib.mc_count, lib.mc_fill, lib.mc_predicates, lib.mc_set_add, lib.mc_set_lacks, lib.mc_set_split,
+                  lib.mc_set_rehash, lib.mc_set_remove):
             f.restype = None
         if self.workers > 1:
             self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="modelcheck-kernel")
@@ -204,7 +202,7 @@ MAX_LOAD = 0.7  # of a table, before it grows
 
 
 def _either(rows: np.ndarray) -> np.ndarray:
-    """The parts' flags (one row per part, each 0 outside its part) as one boolean mask."""
+    """The workers' flags (one row per worker, each 0 outside its parts) as one boolean mask."""
     if rows.shape[0] == 1:
         return rows[0].view(np.bool_)
     return np.bitwise_or.reduce(rows, axis=0).view(np.bool_)
@@ -234,17 +232,26 @@ def _capacity(count: int) -> int:
     return max(1 << 14, 1 << (2 * count).bit_length())
 
 
+# Parts of the visited set per worker thread. A table that grows holds its
+# old slots and its new ones, twice as many, at once: as one table that is
+# three times the set's memory for a moment, as one of four parts growing at
+# a time (per thread) one and a half times.
+PARTS_PER_WORKER = 4
+
+
 class FingerprintSet:
     """Fingerprints in open-addressing hash tables (the kernel's C code):
     adding and looking up a batch cost a probe per fingerprint, not a sort.
-    The set is split into one part per worker thread, each part a table of
-    its own, so adding a batch is shared between the threads while each part
-    still meets its fingerprints in the batch's order."""
+    The set is split into parts, each a table of its own, and each worker
+    thread owns a run of parts: adding a batch is shared between the
+    threads, each part still meets its fingerprints in the batch's order,
+    and the tables grow a part at a time."""
 
     def __init__(self, kernel: CompiledKernel, expected: int = 0):
         self.kernel = kernel
-        self.parts = kernel.workers
-        self.caps = [_capacity(expected)] * self.parts  # room for all of them in any part
+        self.parts = kernel.workers * PARTS_PER_WORKER
+        self.shares = [(w * PARTS_PER_WORKER, (w + 1) * PARTS_PER_WORKER) for w in range(kernel.workers)]
+        self.caps = [_capacity(-(-expected // self.parts))] * self.parts  # room for its share in each part
         self.tables = [_zeroed_table(cap + 1) for cap in self.caps]
         self.counts = [0] * self.parts
 
@@ -252,12 +259,12 @@ class FingerprintSet:
         return sum(self.counts)
 
     def lookup_tables(self):
-        """The parts' tables and capacities as ``mc_expand`` reads them."""
+        """The parts' tables and capacities as the C functions read them."""
         return (ctypes.c_void_p * self.parts)(*[t.ctypes.data for t in self.tables]), np.array(self.caps, np.int64)
 
     def _make_room(self, fps: np.ndarray) -> None:
         incoming = [fps.size] * self.parts  # at most; counted per part only when that might not fit
-        if self.parts > 1 and any(c + fps.size > MAX_LOAD * cap for c, cap in zip(self.counts, self.caps)):
+        if any(c + fps.size > MAX_LOAD * cap for c, cap in zip(self.counts, self.caps)):
             incoming = np.zeros(self.parts, np.int64)
             self.kernel.built.library.mc_set_split(fps.ctypes.data, fps.size, self.parts, incoming.ctypes.data)
         growing = [part for part, more in enumerate(incoming) if self.counts[part] + int(more) > MAX_LOAD * self.caps[part]]
@@ -271,39 +278,43 @@ class FingerprintSet:
         self.kernel.built.library.mc_set_rehash(self.tables[part].ctypes.data, self.caps[part], table.ctypes.data, cap)
         self.tables[part], self.caps[part] = table, cap
 
+    def _on_shares(self, call) -> list:
+        """``call(worker, lo, hi)`` for each worker's run of parts, on the worker threads."""
+        return self.kernel.on_workers([lambda w=w, lo=lo, hi=hi: call(w, lo, hi)
+                                       for w, (lo, hi) in enumerate(self.shares)])
+
     def add(self, fps: np.ndarray) -> np.ndarray:
         """Adds the fingerprints in order; returns which of them were new
         (the first of repeats within ``fps`` counts as new)."""
         fps = np.ascontiguousarray(fps, dtype=np.uint64)
         self._make_room(fps)
-        fresh = np.empty((self.parts, fps.size), np.uint8)
+        tables, caps = self.lookup_tables()
+        fresh = np.empty((len(self.shares), fps.size), np.uint8)
+        added = np.zeros(self.parts, np.int64)
         add = self.kernel.built.library.mc_set_add
-        added = self.kernel.on_workers([
-            lambda part=part: add(self.tables[part].ctypes.data, self.caps[part], fps.ctypes.data, fps.size,
-                                  fresh[part].ctypes.data, self.parts, part)
-            for part in range(self.parts)])
-        self.counts = [c + a for c, a in zip(self.counts, added)]
+        self._on_shares(lambda w, lo, hi: add(tables, caps.ctypes.data, fps.ctypes.data, fps.size,
+                                              fresh[w].ctypes.data, self.parts, lo, hi, added[lo:].ctypes.data))
+        self.counts = [c + int(a) for c, a in zip(self.counts, added)]
         return _either(fresh)
 
     def remove(self, fps: np.ndarray) -> None:
         """Takes the fingerprints (each in the set) out again."""
         fps = np.ascontiguousarray(fps, dtype=np.uint64)
+        tables, caps = self.lookup_tables()
+        removed = np.zeros(self.parts, np.int64)
         remove = self.kernel.built.library.mc_set_remove
-        removed = self.kernel.on_workers([
-            lambda part=part: remove(self.tables[part].ctypes.data, self.caps[part], fps.ctypes.data, fps.size,
-                                     self.parts, part)
-            for part in range(self.parts)])
-        self.counts = [c - r for c, r in zip(self.counts, removed)]
+        self._on_shares(lambda w, lo, hi: remove(tables, caps.ctypes.data, fps.ctypes.data, fps.size, self.parts,
+                                                 lo, hi, removed[lo:].ctypes.data))
+        self.counts = [c - int(r) for c, r in zip(self.counts, removed)]
 
     def unseen(self, fps: np.ndarray) -> np.ndarray:
         """Mask of the fingerprints not in the set."""
         fps = np.ascontiguousarray(fps, dtype=np.uint64)
-        out = np.empty((self.parts, fps.size), np.uint8)
+        tables, caps = self.lookup_tables()
+        out = np.empty((len(self.shares), fps.size), np.uint8)
         lacks = self.kernel.built.library.mc_set_lacks
-        self.kernel.on_workers([
-            lambda part=part: lacks(self.tables[part].ctypes.data, self.caps[part], fps.ctypes.data, fps.size,
-                                    out[part].ctypes.data, self.parts, part)
-            for part in range(self.parts)])
+        self._on_shares(lambda w, lo, hi: lacks(tables, caps.ctypes.data, fps.ctypes.data, fps.size,
+                                                out[w].ctypes.data, self.parts, lo, hi))
         return _either(out)
 
     def held(self) -> np.ndarray:

@@ -100,6 +100,32 @@ def test_fingerprint_set_keeps_first_occurrences_and_grows(cache, workers):
     k.close()
 
 
+def test_the_set_grows_a_part_at_a_time(cache, monkeypatch):
+    """A growing table holds its old slots and its new ones at once: the set
+    grows a part at a time, so that it never takes much more than its size
+    after growing (as one table it took half as much again)."""
+    from modelcheck.backends import compiled
+    peak = []
+    grow = compiled.FingerprintSet._grow
+
+    def watched(self, part, needed):
+        peak.append(sum(t.nbytes for t in self.tables) + (compiled._capacity(needed) + 1) * 8)
+        grow(self, part, needed)
+
+    monkeypatch.setattr(compiled.FingerprintSet, "_grow", watched)
+    k = kernel(small_model("kip320"), cache, workers=1)
+    s = k.fingerprint_set()
+    rng = np.random.default_rng(5)
+    s.add(rng.integers(1, 2 ** 63, 200_000, dtype=np.uint64))
+    grown = sum(t.nbytes for t in s.tables)
+    peak.clear()
+    s.add(rng.integers(1, 2 ** 63, 200_000, dtype=np.uint64))  # every part doubles
+    after = sum(t.nbytes for t in s.tables)
+    assert after > 1.9 * grown and len(peak) == compiled.PARTS_PER_WORKER
+    assert max(peak) <= 1.25 * after  # as one table: 1.5 times
+    k.close()
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_removed_fingerprints_are_gone_and_the_rest_still_found(cache, workers):
     """Removal moves later entries of a probe run back: fingerprints that
