@@ -233,9 +233,9 @@ def _capacity(count: int) -> int:
 
 
 # Parts of the visited set per worker thread. A table that grows holds its
-# old slots and its new ones, twice as many, at once: as one table that is
-# three times the set's memory for a moment, as one of four parts growing at
-# a time (per thread) one and a half times.
+# old slots and its new ones, twice as many, at once: with one table per
+# thread, growing took half as much again as the grown set; with four parts
+# per thread, each growing in turn, it takes at most a quarter more.
 PARTS_PER_WORKER = 4
 
 
