@@ -215,11 +215,14 @@ def _zeroed_table(slots: int) -> np.ndarray:
     """``slots`` zeroed uint64 slots. A large table gets its own mapping,
     asked to sit on huge pages where the system has them: its probes land
     anywhere in it, and with 4 KiB pages nearly each one would also miss the
-    address cache (TLB)."""
+    address cache (TLB). The mapping is private: a shared one is shared
+    memory to the system, which it puts on huge pages only if told to for
+    all shared memory, and which --max-memory, counting the memory not
+    backed by a file or shared, would not see."""
     size = slots * 8
     if size < HUGE_PAGE_TABLE or not hasattr(mmap, "MADV_HUGEPAGE"):
         return np.zeros(slots, np.uint64)
-    memory = mmap.mmap(-1, size)
+    memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     try:
         memory.madvise(mmap.MADV_HUGEPAGE)
     except OSError:  # huge pages switched off: ordinary pages

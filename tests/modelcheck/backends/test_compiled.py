@@ -126,6 +126,18 @@ def test_the_set_grows_a_part_at_a_time(cache, monkeypatch):
     k.close()
 
 
+def test_the_sets_tables_count_towards_max_memory(cache):
+    # --max-memory counts resident memory that is neither file-backed nor shared
+    from modelcheck.limits import resident_bytes
+    k = kernel(small_model("kip320"), cache)
+    before = resident_bytes()
+    s = k.fingerprint_set()
+    s.add(np.random.default_rng(9).integers(1, 2 ** 63, 3_000_000, dtype=np.uint64))
+    tables = sum(t.nbytes for t in s.tables)
+    assert tables > 64 << 20 and resident_bytes() - before > 0.8 * tables
+    k.close()
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_removed_fingerprints_are_gone_and_the_rest_still_found(cache, workers):
     """Removal moves later entries of a probe run back: fingerprints that
