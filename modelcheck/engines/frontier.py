@@ -172,7 +172,8 @@ class LevelWriter:
                 if p.words.shape[1]:
                     self.file.write(np.ascontiguousarray(p.words.T).tobytes())
                     self.on_file += p.words.shape[1]
-                    p.words = p.words[:, :0]
+                    # a new empty array: an empty slice of the old one would keep all of it in memory
+                    p.words = np.empty((p.words.shape[0], 0), np.uint64)
             self.in_memory = 0
 
     def level(self) -> Expansion:

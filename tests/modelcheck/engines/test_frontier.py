@@ -123,3 +123,20 @@ def test_the_parent_store_goes_to_files_with_the_levels():
     directory = store.directory
     store.close()
     assert not os.path.exists(directory)
+
+
+def test_a_level_on_file_holds_no_states_in_memory():
+    import weakref
+    words = 3
+    writer = Frontier(words, spill_above=1000).writer()
+    held = []
+    for k in (30, 20, 45):
+        block = np.ones((words, 2 * k), np.uint64)
+        part = Expansion(np.arange(k, dtype=np.uint64), block[:, :k], np.arange(k, dtype=np.int64),
+                         np.zeros(k, np.int32))  # a part's states are a view into a larger buffer, as the kernel's
+        held.append(weakref.ref(block))
+        writer.add(part)
+        del block, part
+    assert writer.file is not None
+    assert all(ref() is None for ref in held), "states written to the file are still in memory"
+    writer.discard()
