@@ -122,6 +122,8 @@ SCALE = {"kraft-3.5": COMMITTED,
 def scale(args) -> None:
     print(f"machine: {machine()}; engine {args.engine}; stopped after {args.minutes} min; "
           f"--max-memory {args.max_memory}")
+    if args.tlc_alone and not args.tlc:
+        raise SystemExit("--tlc-alone needs --tlc CLASSES --upstream DIR")
     rows = []
     for spec, consts in SCALE.items():
         if args.only and spec not in args.only:
@@ -132,8 +134,6 @@ def scale(args) -> None:
                                  *(("--workers", str(args.workers)) if args.workers else ()))
         with tempfile.TemporaryDirectory() as tmp:
             if args.tlc_alone:
-                if not args.tlc:
-                    raise SystemExit("--tlc-alone needs --tlc CLASSES --upstream DIR")
                 t = TlcRun(args, spec, tmp).finish()
                 _print_tlc(spec, t, None, False)
                 rows.append({"spec": spec, "tlc": t})
@@ -165,8 +165,8 @@ def _print_tlc(spec: str, t: dict, row: dict | None, beside: bool) -> None:
            f"stopped after {t['seconds']:.0f} s at level {t['depth']}")
     vs = ""
     if row is not None:
-        vs = ("; fast engine / TLC time " + f"{row['seconds'] / t['seconds']:.4f}" if t["finished"] else
-              "; TLC's rate / the fast engine's " + f"{t['states_per_minute'] / 60 / row['states_per_second']:.4f}")
+        vs = (f"; fast engine / TLC time {row['seconds'] / t['seconds']:.4f}" if t["finished"] else
+              f"; TLC's rate / the fast engine's {t['states_per_minute'] / 60 / row['states_per_second']:.4f}")
     print(f"  {spec}, TLC{' beside it' if beside else ''}: {how}, {t['distinct_states']:,} distinct, "
           f"{t['states_per_minute']:,} states/min on average, {t['last_states_per_minute']:,} in its last "
           f"minute{vs}", flush=True)

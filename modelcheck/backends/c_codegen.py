@@ -190,16 +190,9 @@ def _expand(instances, layout, split: bool = False) -> list[str]:
     lines = [
         "typedef struct { uint64_t w[%d]; uint64_t fp; int64_t parent; int32_t action; } candidate_t;" % words,
         "static inline int visited_has(uint64_t *const *tables, const int64_t *caps, int64_t parts, uint64_t fp) {",
-        "    int64_t part = parts == 1 ? 0 : set_part(fp, parts);",
+        "    int64_t part = set_part(fp, parts);",
         "    return set_has(tables[part], (uint64_t)caps[part] - 1, fp);",
         "}",
-        "/* a macro, not a function: GCC finds a function holding only a prefetch free of effects and drops its calls */",
-        "#if defined(__GNUC__)",
-        "#define VISITED_PREFETCH(fp) do { const int64_t part_ = parts == 1 ? 0 : set_part((fp), parts); \\",
-        "    __builtin_prefetch(tables[part_] + ((fp) & ((uint64_t)caps[part_] - 1))); } while (0)",
-        "#else",
-        "#define VISITED_PREFETCH(fp) do { } while (0)",
-        "#endif",
         "/* writes candidate c to out at position written if the visited set lacks it; returns the next position */",
         "static inline int64_t settle(const candidate_t *c, uint64_t *const *tables, const int64_t *caps, int64_t parts,",
         "                             uint64_t *out, int64_t cap, int64_t written, int64_t *parents, int32_t *actions,",
@@ -309,13 +302,14 @@ static inline int64_t set_part(uint64_t fp, int64_t parts) {
     return (int64_t)((((fp >> 24) & 0xFFFFFFFFu) * (uint64_t)parts) >> 32);
 }
 
-/* the slot fps[i + 16] will probe in its part's table, fetched ahead (see PREFETCH) */
+/* the slot fp will probe in its part's table (of tables, caps and parts in scope), fetched ahead (see
+   PREFETCH); a macro, not a function: GCC finds a function holding only a prefetch free of effects and
+   drops its calls */
 #if defined(__GNUC__)
-#define PART_PREFETCH(tables, caps, parts, fps, i, n) do { if ((i) + 16 < (n)) { \
-    const uint64_t fp_ = (fps)[(i) + 16]; const int64_t p_ = (parts) == 1 ? 0 : set_part(fp_, (parts)); \
-    __builtin_prefetch((tables)[p_] + (fp_ & ((uint64_t)(caps)[p_] - 1))); } } while (0)
+#define VISITED_PREFETCH(fp) do { const int64_t part_ = set_part((fp), parts); \
+    __builtin_prefetch(tables[part_] + ((fp) & ((uint64_t)caps[part_] - 1))); } while (0)
 #else
-#define PART_PREFETCH(tables, caps, parts, fps, i, n) do { } while (0)
+#define VISITED_PREFETCH(fp) do { } while (0)
 #endif
 
 /* A worker's share of a batch is the parts lo..hi-1: one pass over the batch puts each fingerprint of
@@ -327,8 +321,8 @@ void mc_set_add(uint64_t *const *tables, const int64_t *caps, const uint64_t *fp
     int64_t counts[hi - lo];
     for (int64_t p = lo; p < hi; p++) counts[p - lo] = 0;
     for (int64_t i = 0; i < n; i++) {
-        PART_PREFETCH(tables, caps, parts, fps, i, n);
-        const int64_t p = parts == 1 ? 0 : set_part(fps[i], parts);
+        if (i + 16 < n) VISITED_PREFETCH(fps[i + 16]);
+        const int64_t p = set_part(fps[i], parts);
         int put = 0;
         if (lo <= p && p < hi) {
             put = set_put(tables[p], (uint64_t)caps[p] - 1, fps[i]);
@@ -343,8 +337,8 @@ void mc_set_add(uint64_t *const *tables, const int64_t *caps, const uint64_t *fp
 void mc_set_lacks(uint64_t *const *tables, const int64_t *caps, const uint64_t *fps, int64_t n, uint8_t *out,
                   int64_t parts, int64_t lo, int64_t hi) {
     for (int64_t i = 0; i < n; i++) {
-        PART_PREFETCH(tables, caps, parts, fps, i, n);
-        const int64_t p = parts == 1 ? 0 : set_part(fps[i], parts);
+        if (i + 16 < n) VISITED_PREFETCH(fps[i + 16]);
+        const int64_t p = set_part(fps[i], parts);
         out[i] = lo <= p && p < hi && !set_has(tables[p], (uint64_t)caps[p] - 1, fps[i]);
     }
 }
@@ -370,7 +364,7 @@ void mc_set_remove(uint64_t *const *tables, const int64_t *caps, const uint64_t 
                    int64_t lo, int64_t hi, int64_t *removed) {
     for (int64_t p = lo; p < hi; p++) removed[p - lo] = 0;
     for (int64_t i = 0; i < n; i++) {
-        const int64_t p = parts == 1 ? 0 : set_part(fps[i], parts);
+        const int64_t p = set_part(fps[i], parts);
         if (lo <= p && p < hi) removed[p - lo] += set_del(tables[p], (uint64_t)caps[p] - 1, fps[i]);
     }
 }
