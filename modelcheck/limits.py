@@ -13,10 +13,14 @@ and final checkpoint, a second aborts at once; the exit code says which
 signal it was (130 for SIGINT, 143 for SIGTERM, 128 + the signal as shells
 count). Outside a search, SIGTERM raises ``Terminated`` as Ctrl-C raises
 KeyboardInterrupt, so what is being written is removed on the way out.
+
+A full disk under a search's own files (the fast engine's levels) stops it
+too, as a limit does: ``DISK_FULL``, with the levels found whole.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import select
@@ -32,6 +36,9 @@ from modelcheck import exitcodes
 from modelcheck.errors import InputError
 
 MAX_STATES, MAX_MEMORY, INTERRUPTED = "max-states", "max-memory", "interrupted"
+# the disk that holds a search's own files (levels, the state graph's edges) has no room left
+DISK_FULL = "disk-full"
+_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -59,6 +66,12 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM's abort, as KeyboardInterrupt is Ctrl-C's: raised by the
     handler outside a search and by the second signal within one, so every
     ``finally`` and ``except BaseException`` on the way out runs."""
+
+
+def out_of_room(error: BaseException) -> bool:
+    """Whether ``error`` is a write refused for want of room (a full disk,
+    or a user's quota): a limit the search meets, not a fault in it."""
+    return isinstance(error, OSError) and error.errno in _FULL
 
 
 def abort_for(signum: int | None) -> KeyboardInterrupt:

@@ -12,7 +12,7 @@ import shlex
 
 from modelcheck import __version__
 from modelcheck.engines import DEFAULT_ENGINE, entry
-from modelcheck.limits import MAX_MEMORY, MAX_STATES, describe_size
+from modelcheck.limits import DISK_FULL, MAX_MEMORY, MAX_STATES, describe_size
 from modelcheck.run import PreparedRun, RunOutcome
 
 
@@ -75,6 +75,8 @@ def stopped_lines(outcome: RunOutcome) -> list[str]:
         why = f"Stopped at --max-states {p.request.max_states:,}"
     elif r.stopped == MAX_MEMORY:
         why = f"Stopped at --max-memory {describe_size(p.max_memory)}"
+    elif r.stopped == DISK_FULL:
+        why = "Stopped when the disk was full"
     else:
         why = "Interrupted"
     explored = (f"{r.distinct_states:,} states explored ({depth_text(r)})"

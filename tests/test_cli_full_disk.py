@@ -92,6 +92,23 @@ def test_json_names_the_places_tried_when_nothing_could_be_written(disk, monkeyp
     assert files_in(disk) == [FILLER]
 
 
+def test_a_search_whose_levels_fill_the_disk_reports_what_it_found_whole(disk, monkeypatch):
+    """The fast engine's levels go to files (here from the first byte), and
+    the disk under them fills: the run stops as at a limit, says why and
+    where, and leaves nothing there."""
+    from modelcheck.engines import fast
+    monkeypatch.setattr(fast, "spill_threshold", lambda max_memory: 0)
+    monkeypatch.setattr(tempfile, "tempdir", disk)
+    code, out, err = invoke("run", "kip320", "--const", "Replicas=2", "--kernels", "compiled")
+    assert code == 0, err
+    assert "Stopped when the disk was full before the search was complete: no invariant is violated" in out
+    assert f"note: the disk holding the search's level files (under {disk}) has no room left" in out
+    code, out, err = invoke("run", "kip320", "--const", "Replicas=2", "--kernels", "compiled", "--json")
+    report = json.loads(out)
+    assert (code, report["result"], report["stopped"]) == (0, "bounded-ok", "disk-full")
+    assert files_in(disk) == [FILLER]
+
+
 def test_simulate_and_sweep_leave_no_partial_trace(disk):
     r = run_subprocess("simulate", "truncate-to-hw", "--const", "Replicas=2", "--num", "200",
                        "--trace-out", TRACE, "--json", cwd=disk)

@@ -41,6 +41,7 @@ no-op otherwise.
 
 from __future__ import annotations
 
+import tempfile
 import time
 from functools import partial
 
@@ -54,6 +55,7 @@ from modelcheck.engines.kernels import choose as choose_kernels
 from modelcheck.engines.settings import FastSettings
 from modelcheck.engines.visited import HashedVisited, SortedVisited
 from modelcheck.expansion import CHUNK, Expander, Expansion
+from modelcheck.limits import DISK_FULL, out_of_room
 from modelcheck.packing import Packing
 
 __all__ = ["CHUNK", "Expander", "FastChecker"]
@@ -303,7 +305,12 @@ class _Search:
                 break
             if options.coverage is not None:
                 options.coverage.new_states(expansion.actions)
-            level_start = self.store.add_level(expansion.parents + level_start, expansion.actions)
+            numbered, reason = self.on_file(self.store.add_level, expansion.parents + level_start, expansion.actions)
+            if reason:  # the level is whole, but without its parents no trace could reach it
+                self.visited.forget([expansion])
+                self.frontier.release(expansion.words)
+                return self.stop(reason, depth, level_words, level_start)
+            level_start = numbered
             self.graph.level(level_start, expansion.words, expansion.fps)
             depth += 1
             bad = self.check_level(expansion.words, level_start, depth)
@@ -340,15 +347,37 @@ class _Search:
             if deadlocked < 0 and e.deadlocked >= 0:
                 deadlocked = e.deadlocked
             kept = self.visited.keep_new(e)
-            writer.add(kept)
             found += kept.fps.size  # new to the levels before (repeats across chunks too, on numpy)
+            _, reason = self.on_file(writer.add, kept)
             progress.search(depth, known + found, max(0, level.shape[1] - start - CHUNK) + found)
-            reason = limits.reached()
+            reason = reason or limits.reached()
             if reason:
-                self.visited.forget(writer.parts)
-                writer.discard()
-                return Expansion.empty(self.packing.words), reason
+                return self.abandon(writer), reason
+        merged, reason = self.on_file(self.visited.close_level, writer, self.packing.words, self.expander.instances)
+        if reason:
+            return self.abandon(writer), reason
         self.generated += generated
-        merged = self.visited.close_level(writer, self.packing.words, self.expander.instances)
         merged.deadlocked = deadlocked
         return merged, None
+
+    def abandon(self, writer) -> Expansion:
+        """An unfinished level: its states leave the visited set, so that
+        the set, its count and a checkpoint hold whole levels only."""
+        self.visited.forget(writer.parts)
+        writer.discard()
+        return Expansion.empty(self.packing.words)
+
+    def on_file(self, write, *args) -> tuple[object, str | None]:
+        """``write(*args)``, which may write a level or the parent store to
+        a file, and why the search must stop: ``(result, None)``, or
+        ``(None, DISK_FULL)`` when the disk had no room for it. A full disk
+        stops the search as a limit does, with the levels it found whole,
+        rather than losing them all."""
+        try:
+            return write(*args), None
+        except OSError as e:
+            if not out_of_room(e):
+                raise
+            self.notes.append(f"the disk holding the search's level files (under {tempfile.gettempdir()}) has no "
+                              f"room left ({e.strerror}); TMPDIR chooses where they go")
+            return None, DISK_FULL

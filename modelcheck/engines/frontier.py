@@ -20,7 +20,9 @@ rebuild a trace) go to files of their own as well.
 The files are state after state, ``(n, words)``, so that each chunk of new
 states is one sequential write; a chunk read back is turned into the
 ``(words, k)`` columns the kernels take. They live in a private temporary
-directory, removed when the search ends, however it ends.
+directory, removed when the search ends, however it ends. A write the disk
+has no room for raises its ``OSError`` (ENOSPC) and leaves no fragment;
+the engine stops the search there, as at a limit.
 """
 
 from __future__ import annotations
@@ -131,7 +133,12 @@ class Frontier:
         the same values, its pages the system's to drop."""
         path = self.new_file()
         array = np.ascontiguousarray(array)
-        array.tofile(path)
+        try:
+            with open(path, "wb") as f:  # not ndarray.tofile: its error on a full disk has no errno
+                f.write(array.reshape(-1).view(np.uint8))
+        except OSError:  # a full disk: no fragment left behind
+            os.remove(path)
+            raise
         if array.size == 0:
             return array
         return np.memmap(path, array.dtype, "r", shape=array.shape)
@@ -189,6 +196,9 @@ class LevelWriter:
     def discard(self) -> None:
         """An unfinished level, not wanted: its file goes."""
         if self.file is not None:
-            self.file.close()
+            try:
+                self.file.close()
+            except OSError:  # what was still buffered found the disk full: the file goes all the same
+                pass
             os.remove(self.path)
             self.file = None

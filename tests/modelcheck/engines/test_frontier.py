@@ -5,13 +5,14 @@ import os
 import numpy as np
 import pytest
 
+from fulldisk import FILLER, files_in, small_filesystem
 from support import model
 from modelcheck.engines import fast, frontier
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.fast import FastChecker
 from modelcheck.engines.frontier import FileLevel, Frontier
 from modelcheck.expansion import Expansion
-from modelcheck.limits import Limits
+from modelcheck.limits import DISK_FULL, Limits, out_of_room
 
 COMPILED = {"kernels": "compiled", "workers": 2}
 
@@ -140,3 +141,37 @@ def test_a_level_on_file_holds_no_states_in_memory():
     assert writer.file is not None
     assert all(ref() is None for ref in held), "states written to the file are still in memory"
     writer.discard()
+
+
+@pytest.mark.parametrize("size", ["256k", "1m"])
+def test_a_full_disk_stops_the_search_with_the_levels_it_found_whole(every_level_on_file, monkeypatch, tmp_path,
+                                                                     size):
+    """A real full disk (a small tmpfs) under the level files: the search
+    stops as at a limit, its count and depth those of a --max-depth run to
+    the last level it found whole, and nothing of it is left on the disk."""
+    m = model("kip320", Replicas=3)
+    with small_filesystem(str(tmp_path / "disk"), size=size, full=False) as disk:
+        monkeypatch.setattr(frontier.tempfile, "tempdir", disk)
+        r = run(m, engine_options=COMPILED)
+        assert files_in(disk) == []
+    assert (r.result, r.stopped) == ("bounded-ok", DISK_FULL)
+    assert any("has no room left (No space left on device)" in n for n in r.notes), r.notes
+    assert 1 < r.depth < 20  # kip320 with three replicas is 737,794 states to depth 20 (test_fast.py)
+    monkeypatch.undo()
+    through_depth = run(m, engine_options=COMPILED, max_depth=r.depth)
+    assert r.distinct_states == through_depth.distinct_states
+
+
+def test_a_level_writer_on_a_full_disk_leaves_no_file(tmp_path):
+    words = 3
+    with small_filesystem(str(tmp_path / "disk")) as disk:
+        store = Frontier(words, spill_above=0)
+        store.new_file = lambda: os.path.join(disk, "level")
+        writer = store.writer()
+        part = Expansion(np.arange(5000, dtype=np.uint64), np.ones((words, 5000), np.uint64),
+                         np.arange(5000, dtype=np.int64), np.zeros(5000, np.int32))
+        with pytest.raises(OSError) as raised:
+            writer.add(part)
+        assert out_of_room(raised.value)
+        writer.discard()
+        assert files_in(disk) == [FILLER]
