@@ -55,7 +55,7 @@ from modelcheck.engines.kernels import choose as choose_kernels
 from modelcheck.engines.settings import FastSettings
 from modelcheck.engines.visited import HashedVisited, SortedVisited
 from modelcheck.expansion import CHUNK, Expander, Expansion
-from modelcheck.limits import DISK_FULL, out_of_room
+from modelcheck.limits import DISK_FULL, SearchStopped, out_of_room
 from modelcheck.packing import Packing
 
 __all__ = ["CHUNK", "Expander", "FastChecker"]
@@ -342,7 +342,10 @@ class _Search:
         generated, deadlocked, found = 0, -1, 0
         limits, progress, known = self.options.limits, self.options.progress, len(self.visited)
         for start in range(0, level.shape[1], CHUNK):
-            e = self.expander.expand(level[:, start:start + CHUNK], start, self.visited)
+            try:
+                e = self.expander.expand(level[:, start:start + CHUNK], start, self.visited)
+            except SearchStopped as stopped:  # the state graph's files found the disk full
+                return self.abandon(writer), stopped.reason
             generated += e.generated
             if deadlocked < 0 and e.deadlocked >= 0:
                 deadlocked = e.deadlocked

@@ -18,6 +18,11 @@ short peak:
   one level's edges); when it would not fit, the run stops as any search
   stops at ``--max-memory``.
 
+A write the disk has no room for stops the run as a limit does
+(``DISK_FULL``); the files of the arrays are given their blocks when they
+are made, so that a full disk is met there and not, fatally, on a later
+write to the mapping.
+
 ``close`` removes the directory; the run calls it when the properties are
 decided, and on a limit, Ctrl-C, SIGTERM or an error; the directory is also
 removed when the interpreter exits.
@@ -25,14 +30,28 @@ removed when the interpreter exits.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import weakref
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-from modelcheck.limits import MAX_MEMORY, Limits, SearchStopped, resident_bytes
+from modelcheck.limits import DISK_FULL, MAX_MEMORY, Limits, SearchStopped, out_of_room, resident_bytes
+
+
+@contextmanager
+def room_on_disk():
+    """A write into the store's directory that finds the disk full stops the
+    run as a limit does (``DISK_FULL``), rather than failing it."""
+    try:
+        yield
+    except OSError as e:
+        if out_of_room(e):
+            raise SearchStopped(DISK_FULL) from e
+        raise
 
 
 class Store:
@@ -57,7 +76,8 @@ class Store:
 
     def _spill(self) -> None:
         if self.directory is None:
-            self.directory = Path(tempfile.mkdtemp(prefix="modelcheck-graph-"))
+            with room_on_disk():
+                self.directory = Path(tempfile.mkdtemp(prefix="modelcheck-graph-"))
             self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.directory), True)
 
     def _path(self, name: str) -> Path:
@@ -75,7 +95,13 @@ class Store:
         dtype = np.dtype(dtype)
         if not self.spilled:
             return np.empty(size, dtype) if fill is None else np.full(size, fill, dtype)
-        out = np.memmap(self._path(name), dtype, "w+", shape=(max(size, 1),))[:size]
+        path, nbytes = self._path(name), max(size, 1) * dtype.itemsize
+        with room_on_disk():
+            # the file's blocks taken now: a page of a mapping the disk has no room for ends the
+            # process (SIGBUS) when it is first written, where this raises ENOSPC at once
+            with open(path, "wb") as f:
+                os.posix_fallocate(f.fileno(), 0, nbytes)
+        out = np.memmap(path, dtype, "r+", shape=(max(size, 1),))[:size]
         if fill is not None:
             out[:] = fill
         return out
@@ -109,8 +135,9 @@ class EdgeLog:
         if self.files is None and self.store._over(sum(c.nbytes for c in columns)):
             self.files = [open(self.store._path(f"log{k}"), "wb") for k in range(len(self.dtypes))]
         if self.files is not None:
-            for f, c, d in zip(self.files, columns, self.dtypes):
-                f.write(np.ascontiguousarray(c, d).tobytes())
+            with room_on_disk():
+                for f, c, d in zip(self.files, columns, self.dtypes):
+                    f.write(np.ascontiguousarray(c, d).tobytes())
             self.on_disk.append(n)
         else:
             self.chunks.append(tuple(np.asarray(c, d) for c, d in zip(columns, self.dtypes)))
@@ -123,8 +150,9 @@ class EdgeLog:
             yield self.chunks.pop()
         if self.files is None:
             return
-        for f in self.files:
-            f.close()
+        with room_on_disk():
+            for f in self.files:
+                f.close()
         maps = [np.memmap(f.name, d, "r") for f, d in zip(self.files, self.dtypes)] if any(self.on_disk) else []
         at = 0
         for n in self.on_disk:

@@ -13,10 +13,11 @@ import pytest
 from modelcheck.canonical import EVERY_RENAMING
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.fast import FastChecker
-from modelcheck.limits import MAX_MEMORY, Limits, SearchStopped, resident_bytes
+from modelcheck.limits import DISK_FULL, MAX_MEMORY, Limits, SearchStopped, resident_bytes
 from modelcheck.liveness.check import decide, graph_request
 from modelcheck.liveness.store import Store
 from modelcheck.progress import Silent
+from fulldisk import FILLER, files_in, small_filesystem
 from support import model
 
 
@@ -109,3 +110,23 @@ def test_a_case_whose_cycle_search_would_pass_the_limit_is_not_started():
     assert stopped.value.reason == MAX_MEMORY
     live = decide(m, graph, ["EpochsConverge"], specification, Silent(), Limits(), "fast")
     assert not live.verdicts[0].holds
+
+
+def test_a_full_disk_stops_the_run_as_a_limit_does_and_never_kills_it(tmp_path, monkeypatch):
+    """An array made on a full disk, which as a bare mapping would end the
+    process (SIGBUS) when first written, and the log of steps written to
+    it: both stop the run with DISK_FULL."""
+    with small_filesystem(str(tmp_path / "disk")) as disk:
+        monkeypatch.setattr(tempfile, "tempdir", disk)
+        store = Store(Limits(max_memory=1))  # everything past the limit: on disk
+        store.plan(1 << 20)
+        with pytest.raises(SearchStopped) as stopped:
+            store.array(1 << 20, np.int64, "src", fill=0)
+        assert stopped.value.reason == DISK_FULL
+        log = store.log(np.int32, np.uint64)
+        with pytest.raises(SearchStopped) as stopped:
+            for _ in range(64):
+                log.append(np.arange(4096, dtype=np.int32), np.arange(4096, dtype=np.uint64))
+        assert stopped.value.reason == DISK_FULL
+        store.close()
+        assert files_in(disk) == [FILLER]
