@@ -26,6 +26,7 @@ import os
 import time
 import zipfile
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -50,17 +51,19 @@ class RunIdentity:
     invariants: list[str]
     check_deadlock: bool
     symmetry: bool = False  # its states are orbit representatives
+    view: bool = False  # its fingerprints are of the spec's VIEW (a checkpoint from before has none)
 
     @classmethod
     def of(cls, model, options) -> "RunIdentity":
         return cls(model.spec.name, model.json_constants(), list(options.invariants), bool(options.check_deadlock),
-                   bool(options.symmetry))
+                   bool(options.symmetry), bool(model.view))
 
     def describe(self) -> str:
         consts = " ".join(f"{k}={{{', '.join(v)}}}" if isinstance(v, list) else f"{k}={v}"
                           for k, v in self.constants.items())
         return f"{self.spec} ({consts}; invariants {', '.join(self.invariants)}" + \
-               ("; deadlock checked" if self.check_deadlock else "") + ("; symmetry" if self.symmetry else "") + ")"
+               ("; deadlock checked" if self.check_deadlock else "") + ("; symmetry" if self.symmetry else "") + \
+            ("; under the VIEW" if self.view else "") + ")"
 
 
 @dataclass
@@ -155,9 +158,12 @@ def digest(arrays: dict[str, np.ndarray], header: dict) -> str:
     return h.hexdigest()
 
 
-def load(directory: str, identity: RunIdentity, max_depth: int | None = None) -> SearchState:
+def load(directory: str, identity: RunIdentity, max_depth: int | None = None,
+         fingerprints: Callable[[np.ndarray], np.ndarray] | None = None) -> SearchState:
     """The search saved in ``directory``, refused (``InputError``) if it is
-    damaged, for another run, or deeper than ``max_depth``."""
+    damaged, for another run, or deeper than ``max_depth``. ``fingerprints``:
+    the run's own (``Packing.fingerprints``, which under a VIEW are of the
+    view), by which its frontier must be visited."""
     file = path(directory)
     if not os.path.lexists(file):
         raise InputError(f"--resume {directory}: no checkpoint there ({FILE} is missing)")
@@ -183,6 +189,10 @@ def load(directory: str, identity: RunIdentity, max_depth: int | None = None) ->
     if saved != identity:
         raise InputError(f"--resume {directory}: the checkpoint is for {saved.describe()}, "
                          f"but this run is {identity.describe()}")
+    # only now, the run known to be its own: its fingerprints are the run's (under a VIEW, of the view)
+    if not frontier_visited(arrays["level_words"], arrays["visited"], fingerprints):
+        raise InputError(f"--resume {directory}: {FILE} is damaged (its frontier holds states that are not in "
+                         f"its visited set); it cannot be resumed")
     check_depth_limit(directory, header["depth"], max_depth)
     bounds = np.cumsum(arrays["level_sizes"])[:-1]
     return SearchState(
@@ -223,14 +233,20 @@ def inconsistency(header: dict, arrays: dict[str, np.ndarray]) -> str | None:
         later = parents[sizes[0]:]
         if np.any(later < starts[np.maximum(level_of - 1, 0)]) or np.any(later >= starts[level_of]):
             return "a state's parent is not in the level before it"
-        from modelcheck.packing import fingerprints
-        fps = fingerprints(words)
-        pos = np.minimum(np.searchsorted(visited, fps), max(visited.size - 1, 0))
-        if fps.size and (visited.size == 0 or np.any(visited[pos] != fps)):
-            return "its frontier holds states that are not in its visited set"
     except (KeyError, TypeError, ValueError) as e:
         return f"its header is incomplete ({e})"
     return None
+
+
+def frontier_visited(words: np.ndarray, visited: np.ndarray,
+                     fingerprints: Callable[[np.ndarray], np.ndarray] | None = None) -> bool:
+    """Whether every frontier state's fingerprint (by the run's own
+    ``fingerprints``, the plain ones if not given) is in the sorted visited set."""
+    if fingerprints is None:
+        from modelcheck.packing import fingerprints
+    fps = fingerprints(words)
+    pos = np.minimum(np.searchsorted(visited, fps), max(visited.size - 1, 0))
+    return fps.size == 0 or (visited.size > 0 and bool(np.all(visited[pos] == fps)))
 
 
 def valid_reached(sometimes, depth: int) -> bool:

@@ -96,7 +96,7 @@ def prepare(request: RunRequest) -> PreparedRun:
     if settings is not None and hasattr(settings, "check"):
         settings.check()
     from modelcheck.view import wanted_view
-    model = spec.instantiate(resolved.constants, view=wanted_view(request, spec, cfg, properties, settings, warnings))
+    model = spec.instantiate(resolved.constants, view=wanted_view(request, spec, cfg, properties, warnings))
     wanted = symmetry.symmetry_requested(request.symmetry, cfg, model, request.engine, warnings)
     case_groups = None
     if properties and wanted:

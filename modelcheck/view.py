@@ -18,7 +18,7 @@ from modelcheck.engines.contract import EXHAUSTIVE, VIEW
 from modelcheck.errors import InputError
 
 
-def wanted_view(request, spec, cfg, properties, settings, warnings: list[str]) -> bool:
+def wanted_view(request, spec, cfg, properties, warnings: list[str]) -> bool:
     named = cfg.view if cfg is not None else None
     if not spec.view:
         if request.view:
@@ -51,6 +51,4 @@ def wanted_view(request, spec, cfg, properties, settings, warnings: list[str]) -
         raise InputError("--symmetry and a VIEW together are not supported; drop one (--no-view)")
     if not applies:
         raise InputError(f"{refusal(request.engine, VIEW)}, or --no-view")
-    if settings is not None and (getattr(settings, "checkpoint", None) or getattr(settings, "resume", None)):
-        raise InputError("--checkpoint and --resume do not support a VIEW yet; drop them or use --no-view")
     return True

@@ -244,7 +244,7 @@ class _Search:
                                    f"{seconds:.1f} s) in {self.checkpoint_dir}")
 
     def restore(self) -> tuple[int, np.ndarray, int]:
-        state = ckpt.load(self.settings.resume, self.identity, self.options.max_depth)
+        state = ckpt.load(self.settings.resume, self.identity, self.options.max_depth, self.packing.fingerprints)
         self.visited = self.visited_set(state.visited)
         self.store = ParentStore(state.parents, state.actions, self.frontier)
         self.generated = state.generated

@@ -50,6 +50,21 @@ def test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine(consts, i
     assert (r.result, r.distinct_states, r.depth) == ("ok", distinct, depth)
 
 
+def test_a_search_under_the_view_stopped_and_resumed_gives_tlcs_count(tmp_path):
+    """The calibration configuration (130 states under the VIEW, 161
+    without): stopped at --max-states with a checkpoint, then resumed; a
+    checkpoint made under the VIEW resumes only under it."""
+    run = ("run", "kraft-kip966", "--engine", "fast", "-q", *[a for k, v in SMALL.items() for a in ("--const", f"{k}={v}")])
+    saved = str(tmp_path / "ck")
+    code, stopped, err = invoke_json(*run, "--max-states", "40", "--checkpoint", saved)
+    assert (code, stopped["stopped"], stopped["view"]) == (0, "max-states", True), err
+    assert 40 <= stopped["distinct_states"] < 130
+    code, resumed, err = invoke_json(*run, "--resume", saved)
+    assert (code, resumed["result"], resumed["distinct_states"], resumed["depth"]) == (0, "ok", 130, 15), err
+    code, _, err = invoke(*run, "--no-view", "--resume", saved)
+    assert code == 2 and "under the VIEW" in one_error_line(err)
+
+
 @pytest.mark.parametrize("consts, invariants, broken, distinct, length", [
     # the only ISR member loses its log with MinISR 1: the acknowledged record is gone in either design
     ({"DataLossShutdownLimit": 1}, CFG_INVARIANTS, "NoCommittedRecordLostGlobally", 49, 5),
