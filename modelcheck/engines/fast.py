@@ -303,14 +303,14 @@ class _Search:
                                    found=found)
             if expansion.fps.size == 0:
                 break
-            if options.coverage is not None:
-                options.coverage.new_states(expansion.actions)
             numbered, reason = self.on_file(self.store.add_level, expansion.parents + level_start, expansion.actions)
             if reason:  # the level is whole, but without its parents no trace could reach it
                 self.visited.forget([expansion])
                 self.frontier.release(expansion.words)
                 return self.stop(reason, depth, level_words, level_start)
             level_start = numbered
+            if options.coverage is not None:
+                options.coverage.new_states(expansion.actions)
             self.graph.level(level_start, expansion.words, expansion.fps)
             depth += 1
             bad = self.check_level(expansion.words, level_start, depth)
