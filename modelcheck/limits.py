@@ -141,6 +141,14 @@ class Limits:
         return None
 
 
+def check_room(limits: "Limits", nbytes: int) -> None:
+    """Stops the search (``SearchStopped(MAX_MEMORY)``) if ``nbytes`` more
+    would take it past --max-memory: asked before a large allocation, which
+    a poll between chunks would see only once it is made."""
+    if limits.max_memory is not None and resident_bytes() + nbytes > limits.max_memory:
+        raise SearchStopped(MAX_MEMORY)
+
+
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 1000 ** 2,
           "mib": 1 << 20, "g": 1 << 30, "gb": 1000 ** 3, "gib": 1 << 30, "t": 1 << 40, "tb": 1000 ** 4,
           "tib": 1 << 40}

@@ -185,9 +185,10 @@ class CompiledKernel:
         scratch = FingerprintSet(self, fps.size)
         return np.flatnonzero(scratch.add(fps))
 
-    def fingerprint_set(self, fps: np.ndarray | None = None) -> "FingerprintSet":
-        """A set of fingerprints held in a hash table, holding ``fps``."""
-        found = FingerprintSet(self, 0 if fps is None else fps.size)
+    def fingerprint_set(self, fps: np.ndarray | None = None, room=None) -> "FingerprintSet":
+        """A set of fingerprints held in a hash table, holding ``fps``;
+        ``room``: see ``FingerprintSet``."""
+        found = FingerprintSet(self, 0 if fps is None else fps.size, room)
         if fps is not None:
             found.add(fps)
         return found
@@ -250,8 +251,11 @@ class FingerprintSet:
     threads, each part still meets its fingerprints in the batch's order,
     and the tables grow a part at a time."""
 
-    def __init__(self, kernel: CompiledKernel, expected: int = 0):
+    def __init__(self, kernel: CompiledKernel, expected: int = 0, room=None):
         self.kernel = kernel
+        # called with the bytes of the tables a growth is about to make, which it may refuse by raising
+        # (--max-memory: a table is in memory once made, and a growth can take a quarter of the set more)
+        self.room = room if room is not None else (lambda nbytes: None)
         self.parts = kernel.workers * PARTS_PER_WORKER
         self.shares = [(w * PARTS_PER_WORKER, (w + 1) * PARTS_PER_WORKER) for w in range(kernel.workers)]
         self.caps = [_capacity(-(-expected // self.parts))] * self.parts  # room for its share in each part
@@ -271,6 +275,8 @@ class FingerprintSet:
             incoming = np.zeros(self.parts, np.int64)
             self.kernel.built.library.mc_set_split(fps.ctypes.data, fps.size, self.parts, incoming.ctypes.data)
         growing = [part for part, more in enumerate(incoming) if self.counts[part] + int(more) > MAX_LOAD * self.caps[part]]
+        if growing:  # asked before any table changes: a refusal leaves the set as it was
+            self.room(sum(_capacity(self.counts[part] + int(incoming[part])) + 1 for part in growing) * 8)
         self.kernel.on_workers([lambda part=part: self._grow(part, self.counts[part] + int(incoming[part]))
                                 for part in growing])
 

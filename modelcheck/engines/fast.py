@@ -55,7 +55,7 @@ from modelcheck.engines.kernels import choose as choose_kernels
 from modelcheck.engines.settings import FastSettings
 from modelcheck.engines.visited import HashedVisited, SortedVisited
 from modelcheck.expansion import CHUNK, Expander, Expansion
-from modelcheck.limits import DISK_FULL, SearchStopped, out_of_room
+from modelcheck.limits import DISK_FULL, SearchStopped, check_room, out_of_room
 from modelcheck.packing import Packing
 
 __all__ = ["CHUNK", "Expander", "FastChecker"]
@@ -163,13 +163,17 @@ class _Search:
             return
         self.predicates = compiled.predicates
         self.expander.use_compiled(compiled)
-        self.visited = HashedVisited(compiled.fingerprint_set(self.visited.fps))
+        self.visited = HashedVisited(compiled.fingerprint_set(self.visited.fps, self.room))
         self.options.progress.note(self.kernels.told)
 
     def visited_set(self, fps: np.ndarray | None = None):
         """The visited set: the compiled kernel's hash tables, or a sorted array."""
         compiled = self.kernels.compiled
-        return SortedVisited(fps) if compiled is None else HashedVisited(compiled.fingerprint_set(fps))
+        return SortedVisited(fps) if compiled is None else HashedVisited(compiled.fingerprint_set(fps, self.room))
+
+    def room(self, nbytes: int) -> None:
+        """Refuses (``SearchStopped``) hash tables that would pass --max-memory."""
+        check_room(self.options.limits, nbytes)
 
     # --- results --------------------------------------------------------------
     def finish(self, result: str, depth: int, violation: Violation | None = None,
@@ -344,12 +348,12 @@ class _Search:
         for start in range(0, level.shape[1], CHUNK):
             try:
                 e = self.expander.expand(level[:, start:start + CHUNK], start, self.visited)
-            except SearchStopped as stopped:  # the state graph's files found the disk full
+                kept = self.visited.keep_new(e)
+            except SearchStopped as stopped:  # the state graph's files found the disk full; a table too large
                 return self.abandon(writer), stopped.reason
             generated += e.generated
             if deadlocked < 0 and e.deadlocked >= 0:
                 deadlocked = e.deadlocked
-            kept = self.visited.keep_new(e)
             found += kept.fps.size  # new to the levels before (repeats across chunks too, on numpy)
             _, reason = self.on_file(writer.add, kept)
             progress.search(depth, known + found, max(0, level.shape[1] - start - CHUNK) + found)

@@ -126,6 +126,28 @@ def test_the_set_grows_a_part_at_a_time(cache, monkeypatch):
     k.close()
 
 
+def test_a_growth_refused_leaves_the_set_as_it_was(cache):
+    """The set asks before it grows (--max-memory's check, which a poll
+    between chunks would make only once the tables were there)."""
+    asked = []
+
+    def room(nbytes):
+        asked.append(nbytes)
+        raise MemoryError("refused")
+
+    k = kernel(small_model("kip320"), cache, workers=2)
+    s = k.fingerprint_set(room=room)
+    rng = np.random.default_rng(7)
+    first = rng.integers(1, 2 ** 63, 1_000, dtype=np.uint64)
+    s.add(first)  # fits in the first tables: nothing asked
+    tables, count = [t.ctypes.data for t in s.tables], len(s)
+    with pytest.raises(MemoryError):
+        s.add(rng.integers(1, 2 ** 63, 400_000, dtype=np.uint64))
+    assert len(asked) == 1 and asked[0] >= 400_000 * 8 * 2  # the new tables, at most half full
+    assert [t.ctypes.data for t in s.tables] == tables and len(s) == count and not s.unseen(first).any()
+    k.close()
+
+
 def test_the_sets_tables_count_towards_max_memory(cache):
     # --max-memory counts resident memory that is neither file-backed nor shared
     from modelcheck.limits import resident_bytes

@@ -123,3 +123,24 @@ def test_a_stop_within_a_level_counts_and_saves_whole_levels(monkeypatch, tmp_pa
         assert stopped.distinct_states == run(FastChecker(), m, max_depth=stopped.depth).distinct_states
         resumed = run(FastChecker(), m, engine_options={**kernels, "resume": saved})
         assert (resumed.result, resumed.distinct_states, resumed.depth) == ("ok", 5973, 18)
+
+
+def test_a_visited_set_too_large_for_max_memory_stops_the_search_before_it_grows(monkeypatch):
+    """The hash tables ask before they grow; a growth --max-memory refuses
+    stops the search with the levels it found whole (here every growth past
+    4 MB is refused, as if the limit were that close)."""
+    from modelcheck.limits import MAX_MEMORY, SearchStopped
+    refused = []
+
+    def check_room(limits, nbytes):
+        if nbytes > 4 << 20:
+            refused.append(nbytes)
+            raise SearchStopped(MAX_MEMORY)
+
+    monkeypatch.setattr(fast, "check_room", check_room)
+    m = model("kip320", Replicas=3)
+    engine = {"kernels": "compiled", "workers": 2}
+    r = run(FastChecker(), m, engine_options=engine)
+    assert (r.result, r.stopped) == ("bounded-ok", MAX_MEMORY) and len(refused) == 1
+    monkeypatch.undo()
+    assert r.distinct_states == run(FastChecker(), m, engine_options=engine, max_depth=r.depth).distinct_states
