@@ -74,6 +74,19 @@ def out_of_room(error: BaseException) -> bool:
     return isinstance(error, OSError) and error.errno in _FULL
 
 
+@contextmanager
+def room_on_disk():
+    """A write, within, that finds the disk full (or the quota used up)
+    stops the search as a limit does, ``SearchStopped(DISK_FULL)``, rather
+    than failing the run."""
+    try:
+        yield
+    except OSError as e:
+        if out_of_room(e):
+            raise SearchStopped(DISK_FULL) from e
+        raise
+
+
 def abort_for(signum: int | None) -> KeyboardInterrupt:
     """What aborting on ``signum`` raises."""
     return Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()

@@ -55,7 +55,7 @@ from modelcheck.engines.kernels import choose as choose_kernels
 from modelcheck.engines.settings import FastSettings
 from modelcheck.engines.visited import HashedVisited, SortedVisited
 from modelcheck.expansion import CHUNK, Expander, Expansion
-from modelcheck.limits import DISK_FULL, SearchStopped, check_room, out_of_room
+from modelcheck.limits import SearchStopped, check_room, room_on_disk
 from modelcheck.packing import Packing
 
 __all__ = ["CHUNK", "Expander", "FastChecker"]
@@ -381,10 +381,9 @@ class _Search:
         stops the search as a limit does, with the levels it found whole,
         rather than losing them all."""
         try:
-            return write(*args), None
-        except OSError as e:
-            if not out_of_room(e):
-                raise
+            with room_on_disk():
+                return write(*args), None
+        except SearchStopped as stopped:
             self.notes.append(f"the disk holding the search's level files (under {tempfile.gettempdir()}) has no "
-                              f"room left ({e.strerror}); TMPDIR chooses where they go")
-            return None, DISK_FULL
+                              f"room left ({stopped.__cause__.strerror}); TMPDIR chooses where they go")
+            return None, stopped.reason

@@ -34,24 +34,11 @@ import os
 import shutil
 import tempfile
 import weakref
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-from modelcheck.limits import DISK_FULL, MAX_MEMORY, Limits, SearchStopped, out_of_room, resident_bytes
-
-
-@contextmanager
-def room_on_disk():
-    """A write into the store's directory that finds the disk full stops the
-    run as a limit does (``DISK_FULL``), rather than failing it."""
-    try:
-        yield
-    except OSError as e:
-        if out_of_room(e):
-            raise SearchStopped(DISK_FULL) from e
-        raise
+from modelcheck.limits import MAX_MEMORY, Limits, SearchStopped, resident_bytes, room_on_disk
 
 
 class Store:
