@@ -153,13 +153,16 @@ class Limits:
                     return MAX_MEMORY
         return None
 
+    def would_pass(self, nbytes: int) -> bool:
+        """Whether ``nbytes`` more would take the memory in use past --max-memory."""
+        return self.max_memory is not None and resident_bytes() + nbytes > self.max_memory
 
-def check_room(limits: "Limits", nbytes: int) -> None:
-    """Stops the search (``SearchStopped(MAX_MEMORY)``) if ``nbytes`` more
-    would take it past --max-memory: asked before a large allocation, which
-    a poll between chunks would see only once it is made."""
-    if limits.max_memory is not None and resident_bytes() + nbytes > limits.max_memory:
-        raise SearchStopped(MAX_MEMORY)
+    def make_room(self, nbytes: int) -> None:
+        """Stops the search (``SearchStopped(MAX_MEMORY)``) if ``nbytes`` more
+        would pass --max-memory: asked before a large allocation, which a
+        poll between chunks would see only once it is made."""
+        if self.would_pass(nbytes):
+            raise SearchStopped(MAX_MEMORY)
 
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 1000 ** 2,

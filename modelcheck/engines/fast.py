@@ -55,7 +55,7 @@ from modelcheck.engines.kernels import choose as choose_kernels
 from modelcheck.engines.settings import FastSettings
 from modelcheck.engines.visited import HashedVisited, SortedVisited
 from modelcheck.expansion import CHUNK, Expander, Expansion
-from modelcheck.limits import SearchStopped, check_room, room_on_disk
+from modelcheck.limits import SearchStopped, room_on_disk
 from modelcheck.packing import Packing
 
 __all__ = ["CHUNK", "Expander", "FastChecker"]
@@ -163,17 +163,16 @@ class _Search:
             return
         self.predicates = compiled.predicates
         self.expander.use_compiled(compiled)
-        self.visited = HashedVisited(compiled.fingerprint_set(self.visited.fps, self.room))
+        self.visited = HashedVisited(compiled.fingerprint_set(self.visited.fps, self.options.limits.make_room))
         self.options.progress.note(self.kernels.told)
 
     def visited_set(self, fps: np.ndarray | None = None):
         """The visited set: the compiled kernel's hash tables, or a sorted array."""
         compiled = self.kernels.compiled
-        return SortedVisited(fps) if compiled is None else HashedVisited(compiled.fingerprint_set(fps, self.room))
-
-    def room(self, nbytes: int) -> None:
-        """Refuses (``SearchStopped``) hash tables that would pass --max-memory."""
-        check_room(self.options.limits, nbytes)
+        if compiled is None:
+            return SortedVisited(fps)
+        # its tables ask before they grow; one past --max-memory stops the search
+        return HashedVisited(compiled.fingerprint_set(fps, self.options.limits.make_room))
 
     # --- results --------------------------------------------------------------
     def finish(self, result: str, depth: int, violation: Violation | None = None,

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from modelcheck.limits import MAX_MEMORY, Limits, SearchStopped, resident_bytes, room_on_disk
+from modelcheck.limits import Limits, room_on_disk
 
 
 class Store:
@@ -53,13 +53,11 @@ class Store:
         return self.directory is not None
 
     def _over(self, nbytes: int) -> bool:
-        limit = self.limits.max_memory
-        return limit is not None and resident_bytes() + nbytes > limit
+        return self.limits.would_pass(nbytes)
 
     def need(self, nbytes: int) -> None:
         """Stop the run if a temporary of ``nbytes`` would pass the limit."""
-        if self._over(nbytes):
-            raise SearchStopped(MAX_MEMORY)
+        self.limits.make_room(nbytes)
 
     def _spill(self) -> None:
         if self.directory is None:

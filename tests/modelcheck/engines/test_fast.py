@@ -132,12 +132,12 @@ def test_a_visited_set_too_large_for_max_memory_stops_the_search_before_it_grows
     from modelcheck.limits import MAX_MEMORY, SearchStopped
     refused = []
 
-    def check_room(limits, nbytes):
+    def make_room(limits, nbytes):
         if nbytes > 4 << 20:
             refused.append(nbytes)
             raise SearchStopped(MAX_MEMORY)
 
-    monkeypatch.setattr(fast, "check_room", check_room)
+    monkeypatch.setattr(Limits, "make_room", make_room)
     m = model("kip320", Replicas=3)
     engine = {"kernels": "compiled", "workers": 2}
     r = run(FastChecker(), m, engine_options=engine)
