@@ -1,21 +1,29 @@
 """Checkpoints of the fast engine's search, taken at level boundaries.
 
-A checkpoint is one file, ``DIR/checkpoint.npz``, holding the visited
-fingerprints, every state's parent and action, the frontier, and a JSON
-header naming the spec, constants, invariants and deadlock setting it was
-made for. It is written whole or not at all (``modelcheck.atomic``), so a
-crash or a full disk while saving leaves the previous checkpoint intact, and
-an interrupted save removes its temporary file. Resuming under any other spec, constants or
-checks is refused: its states were checked against those and only those.
+A checkpoint is a directory's ``checkpoint.json``, a header naming the
+spec, constants, invariants and deadlock setting it was made for, and the
+array files it describes, in a directory of their own beside it
+(``checkpoint-data-*``): the visited fingerprints, every state's parent and
+action, the sizes of the levels, and the frontier. The arrays are written
+and read a chunk at a time (``modelcheck.checkpoint_files``), so that a
+search of hundreds of millions of states can be saved and resumed without
+holding any of them whole in memory.
 
-A damaged or inconsistent file is refused too, never resumed into a wrong
-count: the header records the structure's sizes and a SHA-256 digest of its
-arrays and of the header itself (the identity, the depth, the depths where
-each reachability check first held, every counter), and loading checks the
-digest along with the invariants of the search (the visited set sorted and
-the size of the state store, parents pointing into the level before, the
-frontier's fingerprints all visited, one level per depth). The file is read
-only if it is a regular file of at most ``reading.CHECKPOINT_CAP`` bytes.
+A save writes a new data directory, then replaces the header in one step
+(``modelcheck.atomic``), then removes the data the old header named: a
+crash, a full disk or a second Ctrl-C while saving leaves the previous
+checkpoint intact and no partial directory. Resuming under any other spec,
+constants or checks is refused: its states were checked against those and
+only those.
+
+A damaged or inconsistent checkpoint is refused too, never resumed into a
+wrong count: the header records each array's shape and SHA-256 and a
+SHA-256 of the header itself (the identity, the depth, the depths where
+each reachability check first held, every counter), and loading checks
+them, along with the invariants of the search (the sizes of the visited
+set and the state store, parents pointing into the level before, no
+fingerprint visited twice, the frontier's fingerprints all visited, one
+level per depth). Each file is read only if it is a regular file.
 """
 
 from __future__ import annotations
@@ -23,23 +31,28 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+import tempfile
 import time
-import zipfile
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterable
 
 import numpy as np
 
 from modelcheck import __version__
 from modelcheck.atomic import write_atomically
+from modelcheck.checkpoint_files import ArrayWriter, Damaged, map_arrays
 from modelcheck.destinations import make_writable_dir
 from modelcheck.errors import InputError
-from modelcheck.reading import CHECKPOINT_CAP, open_regular
+from modelcheck.reading import MiB, read_bytes
 
-FILE = "checkpoint.npz"
+FILE = "checkpoint.json"
+DATA_PREFIX = "checkpoint-data-"
+EARLIER_FILE = "checkpoint.npz"  # the one-file checkpoints of modelcheck before format 4
 FORMAT = "modelcheck-fast-checkpoint"
-VERSION = 3  # 3: the digest covers the header too
-ARRAYS = ("level_words", "visited", "level_sizes", "parents", "actions")
+VERSION = 4  # 4: a header and array files, streamed
+HEADER_CAP = 64 * MiB
+CHUNK = 1 << 22  # elements of an array checked or written at a time
 
 
 @dataclass
@@ -51,7 +64,7 @@ class RunIdentity:
     invariants: list[str]
     check_deadlock: bool
     symmetry: bool = False  # its states are orbit representatives
-    view: bool = False  # its fingerprints are of the spec's VIEW (a checkpoint from before has none)
+    view: bool = False  # its fingerprints are of the spec's VIEW
 
     @classmethod
     def of(cls, model, options) -> "RunIdentity":
@@ -68,16 +81,25 @@ class RunIdentity:
 
 @dataclass
 class SearchState:
-    """Everything the fast engine needs to carry on after the last full level."""
+    """Everything the fast engine needs to carry on after the last full level.
+
+    ``level`` is the frontier: to save, a ``(words, n)`` array or a level
+    on file (an object with ``path``, ``words`` and ``n``, its file state
+    after state); resumed, its states mapped from the checkpoint, ``(n,
+    words)``, from the file ``level_file``. ``visited``: to save, the
+    visited fingerprints as chunks, in any order; resumed, the run's own
+    visited set, built by the ``visited_set`` given to ``load``."""
 
     depth: int
-    level_words: np.ndarray
+    level: object
     level_start: int
-    visited: np.ndarray
+    visited: object
+    states: int
     parents: list[np.ndarray]
     actions: list[np.ndarray]
     generated: int
     sometimes: dict[str, int | None] = field(default_factory=dict)
+    level_file: str | None = None
 
 
 def path(directory: str) -> str:
@@ -90,31 +112,70 @@ def check_destination(directory: str, resuming: bool) -> None:
     option = "--resume" if resuming else "--checkpoint"
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise InputError(f"{option} {directory} is a file, not a directory")
-    if resuming and not os.path.exists(path(directory)):
+    earlier = os.path.exists(os.path.join(directory, EARLIER_FILE))
+    if resuming and not os.path.lexists(path(directory)):
+        if earlier:
+            raise InputError(f"--resume {directory}: its {EARLIER_FILE} was saved by an earlier modelcheck, whose "
+                             f"checkpoints this version cannot continue")
         where = "no checkpoint there" if os.path.isdir(directory) else "no such directory"
         raise InputError(f"--resume {directory}: {where} ({FILE} is missing)")
-    if os.path.exists(path(directory)) and not resuming:
+    if (os.path.lexists(path(directory)) or earlier) and not resuming:
         raise InputError(f"{directory} already holds a checkpoint; continue it with --resume {directory} "
                          f"or choose another directory")
     make_writable_dir(directory, option)
 
 
+def _frontier_rows(level, rows: int) -> Iterable[np.ndarray]:
+    """An in-memory ``(words, n)`` level as chunks of ``(k, words)``, state after state."""
+    for start in range(0, level.shape[1], rows):
+        yield level[:, start:start + rows].T
+
+
+def _save_arrays(data: str, state: SearchState) -> dict:
+    out = ArrayWriter(data)
+    out.write("level_sizes", [np.array([p.size for p in state.parents], dtype=np.int64)])
+    out.write("parents", state.parents)
+    out.write("actions", state.actions)
+    out.write("visited", state.visited)
+    words, n = state.level.shape
+    if getattr(state.level, "path", None):  # a level on file: the same bytes
+        out.link("frontier", state.level.path, (n, words))
+    else:
+        out.write("frontier", _frontier_rows(state.level, max(1, CHUNK // max(words, 1))), (words,))
+    out.sync()
+    return out.described
+
+
 def save(directory: str, identity: RunIdentity, state: SearchState) -> float:
     """Write the checkpoint; returns the seconds it took."""
     started = time.perf_counter()
-    arrays = {"level_words": state.level_words, "visited": state.visited,
-              "level_sizes": np.array([p.size for p in state.parents], dtype=np.int64),
-              "parents": np.concatenate(state.parents) if state.parents else np.zeros(0, np.int64),
-              "actions": np.concatenate(state.actions) if state.actions else np.zeros(0, np.int32)}
-    header = {"format": FORMAT, "version": VERSION, "modelcheck": __version__, "saved_at": time.time(),
-              "identity": identity.__dict__, "depth": state.depth, "level_start": state.level_start,
-              "generated": state.generated, "sometimes": state.sometimes, "levels": len(state.parents),
-              "states": int(state.visited.size), "frontier": int(state.level_words.shape[1])}
-    header["digest"] = digest(arrays, header)
-    # a second Ctrl-C, a full disk: the last complete checkpoint stays, and no temporary file
-    write_atomically(path(directory), lambda f: np.savez(f, header=np.array(json.dumps(header)), **arrays),
-                     replace=True, binary=True)
+    data = tempfile.mkdtemp(prefix=DATA_PREFIX, dir=directory)
+    try:
+        arrays = _save_arrays(data, state)
+        if arrays["visited"]["shape"][0] != state.states:
+            raise RuntimeError(f"the visited set gave {arrays['visited']['shape'][0]} fingerprints, "
+                               f"not {state.states}")
+        header = {"format": FORMAT, "version": VERSION, "modelcheck": __version__, "saved_at": time.time(),
+                  "identity": identity.__dict__, "depth": state.depth, "level_start": state.level_start,
+                  "generated": state.generated, "sometimes": state.sometimes, "levels": len(state.parents),
+                  "states": int(state.states), "frontier": int(state.level.shape[1]),
+                  "words": int(state.level.shape[0]), "data": os.path.basename(data), "arrays": arrays}
+        header["digest"] = header_digest(header)
+        # a second Ctrl-C, a full disk: the last complete checkpoint stays, and no partial directory
+        write_atomically(path(directory), lambda f: f.write(json.dumps(header, indent=1)), replace=True)
+    except BaseException:
+        shutil.rmtree(data, ignore_errors=True)
+        raise
+    remove_other_data(directory, keep=os.path.basename(data))
     return time.perf_counter() - started
+
+
+def remove_other_data(directory: str, keep: str) -> None:
+    """Data directories the header no longer names: the checkpoint before,
+    or a save cut short by a crash."""
+    for name in os.listdir(directory):
+        if name.startswith(DATA_PREFIX) and name != keep:
+            shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
 
 
 class Saver:
@@ -145,73 +206,104 @@ class Saver:
         return f"the checkpoint at depth {depth} could not be saved ({error.strerror or error}); {kept}"
 
 
-def digest(arrays: dict[str, np.ndarray], header: dict) -> str:
-    """SHA-256 over the header (all of it but the digest, as canonical JSON),
-    then each array's name, dtype, shape and bytes."""
-    h = hashlib.sha256()
+def header_digest(header: dict) -> str:
+    """SHA-256 over the header, all of it but the digest, as canonical JSON
+    (which covers each array's shape and SHA-256)."""
     covered = {k: v for k, v in header.items() if k != "digest"}
-    h.update(json.dumps(covered, sort_keys=True, separators=(",", ":")).encode())
-    for name in ARRAYS:
-        a = np.ascontiguousarray(arrays[name])
-        h.update(f"{name}:{a.dtype.str}:{a.shape};".encode())
-        h.update(memoryview(a).cast("B"))
-    return h.hexdigest()
+    return hashlib.sha256(json.dumps(covered, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+class SortedFingerprints:
+    """A visited set for checking a checkpoint where the run gives none: its
+    fingerprints, sorted and unique."""
+
+    def __init__(self, fps: np.ndarray):
+        self.fps = np.unique(np.asarray(fps))
+
+    def __len__(self) -> int:
+        return self.fps.size
+
+    def unseen(self, fps: np.ndarray) -> np.ndarray:
+        if self.fps.size == 0:
+            return np.ones(fps.size, dtype=bool)
+        pos = np.minimum(np.searchsorted(self.fps, fps), self.fps.size - 1)
+        return self.fps[pos] != fps
 
 
 def load(directory: str, identity: RunIdentity, max_depth: int | None = None,
-         fingerprints: Callable[[np.ndarray], np.ndarray] | None = None) -> SearchState:
+         fingerprints: Callable[[np.ndarray], np.ndarray] | None = None,
+         visited_set: Callable[[np.ndarray], object] = SortedFingerprints) -> SearchState:
     """The search saved in ``directory``, refused (``InputError``) if it is
     damaged, for another run, or deeper than ``max_depth``. ``fingerprints``:
     the run's own (``Packing.fingerprints``, which under a VIEW are of the
-    view), by which its frontier must be visited."""
-    file = path(directory)
-    if not os.path.lexists(file):
-        raise InputError(f"--resume {directory}: no checkpoint there ({FILE} is missing)")
+    view), by which its frontier must be visited; ``visited_set``: makes the
+    run's visited set from the saved fingerprints (it must hold each once,
+    have a length and an ``unseen(fps)`` mask)."""
+    refuse = f"--resume {directory}:"
+    header = read_header(directory)
     try:
-        with open_regular(file, f"--resume {directory}:", CHECKPOINT_CAP) as f, np.load(f, allow_pickle=False) as data:
-            header = json.loads(str(data["header"]))
-            arrays = {k: data[k] for k in ARRAYS}
-    except (OSError, ValueError, KeyError, EOFError, RecursionError, zipfile.BadZipFile) as e:
-        # EOFError (an empty file) must not reach the CLI, which reads it as Ctrl-D
-        reason = " ".join(str(e).split())[:120] or type(e).__name__
-        raise InputError(f"--resume {directory}: {FILE} is damaged, not a readable checkpoint ({reason})") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise InputError(f"--resume {directory}: {FILE} is not a modelcheck checkpoint")
-    if header.get("version") != VERSION:
-        raise InputError(f"--resume {directory}: not a checkpoint of this modelcheck version")
+        data = os.path.join(directory, os.path.basename(str(header["data"])))
+        arrays = map_arrays(data, header["arrays"], refuse)
+    except Damaged as e:
+        raise InputError(f"{refuse} the checkpoint is damaged ({e}); it cannot be resumed") from None
+    except KeyError:
+        raise InputError(f"{refuse} the checkpoint is damaged (its header does not name its data)") from None
     problem = inconsistency(header, arrays)
     if problem:
-        raise InputError(f"--resume {directory}: {FILE} is damaged ({problem}); it cannot be resumed")
+        raise InputError(f"{refuse} the checkpoint is damaged ({problem}); it cannot be resumed")
     try:
         saved = RunIdentity(**header["identity"])
     except (KeyError, TypeError):
-        raise InputError(f"--resume {directory}: {FILE} is damaged (its identity is unreadable)") from None
+        raise InputError(f"{refuse} the checkpoint is damaged (its identity is unreadable)") from None
     if saved != identity:
-        raise InputError(f"--resume {directory}: the checkpoint is for {saved.describe()}, "
+        raise InputError(f"{refuse} the checkpoint is for {saved.describe()}, "
                          f"but this run is {identity.describe()}")
-    # only now, the run known to be its own: its fingerprints are the run's (under a VIEW, of the view)
-    if not frontier_visited(arrays["level_words"], arrays["visited"], fingerprints):
-        raise InputError(f"--resume {directory}: {FILE} is damaged (its frontier holds states that are not in "
-                         f"its visited set); it cannot be resumed")
     check_depth_limit(directory, header["depth"], max_depth)
+    # only now, the run known to be its own: its fingerprints are the run's (under a VIEW, of the view)
+    visited = visited_set(arrays["visited"])
+    if len(visited) != header["states"]:
+        raise InputError(f"{refuse} the checkpoint is damaged (its visited set holds a fingerprint more than "
+                         f"once); it cannot be resumed")
+    if not frontier_visited(arrays["frontier"], visited, fingerprints):
+        raise InputError(f"{refuse} the checkpoint is damaged (its frontier holds states that are not in "
+                         f"its visited set); it cannot be resumed")
     bounds = np.cumsum(arrays["level_sizes"])[:-1]
     return SearchState(
-        depth=header["depth"], level_words=arrays["level_words"], level_start=header["level_start"],
-        visited=arrays["visited"], parents=list(np.split(arrays["parents"], bounds)),
+        depth=header["depth"], level=arrays["frontier"], level_start=header["level_start"], visited=visited,
+        states=header["states"], parents=list(np.split(arrays["parents"], bounds)),
         actions=list(np.split(arrays["actions"], bounds)), generated=header["generated"],
-        sometimes=header["sometimes"])
+        sometimes=header["sometimes"], level_file=os.path.join(data, "frontier"))
+
+
+def read_header(directory: str) -> dict:
+    """The checkpoint's header, once its format, version and digest are found right."""
+    refuse = f"--resume {directory}:"
+    if not os.path.lexists(path(directory)):
+        raise InputError(f"{refuse} no checkpoint there ({FILE} is missing)")
+    try:
+        header = json.loads(read_bytes(path(directory), refuse, HEADER_CAP))
+    except (OSError, ValueError, RecursionError) as e:
+        reason = " ".join(str(e).split())[:120] or type(e).__name__
+        raise InputError(f"{refuse} {FILE} is damaged, not a readable checkpoint ({reason})") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise InputError(f"{refuse} {FILE} is not a modelcheck checkpoint")
+    if header.get("version") != VERSION:
+        raise InputError(f"{refuse} not a checkpoint of this modelcheck version")
+    if header.get("digest") != header_digest(header):
+        raise InputError(f"{refuse} {FILE} is damaged (its content does not match the digest saved with it); "
+                         f"it cannot be resumed")
+    return header
 
 
 def inconsistency(header: dict, arrays: dict[str, np.ndarray]) -> str | None:
-    """What is wrong with a loaded checkpoint, or None: its digest, then the
-    structure a search leaves behind."""
+    """What is wrong with the structure a search leaves behind, or None.
+    Arrays are read a chunk at a time: they may be larger than the memory."""
     try:
-        if header.get("digest") != digest(arrays, header):
-            return "its content does not match the digest saved with it"
-        words, visited, sizes, parents, actions = (arrays[k] for k in ARRAYS)
-        states, frontier = int(header["states"]), int(header["frontier"])
-        if visited.dtype != np.uint64 or visited.ndim != 1 or words.ndim != 2 or words.dtype != np.uint64:
-            return "its arrays have the wrong types"
+        sizes, parents, actions, visited, frontier = (arrays[k] for k in
+                                                      ("level_sizes", "parents", "actions", "visited", "frontier"))
+        states = int(header["states"])
+        if visited.ndim != 1 or frontier.ndim != 2 or frontier.shape[1] != int(header["words"]):
+            return "its arrays have the wrong shapes"
         if visited.size != states or int(sizes.sum()) != states or parents.size != states \
                 or actions.size != states or sizes.size != int(header["levels"]) or sizes.size < 1:
             return "its visited set, state store and level sizes disagree"
@@ -221,32 +313,36 @@ def inconsistency(header: dict, arrays: dict[str, np.ndarray]) -> str | None:
             return "its reachability checks name depths it has not reached"
         if int(header["generated"]) < states:
             return "it generated fewer states than it holds"
-        if np.any(visited[1:] <= visited[:-1]):
-            return "its visited set is not sorted"
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        if words.shape[1] != frontier or int(header["level_start"]) != int(starts[-1]) \
-                or frontier != int(sizes[-1]):
+        if frontier.shape[0] != int(header["frontier"]) or int(header["level_start"]) != int(starts[-1]) \
+                or frontier.shape[0] != int(sizes[-1]):
             return "its frontier is not its last level"
+        if np.any(sizes < 1):
+            return "a level of it is empty"
         if np.any(parents[:sizes[0]] != -1) or np.any(actions[:sizes[0]] >= 0):
             return "its first level is not made of initial states"
-        level_of = np.repeat(np.arange(sizes.size), sizes)[sizes[0]:]
-        later = parents[sizes[0]:]
-        if np.any(later < starts[np.maximum(level_of - 1, 0)]) or np.any(later >= starts[level_of]):
-            return "a state's parent is not in the level before it"
+        for level in range(1, sizes.size):
+            for lo in range(int(starts[level]), int(starts[level]) + int(sizes[level]), CHUNK):
+                hi = min(lo + CHUNK, int(starts[level]) + int(sizes[level]))
+                if parents[lo:hi].min() < starts[level - 1] or parents[lo:hi].max() >= starts[level] \
+                        or actions[lo:hi].min() < 0:
+                    return "a state's parent is not in the level before it"
     except (KeyError, TypeError, ValueError) as e:
         return f"its header is incomplete ({e})"
     return None
 
 
-def frontier_visited(words: np.ndarray, visited: np.ndarray,
-                     fingerprints: Callable[[np.ndarray], np.ndarray] | None = None) -> bool:
-    """Whether every frontier state's fingerprint (by the run's own
-    ``fingerprints``, the plain ones if not given) is in the sorted visited set."""
+def frontier_visited(rows: np.ndarray, visited, fingerprints: Callable[[np.ndarray], np.ndarray] | None = None) -> bool:
+    """Whether every frontier state (``rows``, ``(n, words)``) has its
+    fingerprint, by the run's own ``fingerprints`` (the plain ones if not
+    given), in ``visited``."""
     if fingerprints is None:
         from modelcheck.packing import fingerprints
-    fps = fingerprints(words)
-    pos = np.minimum(np.searchsorted(visited, fps), max(visited.size - 1, 0))
-    return fps.size == 0 or (visited.size > 0 and bool(np.all(visited[pos] == fps)))
+    step = max(1, CHUNK // max(rows.shape[1], 1))
+    for start in range(0, rows.shape[0], step):
+        if visited.unseen(fingerprints(np.ascontiguousarray(rows[start:start + step].T))).any():
+            return False
+    return True
 
 
 def valid_reached(sometimes, depth: int) -> bool:

@@ -228,3 +228,27 @@ def interrupt(*args, cwd, marker: str, signals: int = 1, delay: float = 0.0, gap
     reader.join(timeout=10)
     os.close(master)
     return Interrupted(proc.returncode, out.decode(), seen.decode(errors="replace"), after)
+
+
+def checkpoint_contents(directory) -> dict[str, bytes]:
+    """Every file of a fast checkpoint's directory, by its path in it, with
+    its bytes (the lock file a run holds while it runs left out)."""
+    out = {}
+    for root, _, files in os.walk(directory):
+        for name in files:
+            full = os.path.join(root, name)
+            if name != ".modelcheck.lock":
+                with open(full, "rb") as f:
+                    out[os.path.relpath(full, directory)] = f.read()
+    return out
+
+
+def checkpoint_layout(directory) -> list[str]:
+    """A fast checkpoint's files, the data directory's name reduced to its prefix."""
+    import re
+    return sorted(re.sub(r"^checkpoint-data-[^/]+", "checkpoint-data-*", p) for p in checkpoint_contents(directory))
+
+
+# what a fast checkpoint's directory holds once a save is done
+CHECKPOINT_LAYOUT = sorted(["checkpoint.json"] + [f"checkpoint-data-*/{name}" for name in
+                                                  ("level_sizes", "parents", "actions", "visited", "frontier")])

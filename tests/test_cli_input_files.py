@@ -72,6 +72,6 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read(in_tmp, command, cap, 
 
 def test_a_checkpoint_that_is_a_fifo_is_refused_without_waiting(tmp_path):
     os.makedirs(tmp_path / "ck")
-    os.mkfifo(tmp_path / "ck" / "checkpoint.npz")
+    os.mkfifo(tmp_path / "ck" / "checkpoint.json")
     line = refused_in_a_process("run", "kip320", "--engine", "fast", "--resume", "ck", cwd=tmp_path)
-    assert "checkpoint.npz is not a regular file (a FIFO)" in line
+    assert "checkpoint.json is not a regular file (a FIFO)" in line

@@ -7,7 +7,7 @@ import json
 import os
 import signal
 
-from support import interrupt, invoke_json
+from support import CHECKPOINT_LAYOUT, checkpoint_layout, interrupt, invoke_json
 
 PROGRESS = r"depth +\d+ · [\d,]+ states"
 
@@ -43,7 +43,7 @@ def test_sigterm_saves_the_checkpoint_and_the_resumed_count_is_exact(in_tmp):
     assert r.code == 143, r.terminal
     stopped = json.loads(r.stdout)
     assert stopped["stopped"] == "interrupted" and 10 <= stopped["depth"] < 26
-    assert os.listdir(ck) == ["checkpoint.npz"]  # no temporary file beside it
+    assert checkpoint_layout(ck) == CHECKPOINT_LAYOUT  # no temporary file beside it
     code, done, _ = invoke_json("run", "kip320", "--resume", str(ck))
     assert (code, done["result"], done["distinct_states"], done["depth"]) == (0, "ok", 737794, 26)
     assert sorted(os.listdir(in_tmp)) == ["ck"]

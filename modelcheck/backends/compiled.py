@@ -189,8 +189,9 @@ class CompiledKernel:
         """A set of fingerprints held in a hash table, holding ``fps``;
         ``room``: see ``FingerprintSet``."""
         found = FingerprintSet(self, 0 if fps is None else fps.size, room)
-        if fps is not None:
-            found.add(fps)
+        if fps is not None:  # a slice at a time: ``fps`` may be mapped from a file larger than the memory
+            for start in range(0, fps.size, ADD_AT_ONCE):
+                found.add(fps[start:start + ADD_AT_ONCE])
         return found
 
     def close(self) -> None:
@@ -200,6 +201,7 @@ class CompiledKernel:
 
 
 MAX_LOAD = 0.7  # of a table, before it grows
+ADD_AT_ONCE = 1 << 22  # fingerprints added to a set at a time when it is made from many
 
 
 def _either(rows: np.ndarray) -> np.ndarray:
@@ -236,6 +238,15 @@ def _capacity(count: int) -> int:
     return max(1 << 14, 1 << (2 * count).bit_length())
 
 
+def _capacity_for(count: int) -> int:
+    """Slots for a table made to hold ``count`` fingerprints and more to
+    come: the smallest power of two it fills to at most 60%."""
+    cap = 1 << 14
+    while count > 0.6 * cap:
+        cap <<= 1
+    return cap
+
+
 # Parts of the visited set per worker thread. A table that grows holds its
 # old slots and its new ones, twice as many, at once: with one table per
 # thread, growing took half as much again as the grown set; with four parts
@@ -258,12 +269,19 @@ class FingerprintSet:
         self.room = room if room is not None else (lambda nbytes: None)
         self.parts = kernel.workers * PARTS_PER_WORKER
         self.shares = [(w * PARTS_PER_WORKER, (w + 1) * PARTS_PER_WORKER) for w in range(kernel.workers)]
-        self.caps = [_capacity(-(-expected // self.parts))] * self.parts  # room for its share in each part
+        # room for its share in each part, as full as a table gets after growing (a set made from a
+        # checkpoint of a large search takes the tables the search had, not twice as large)
+        self.caps = [_capacity_for(-(-expected // self.parts))] * self.parts
         self.tables = [_zeroed_table(cap + 1) for cap in self.caps]
         self.counts = [0] * self.parts
 
     def __len__(self) -> int:
         return sum(self.counts)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of its tables."""
+        return sum((cap + 1) * 8 for cap in self.caps)
 
     def lookup_tables(self):
         """The parts' tables and capacities as the C functions read them."""
@@ -336,9 +354,19 @@ class FingerprintSet:
                 found.append(np.zeros(1, np.uint64))
         return np.concatenate(found)
 
+    def held_chunks(self, slots: int = 1 << 24):
+        """Every fingerprint held, in no particular order, a slice of a
+        table at a time: never the whole set in memory at once."""
+        for table, cap in zip(self.tables, self.caps):
+            for start in range(0, cap, slots):
+                part = table[start:min(start + slots, cap)]
+                yield part[part != 0]
+            if table[cap]:
+                yield np.zeros(1, np.uint64)
+
     @property
     def fps(self) -> np.ndarray:
-        """Every fingerprint held, sorted (as a checkpoint keeps them)."""
+        """Every fingerprint held, sorted."""
         return np.sort(self.held())
 
 

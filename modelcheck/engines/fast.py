@@ -50,12 +50,12 @@ import numpy as np
 from modelcheck import checkpoint as ckpt
 from modelcheck.dirlock import holding
 from modelcheck.engines.base import DEADLOCK, NO_GRAPH, CheckOptions, CheckResult, Violation
-from modelcheck.engines.frontier import FileLevel, Frontier, spill_threshold
+from modelcheck.engines.frontier import FileLevel, Frontier, level_spill_limit, physical_memory, spill_threshold
 from modelcheck.engines.kernels import choose as choose_kernels
 from modelcheck.engines.settings import FastSettings
 from modelcheck.engines.visited import HashedVisited, SortedVisited
 from modelcheck.expansion import CHUNK, Expander, Expansion
-from modelcheck.limits import SearchStopped, room_on_disk
+from modelcheck.limits import SearchStopped, resident_bytes, room_on_disk
 from modelcheck.packing import Packing
 
 __all__ = ["CHUNK", "Expander", "FastChecker"]
@@ -167,10 +167,11 @@ class _Search:
         self.options.progress.note(self.kernels.told)
 
     def visited_set(self, fps: np.ndarray | None = None):
-        """The visited set: the compiled kernel's hash tables, or a sorted array."""
+        """The visited set: the compiled kernel's hash tables, or a sorted
+        array. ``fps``: fingerprints to start with, in any order."""
         compiled = self.kernels.compiled
         if compiled is None:
-            return SortedVisited(fps)
+            return SortedVisited(None if fps is None else np.unique(fps))
         # its tables ask before they grow; one past --max-memory stops the search
         return HashedVisited(compiled.fingerprint_set(fps, self.options.limits.make_room))
 
@@ -232,11 +233,11 @@ class _Search:
         return None
 
     # --- checkpoints ------------------------------------------------------------
-    def snapshot(self, depth: int, level_words: np.ndarray, level_start: int) -> ckpt.SearchState:
-        if isinstance(level_words, FileLevel):  # a checkpoint holds the level as one array: read it in
-            level_words = level_words.in_memory()
-        return ckpt.SearchState(depth, level_words, level_start, self.visited.fps, self.store.parents,
-                                self.store.actions, self.generated, dict(self.sometimes_seen))
+    def snapshot(self, depth: int, level_words, level_start: int) -> ckpt.SearchState:
+        """The search as a checkpoint saves it: the level as it is (in
+        memory, or its file), the visited set a slice of a table at a time."""
+        return ckpt.SearchState(depth, level_words, level_start, self.visited.chunks(), len(self.visited),
+                                self.store.parents, self.store.actions, self.generated, dict(self.sometimes_seen))
 
     def save(self, depth: int, level_words: np.ndarray, level_start: int) -> None:
         seconds = self.saver.save(self.snapshot(depth, level_words, level_start))
@@ -247,14 +248,25 @@ class _Search:
                                    f"{seconds:.1f} s) in {self.checkpoint_dir}")
 
     def restore(self) -> tuple[int, np.ndarray, int]:
-        state = ckpt.load(self.settings.resume, self.identity, self.options.max_depth, self.packing.fingerprints)
-        self.visited = self.visited_set(state.visited)
+        state = ckpt.load(self.settings.resume, self.identity, self.options.max_depth, self.packing.fingerprints,
+                          visited_set=self.visited_set)
+        self.visited = state.visited
         self.store = ParentStore(state.parents, state.actions, self.frontier)
         self.generated = state.generated
         self.sometimes_seen.update(state.sometimes)
         self.notes.append(f"resumed at depth {state.depth} with {len(self.visited):,} states")
         self.saver.saved_depth = state.depth
-        return state.depth, state.level_words, state.level_start
+        return state.depth, self.resumed_level(state), state.level_start
+
+    def resumed_level(self, state: ckpt.SearchState):
+        """The checkpoint's frontier: read into memory, or, when it is as
+        large as a level that would go to a file, read from the checkpoint's
+        own file (which stays the checkpoint's)."""
+        rows = state.level
+        spill_above = self.frontier.spill_above
+        if spill_above is None or rows.nbytes <= spill_above:
+            return np.ascontiguousarray(rows.T)
+        return FileLevel(state.level_file, rows.shape[1], rows.shape[0], owned=False)
 
     # --- the search ----------------------------------------------------------------
     def start(self) -> tuple[int, np.ndarray, int] | CheckResult:
@@ -341,7 +353,7 @@ class _Search:
         the reason a limit stopped it (the set then holds whole levels only)."""
         # a level may go to a file where nothing needs it whole in memory (symmetry's orbit sizes, the graph)
         writer = self.frontier.writer(may_spill=isinstance(self.visited, HashedVisited) and self.canonical is None
-                                      and not self.graph.records_steps)
+                                      and not self.graph.records_steps, spill_above=self.spill_limit())
         generated, deadlocked, found = 0, -1, 0
         limits, progress, known = self.options.limits, self.options.progress, len(self.visited)
         for start in range(0, level.shape[1], CHUNK):
@@ -365,6 +377,12 @@ class _Search:
         self.generated += generated
         merged.deadlocked = deadlocked
         return merged, None
+
+    def spill_limit(self) -> int | None:
+        """How much of the next level may stay in memory, given the memory
+        the search holds now and its visited set's tables (``level_spill_limit``)."""
+        budget = self.options.limits.max_memory or physical_memory()
+        return level_spill_limit(self.frontier.spill_above, budget, resident_bytes(), self.visited.nbytes)
 
     def abandon(self, writer) -> Expansion:
         """An unfinished level: its states leave the visited set, so that

@@ -51,6 +51,18 @@ def spill_threshold(max_memory: int | None) -> int | None:
     return budget // 4 if budget else None
 
 
+def level_spill_limit(spill_above: int | None, budget: int | None, resident: int, reserved: int) -> int | None:
+    """Bytes of the next level's states kept in memory before it goes to a
+    file: ``spill_above``, or less when the memory left is short. The visited
+    set may double (``reserved``: its tables' bytes) while the level is
+    found, and the level may take half of what is left after that. Late in
+    a large search, when the set's tables are most of ``budget``, every
+    level goes to a file from its first state."""
+    if spill_above is None or not budget:
+        return spill_above
+    return max(0, min(spill_above, (budget - resident - reserved) // 2))
+
+
 PREFIX = "modelcheck-levels-"
 
 
@@ -75,8 +87,10 @@ class FileLevel:
     """A level's states in a file, read back a chunk at a time: ``level[:, a:b]``
     is a ``(words, b - a)`` array, as a slice of an in-memory level would be."""
 
-    def __init__(self, path: str, words: int, n: int):
-        self.path, self.words, self.n = path, words, n
+    def __init__(self, path: str, words: int, n: int, owned: bool = True):
+        """``owned``: the file is the search's own, removed once the level
+        is done with (not so a level mapped from a checkpoint)."""
+        self.path, self.words, self.n, self.owned = path, words, n, owned
         self._map = np.memmap(path, np.uint64, "r", shape=(n, words)) if n else np.zeros((0, words), np.uint64)
 
     @property
@@ -95,6 +109,8 @@ class FileLevel:
 
     def close(self) -> None:
         self._map = None
+        if not self.owned:
+            return
         try:
             os.remove(self.path)
         except FileNotFoundError:
@@ -111,9 +127,12 @@ class Frontier:
         self._files = 0
         self._cleanup = None
 
-    def writer(self, may_spill: bool = True) -> "LevelWriter":
-        """A writer for the next level; ``may_spill``: whether it may go to a file."""
-        return LevelWriter(self, self.spill_above if may_spill else None)
+    def writer(self, may_spill: bool = True, spill_above: int | None = None) -> "LevelWriter":
+        """A writer for the next level; ``may_spill``: whether it may go to
+        a file, past ``spill_above`` bytes (the frontier's own by default)."""
+        if not may_spill:
+            return LevelWriter(self, None)
+        return LevelWriter(self, self.spill_above if spill_above is None else spill_above)
 
     def new_file(self) -> str:
         if self.directory is None:

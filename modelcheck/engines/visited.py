@@ -25,6 +25,8 @@ import numpy as np
 
 from modelcheck.expansion import Expansion, in_discovery_order
 
+CHUNKS_OF = 1 << 22  # fingerprints handed out at a time
+
 
 class SortedVisited:
     """The visited set as one sorted array of fingerprints."""
@@ -36,6 +38,10 @@ class SortedVisited:
 
     def __len__(self) -> int:
         return self.fps.size
+
+    @property
+    def nbytes(self) -> int:
+        return self.fps.nbytes
 
     def unseen(self, sorted_fps: np.ndarray) -> np.ndarray:
         """Mask of the (sorted, unique) fingerprints not yet visited."""
@@ -62,6 +68,11 @@ class SortedVisited:
     def forget(self, parts: list[Expansion]) -> None:
         """Nothing of an unfinished level was added."""
 
+    def chunks(self):
+        """Every fingerprint held, a slice at a time (for a checkpoint)."""
+        for start in range(0, self.fps.size, CHUNKS_OF):
+            yield self.fps[start:start + CHUNKS_OF]
+
 
 class HashedVisited:
     """The visited set in a compiled kernel's hash tables."""
@@ -71,6 +82,11 @@ class HashedVisited:
 
     def __len__(self) -> int:
         return len(self.hashed)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of its tables."""
+        return self.hashed.nbytes
 
     @property
     def fps(self) -> np.ndarray:
@@ -91,6 +107,10 @@ class HashedVisited:
         """The level's new states (a ``LevelWriter``'s), in discovery order
         (visited already)."""
         return level.level()
+
+    def chunks(self):
+        """Every fingerprint held, a slice of a table at a time (for a checkpoint)."""
+        return self.hashed.held_chunks()
 
     def forget(self, parts: list[Expansion]) -> None:
         """Takes an unfinished level's states out again."""

@@ -39,7 +39,7 @@ def test_max_memory_stops_before_the_limit_is_passed_by_much(in_tmp):
 def test_resume_after_a_limit_gives_the_identical_result(in_tmp):
     code, partial, _ = invoke_json(*FULL, "--max-states", "200000", "--checkpoint", "ck")
     assert code == 0 and partial["result"] == "bounded-ok"
-    assert os.path.exists(in_tmp / "ck" / "checkpoint.npz")
+    assert os.path.exists(in_tmp / "ck" / "checkpoint.json")
     code, resumed, _ = invoke_json(*FULL, "--resume", "ck")
     assert code == 0
     assert (resumed["result"], resumed["distinct_states"], resumed["depth"]) == ("ok", 737794, 26)
@@ -101,7 +101,7 @@ def test_ctrl_c_prints_partial_statistics_and_resume_completes(in_tmp):
                              "--json"], cwd=in_tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     deadline = time.time() + 120
-    while not os.path.exists(in_tmp / "ck" / "checkpoint.npz") and time.time() < deadline:
+    while not os.path.exists(in_tmp / "ck" / "checkpoint.json") and time.time() < deadline:
         time.sleep(0.1)
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)

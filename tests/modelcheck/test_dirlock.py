@@ -82,7 +82,7 @@ def test_two_real_runs_into_one_checkpoint_directory(tmp_path):
             first.wait()
     assert first.returncode == 130
     assert not lock.exists()
-    assert (tmp_path / "ck" / "checkpoint.npz").exists()
+    assert (tmp_path / "ck" / "checkpoint.json").exists()
     again = subprocess.run(command[:-4] + ["--resume", "ck", "--max-states", "1"], cwd=str(tmp_path), env=env,
                            capture_output=True, text=True, timeout=60)
     assert again.returncode == 0, again.stderr

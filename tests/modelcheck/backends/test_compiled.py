@@ -148,6 +148,18 @@ def test_a_growth_refused_leaves_the_set_as_it_was(cache):
     k.close()
 
 
+def test_a_set_is_handed_out_a_slice_at_a_time_each_fingerprint_once(cache):
+    """As a checkpoint saves it: never the whole set at once; zero too."""
+    k = kernel(small_model("kip320"), cache, workers=2)
+    rng = np.random.default_rng(11)
+    fps = np.concatenate([rng.integers(1, 2 ** 63, 50_000, dtype=np.uint64), np.zeros(1, np.uint64)])
+    s = k.fingerprint_set(fps)
+    chunks = list(s.held_chunks(slots=4096))
+    assert max(c.size for c in chunks) <= 4096 and len(chunks) > len(s.tables)
+    assert np.array_equal(np.sort(np.concatenate(chunks)), np.unique(fps))
+    k.close()
+
+
 def test_the_sets_tables_count_towards_max_memory(cache):
     # --max-memory counts resident memory that is neither file-backed nor shared
     from modelcheck.limits import resident_bytes

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fulldisk import FILLER, files_in, small_filesystem
-from support import model
+from support import CHECKPOINT_LAYOUT, checkpoint_layout, model
 from modelcheck.engines import fast, frontier
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.fast import FastChecker
@@ -74,6 +74,10 @@ def test_a_stopped_search_with_levels_on_file_saves_and_resumes(every_level_on_f
     assert not any(os.path.exists(os.path.dirname(p)) for p in every_level_on_file)
     resumed = run(m, engine_options={**COMPILED, "resume": str(tmp_path / "ck")})
     assert (resumed.result, resumed.distinct_states, resumed.depth) == ("ok", 5973, 18)
+    # the resumed frontier was read from the checkpoint's own file, which the search left in place
+    assert checkpoint_layout(tmp_path / "ck") == CHECKPOINT_LAYOUT
+    again = run(m, engine_options={**COMPILED, "resume": str(tmp_path / "ck")})
+    assert (again.result, again.distinct_states, again.depth) == ("ok", 5973, 18)
 
 
 def test_a_level_writer_spills_past_its_limit_and_reads_back_by_chunks(tmp_path):
@@ -175,3 +179,15 @@ def test_a_level_writer_on_a_full_disk_leaves_no_file(tmp_path):
         assert out_of_room(raised.value)
         writer.discard()
         assert files_in(disk) == [FILLER]
+
+
+def test_a_level_spills_sooner_when_the_visited_set_leaves_little_memory():
+    from modelcheck.engines.frontier import level_spill_limit
+    gib = 1 << 30
+    # early: the quarter of the budget
+    assert level_spill_limit(5 * gib, 20 * gib, 2 * gib, 1 * gib) == 5 * gib
+    # the tables may double while the level is found; half of what is left after that
+    assert level_spill_limit(5 * gib, 20 * gib, 10 * gib, 8 * gib) == 1 * gib
+    # tables past half the budget: every state of the level to the file
+    assert level_spill_limit(5 * gib, 20 * gib, 17 * gib, 16 * gib) == 0
+    assert level_spill_limit(None, 20 * gib, 17 * gib, 16 * gib) is None  # no spilling at all
