@@ -29,6 +29,7 @@ class Progress:
         self._last = 0.0
         self._logged = self.started
         self._shown = False
+        self.carried = 0  # states a resumed search started with: its rate counts only those it finds
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -50,7 +51,7 @@ class Progress:
             return
         elapsed = max(self.elapsed(), 1e-9)
         line = (f"depth {depth} · {states:,} states · queue {queue:,} · "
-                f"{states / elapsed:,.0f} states/s · {elapsed:.1f} s")
+                f"{max(0, states - self.carried) / elapsed:,.0f} states/s · {elapsed:.1f} s")
         if self.logging:
             now = time.monotonic()
             if now - self._logged >= LOG_INTERVAL:

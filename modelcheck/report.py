@@ -153,7 +153,8 @@ def stats_lines(outcome: RunOutcome) -> list[str]:
         stats.append(("distinct states", f"{r.distinct_states:,}"))
     if r.depth is not None:
         stats.append(("depth", f"{r.depth}" + (f" complete, {r.depth + 1} begun" if r.partial_level else "")))
-    rate = f" ({r.distinct_states / r.seconds:,.0f} states/s)" if r.distinct_states and r.seconds > 0 else ""
+    found = (r.distinct_states or 0) - r.resumed_with  # a resumed search's rate: of the states it found itself
+    rate = f" ({found / r.seconds:,.0f} states/s)" if found > 0 and r.seconds > 0 else ""
     stats.append(("time", f"{r.seconds:.2f} s{rate}"))
     if r.sometimes:
         seen = [f"{n} (depth {d})" for n, d in r.sometimes.items() if d is not None]

@@ -77,6 +77,7 @@ class CheckResult:
     # found whole, and ``distinct_states`` counts some states of the next too
     partial_level: bool = False
     saved: str | None = None  # where a stopped search was saved, to be continued with --resume
+    resumed_with: int = 0  # the states a resumed search had from its checkpoint: not found in ``seconds``
 
 
 class NoGraph:

@@ -149,6 +149,7 @@ class _Search:
         self.visited, self.store = self.visited_set(), ParentStore(frontier=self.frontier)
         self.sometimes_seen: dict[str, int | None] = {n: None for n in model.sometimes}
         self.generated = 0
+        self.resumed_with = 0
         self.notes: list[str] = []
         if self.kernels.told:
             options.progress.note(self.kernels.told)
@@ -185,6 +186,7 @@ class _Search:
         r = CheckResult("fast", result, found, depth, time.perf_counter() - self.started,
                         violation, self.generated, self.sometimes_seen, list(self.notes), stopped,
                         self.graph if self.options.graph is not None else None)
+        r.resumed_with = self.resumed_with
         if self.orbit_states is not None:
             r.notes.append(f"the representatives stand for {self.orbit_states:,} states (the sum of their orbit sizes)")
         if self.saver is not None and self.saver.problem:
@@ -255,6 +257,7 @@ class _Search:
         self.generated = state.generated
         self.sometimes_seen.update(state.sometimes)
         self.notes.append(f"resumed at depth {state.depth} with {len(self.visited):,} states")
+        self.resumed_with = self.options.progress.carried = len(self.visited)
         self.saver.saved_depth = state.depth
         return state.depth, self.resumed_level(state), state.level_start
 

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -43,6 +44,17 @@ def test_resume_after_a_limit_gives_the_identical_result(in_tmp):
     code, resumed, _ = invoke_json(*FULL, "--resume", "ck")
     assert code == 0
     assert (resumed["result"], resumed["distinct_states"], resumed["depth"]) == ("ok", 737794, 26)
+    assert partial["resumed_with"] == 0 and resumed["resumed_with"] == partial["distinct_states"]
+
+
+def test_a_resumed_search_gives_the_rate_of_the_states_it_found_itself(in_tmp):
+    invoke_json(*FULL, "--max-states", "200000", "--checkpoint", "ck")
+    code, out, _ = invoke(*FULL, "--resume", "ck")
+    assert code == 0
+    seconds, rate = re.search(r"time +([0-9.]+) s \(([0-9,]+) states/s\)", out).groups()
+    found = 737794 - int(re.search(r"resumed at depth \d+ with ([0-9,]+) states", out).group(1).replace(",", ""))
+    assert int(rate.replace(",", "")) == round(found / float(seconds)) or \
+        abs(int(rate.replace(",", "")) - found / float(seconds)) <= 0.01 * found / float(seconds) + 1
 
 
 def test_resumed_violation_has_the_same_shortest_trace(in_tmp):
