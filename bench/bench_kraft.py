@@ -27,6 +27,10 @@ different cores the two run side by side, else TLC runs after the fast
 engine. ``--tlc-alone`` runs TLC only, so one spec's TLC run can go beside
 another spec's fast-engine run; ``--log DIR`` keeps the fast engine's
 progress lines (one a minute, with each level's size) in DIR.
+``--checkpoint DIR`` saves each search in DIR/SPEC when it is stopped and
+continues it from there on the next run, so a search longer than one
+sitting is made of several runs; DIR/SPEC.runs.json lists them, and the
+rate of a continued run counts only the states it found itself.
 
 ``versus``: the largest configurations TLC finishes here in minutes
 (``VERSUS`` in kraft_configs.py), timed run by run: after a first run
@@ -49,7 +53,7 @@ expanded state of the Python successor function and of the numpy kernel
 
     python bench/bench_kraft.py tlc [--engine fast|bfs] [--only NAME ...]
     python bench/bench_kraft.py scale [--minutes 35] [--max-memory 10GiB] [--only kraft-3.5 ...]
-        [--workers N] [--cpus 0,1] [--log DIR]
+        [--workers N] [--cpus 0,1] [--log DIR [--at-level-end]] [--checkpoint DIR [--checkpoint-every SECONDS]]
         [--tlc CLASSES --upstream DIR [--tlc-minutes 120] [--tlc-cpus 1] [--tlc-alone]]
     python bench/bench_kraft.py versus [k_b2m2f3 ...] --tlc CLASSES --upstream DIR [--runs 3] [--workers 2]
         [--tlc-workers 2]
@@ -131,7 +135,8 @@ def scale(args) -> None:
         cmd = modelcheck_command("run", spec, "--engine", args.engine, "--json",
                                  *(() if args.log else ("-q",)), "--max-memory",
                                  args.max_memory, *_const_args(consts),
-                                 *(("--workers", str(args.workers)) if args.workers else ()))
+                                 *(("--workers", str(args.workers)) if args.workers else ()),
+                                 *_checkpoint_args(args, spec))
         with tempfile.TemporaryDirectory() as tmp:
             if args.tlc_alone:
                 t = TlcRun(args, spec, tmp).finish()
@@ -143,21 +148,55 @@ def scale(args) -> None:
                 args.tlc_cpus.split(","))
             tlc = TlcRun(args, spec, tmp) if beside else None
             log = os.path.join(args.log, f"{spec}.log") if args.log else None
-            row = _run_for(_pinned(cmd, args.cpus), args.minutes * 60, log)
+            row = _run_for(_pinned(cmd, args.cpus), args.minutes * 60, log, args.at_level_end)
             if args.tlc:
                 row["tlc"] = (tlc or TlcRun(args, spec, tmp)).finish()
         out = row.pop("output")
         row.update(spec=spec, constants=consts, result=out["result"], stopped=out["stopped"],
                    distinct_states=out["distinct_states"], depth=out["depth"], seconds=out["seconds"],
-                   states_per_second=round(out["distinct_states"] / max(out["seconds"], 1e-9)),
+                   resumed_with=out["resumed_with"],  # a resumed search's rate is of the states it found
+                   states_per_second=round((out["distinct_states"] - out["resumed_with"]) / max(out["seconds"], 1e-9)),
                    command=" ".join(cmd[3:]))
+        if args.checkpoint:
+            _add_to_ledger(args, spec, row)
         print(f"{spec}: {row['result']} (stopped: {row['stopped']}), {row['distinct_states']:,} distinct, depth "
               f"{row['depth']}, {row['seconds']:.0f} s, {row['states_per_second']:,} states/s, peak RSS "
               f"{row['peak_rss_mib']:,.0f} MiB, load average at start {row['load_at_start']}", flush=True)
+        if args.checkpoint:
+            runs = row["runs"]
+            print(f"  over its {len(runs)} run(s) from the start: {sum(r['seconds'] for r in runs):,.0f} s of "
+                  f"search, saved in {os.path.join(args.checkpoint, spec)}", flush=True)
         if args.tlc:
             _print_tlc(spec, row["tlc"], row, beside)
         rows.append(row)
     print(json.dumps(rows))
+
+
+def _checkpoint_args(args, spec: str) -> tuple[str, ...]:
+    """With ``--checkpoint DIR``: continue DIR/SPEC's search if it holds
+    one, else start one saved there. It is saved when stopped, and every
+    ``--checkpoint-every`` seconds (by default only when stopped: at the
+    .cfg's sizes a save made between levels keeps a level of 20 GB on the
+    disk beside the two the search holds)."""
+    if not args.checkpoint:
+        return ()
+    directory = os.path.join(args.checkpoint, spec)
+    every = ("--checkpoint-every", str(args.checkpoint_every))
+    if os.path.exists(os.path.join(directory, "checkpoint.json")):
+        return ("--resume", directory, *every)
+    return ("--checkpoint", directory, *every)
+
+
+def _add_to_ledger(args, spec: str, row: dict) -> None:
+    """DIR/SPEC.runs.json: every run of one search, from its start, so that
+    a search continued over several runs has its whole time."""
+    ledger = os.path.join(args.checkpoint, f"{spec}.runs.json")
+    runs = json.load(open(ledger)) if os.path.exists(ledger) and row["resumed_with"] else []
+    runs.append({k: row[k] for k in ("result", "stopped", "distinct_states", "depth", "seconds", "resumed_with",
+                                     "states_per_second", "peak_rss_mib")})
+    with open(ledger, "w") as f:
+        json.dump(runs, f, indent=1)
+    row["runs"] = runs
 
 
 def _print_tlc(spec: str, t: dict, row: dict | None, beside: bool) -> None:
@@ -311,11 +350,20 @@ class TlcRun:
                 "command": " ".join(self.cmd)}
 
 
-def _run_for(cmd: list[str], seconds: float, log: str | None = None) -> dict:
+def _last_depth(log: str) -> int | None:
+    """The depth of the last progress line in ``log``."""
+    found = re.findall(r"progress: depth (\d+) ", open(log).read())
+    return int(found[-1]) if found else None
+
+
+def _run_for(cmd: list[str], seconds: float, log: str | None = None, at_level_end: bool = False) -> dict:
     """Run ``cmd`` (a --json modelcheck run); after ``seconds``, stop it with
     SIGINT, which makes it report what it explored. Its output, wall time and
     peak RSS (its own, from wait4). With ``log``, its stderr (a progress line
-    a minute) goes to that file, so a run of hours can be followed."""
+    a minute) goes to that file, so a run of hours can be followed; with
+    ``at_level_end`` too, it is stopped only once a progress line shows the
+    level under way at ``seconds`` ended (a search keeps whole levels only,
+    and a level of the .cfg takes minutes)."""
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     load = os.getloadavg()[0]
     started = time.perf_counter()
@@ -323,11 +371,17 @@ def _run_for(cmd: list[str], seconds: float, log: str | None = None) -> dict:
         err = open(log, "w") if log else subprocess.DEVNULL
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err)
         deadline = time.monotonic() + seconds
+        depth_then = None
         while True:  # wait4 itself, not proc.wait: it must reap the child to give its resource usage
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline and at_level_end and log:
+                depth_then = _last_depth(log) if depth_then is None else depth_then
+                ended = depth_then is not None and (_last_depth(log) or 0) > depth_then
+            else:
+                ended = True
+            if time.monotonic() >= deadline and ended:
                 proc.send_signal(signal.SIGINT)
                 _, status, usage = os.wait4(proc.pid, 0)
                 break
@@ -442,6 +496,12 @@ def main() -> None:
     p_scale.add_argument("--tlc-heap", default="6g")
     p_scale.add_argument("--tlc-alone", action="store_true", help="run TLC only, not the fast engine")
     p_scale.add_argument("--log", metavar="DIR", help="keep the fast engine's progress lines in DIR/SPEC.log")
+    p_scale.add_argument("--checkpoint", metavar="DIR", help="save each search in DIR/SPEC when stopped, and "
+                         "continue it from there when DIR/SPEC holds one (DIR/SPEC.runs.json: every run of it)")
+    p_scale.add_argument("--at-level-end", action="store_true", help="with --log: after --minutes, stop once "
+                         "the level under way has ended")
+    p_scale.add_argument("--checkpoint-every", type=float, default=1e9, help="also save every so many seconds "
+                         "(default: only when stopped)")
     p_versus = sub.add_parser("versus")
     p_versus.add_argument("configs", nargs="*", default=list(VERSUS), choices=list(VERSUS))
     p_versus.add_argument("--tlc", metavar="CLASSES", required=True, help="TLC's compiled classes")
