@@ -240,3 +240,9 @@ def test_a_ctrl_c_during_a_save_leaves_the_last_checkpoint_and_no_partial_direct
     code, out, err = invoke(*RUN, "--resume", "ck", "--json")
     assert code == 0, err
     assert json.loads(out)["distinct_states"] == 737794
+
+
+def test_a_header_past_its_cap_is_refused_before_it_is_read(saved):
+    with open(saved / ckpt.FILE, "r+b") as f:
+        f.truncate(ckpt.HEADER_CAP + 1)  # sparse: nothing is written
+    resume_error("is larger than 64 MiB")
