@@ -79,7 +79,8 @@ def stopped_lines(outcome: RunOutcome) -> list[str]:
         why = "Stopped when the disk was full"
     else:
         why = "Interrupted"
-    explored = (f"{r.distinct_states:,} states explored ({depth_text(r)})"
+    noun = "state" if r.distinct_states == 1 else "states"
+    explored = (f"{r.distinct_states:,} {noun} explored ({depth_text(r)})"
                 if r.distinct_states is not None else f"behaviours of up to {r.depth} states examined")
     lines = [f"{why} before the search was complete: no invariant is violated in the {explored}."]
     if p.properties:

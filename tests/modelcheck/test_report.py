@@ -30,3 +30,13 @@ def test_the_limit_that_stopped_the_run_is_left_out(tmp_path):
         f"modelcheck run kip320 --check-deadlock --checkpoint-every 5.0 --resume {ck}"
     assert resume_command(prepare(request), stopped(INTERRUPTED, ck)) == \
         f"modelcheck run kip320 --max-states 1000 --check-deadlock --checkpoint-every 5.0 --resume {ck}"
+
+
+def test_a_search_stopped_after_one_state_says_state():
+    from modelcheck.report import stopped_lines
+    from modelcheck.run import RunOutcome
+    prepared = prepare(RunRequest(spec="kip320", max_states=1))
+    one = CheckResult("fast", "bounded-ok", 1, 1, 0.1, stopped=MAX_STATES)
+    many = CheckResult("fast", "bounded-ok", 2, 1, 0.1, stopped=MAX_STATES)
+    assert "in the 1 state explored (" in stopped_lines(RunOutcome(prepared, one, None, None))[0]
+    assert "in the 2 states explored (" in stopped_lines(RunOutcome(prepared, many, None, None))[0]
