@@ -79,6 +79,8 @@ def stopped_lines(outcome: RunOutcome) -> list[str]:
         why = "Stopped when the disk was full"
     else:
         why = "Interrupted"
+    if r.distinct_states == 0:
+        return [f"{why} before the search began: no state was explored."]
     noun = "state" if r.distinct_states == 1 else "states"
     explored = (f"{r.distinct_states:,} {noun} explored ({depth_text(r)})"
                 if r.distinct_states is not None else f"behaviours of up to {r.depth} states examined")

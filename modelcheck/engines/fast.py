@@ -107,7 +107,11 @@ class FastChecker:
     collects_coverage = True
 
     def check(self, model, options: CheckOptions) -> CheckResult:
-        search = _Search(model, options)
+        started = time.perf_counter()
+        try:
+            search = _Search(model, options)
+        except SearchStopped as stopped:  # Ctrl-C while the kernel was being made: no state searched yet
+            return CheckResult("fast", "bounded-ok", 0, 0, time.perf_counter() - started, stopped=stopped.reason)
         with holding(search.checkpoint_dir, "--resume" if search.settings.resume else "--checkpoint"):
             try:
                 return search.run()
@@ -127,7 +131,7 @@ class _Search:
         self.settings = FastSettings.of(options.engine_options)
         predicate_names = list(dict.fromkeys(list(options.invariants) + list(model.sometimes)))
         self.kernels = choose_kernels(model, self.packing, predicate_names, self.settings.kernels,
-                                      self.settings.workers)
+                                      self.settings.workers, stopped=lambda: options.limits.stop.requested)
         if self.kernels.compiled is not None:
             self.predicates = self.kernels.compiled.predicates
         else:

@@ -24,6 +24,9 @@ from __future__ import annotations
 import sys
 import threading
 from dataclasses import dataclass, field
+from typing import Callable
+
+from modelcheck.limits import INTERRUPTED, SearchStopped
 
 from modelcheck.backends.compiled import (CompiledKernel, CompilerUnavailable, compile_kernel, default_workers,
                                           is_built, kernel_source_of)
@@ -108,13 +111,45 @@ class KernelChoice:
             self._thread.join()
 
 
-def choose(model, packing, predicate_names: list[str], kernels: str, workers: int | None) -> KernelChoice:
-    """The kernels the settings ask for, falling back to numpy when compiling fails."""
+POLL_SECONDS = 0.1  # how often a stop request is looked for while the kernel's source is generated
+
+
+def generated_source(model, packing, predicate_names: list[str], stopped: Callable[[], bool] | None = None) -> str:
+    """The kernel's C source. Generating it takes seconds on a wide spec (the
+    KRaft .cfg's: over ten), before the search can poll for Ctrl-C; so it is
+    generated on a thread of its own while this one looks for a stop request
+    (``stopped``), and raises ``SearchStopped(INTERRUPTED)`` at once when
+    there is one. The abandoned generation ends with the process."""
+    if stopped is None:
+        return kernel_source_of(model, packing, predicate_names)
+    out: list = []
+
+    def generate() -> None:
+        try:
+            out.append(kernel_source_of(model, packing, predicate_names))
+        except BaseException as e:  # handed to the waiting thread, which raises it
+            out.append(e)
+
+    thread = threading.Thread(target=generate, name="modelcheck-kernel-source", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        if stopped():
+            raise SearchStopped(INTERRUPTED)
+        thread.join(POLL_SECONDS)
+    if isinstance(out[0], BaseException):
+        raise out[0]
+    return out[0]
+
+
+def choose(model, packing, predicate_names: list[str], kernels: str, workers: int | None,
+           stopped: Callable[[], bool] | None = None) -> KernelChoice:
+    """The kernels the settings ask for, falling back to numpy when compiling
+    fails; ``stopped``: whether a stop was requested (see ``generated_source``)."""
     if kernels == NUMPY:
         return KernelChoice(None)
 
     try:
-        source = kernel_source_of(model, packing, predicate_names)
+        source = generated_source(model, packing, predicate_names, stopped)
     except CompilerUnavailable as e:
         fall_back(str(e))
         return KernelChoice(None)

@@ -40,3 +40,6 @@ def test_a_search_stopped_after_one_state_says_state():
     many = CheckResult("fast", "bounded-ok", 2, 1, 0.1, stopped=MAX_STATES)
     assert "in the 1 state explored (" in stopped_lines(RunOutcome(prepared, one, None, None))[0]
     assert "in the 2 states explored (" in stopped_lines(RunOutcome(prepared, many, None, None))[0]
+    none = CheckResult("fast", "bounded-ok", 0, 0, 0.1, stopped=INTERRUPTED)
+    assert stopped_lines(RunOutcome(prepared, none, None, None)) == [
+        "Interrupted before the search began: no state was explored."]

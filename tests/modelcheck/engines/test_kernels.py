@@ -102,3 +102,38 @@ def test_a_build_the_search_outran_is_stopped_with_its_compiler_passes(build_bes
             break
         time.sleep(0.05)
     assert _gone(driver) and _gone(compiler_pass)
+
+
+def test_a_stop_while_the_source_is_generated_ends_the_run_at_once(monkeypatch):
+    """Generating a wide spec's C takes seconds (the KRaft .cfg's: over ten)
+    before the search can poll; a Ctrl-C then is honoured within a poll, and
+    the run reports that no state was searched."""
+    from modelcheck.engines.fast import FastChecker
+    from modelcheck.limits import INTERRUPTED, Limits
+
+    def slow_generation(*args):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+        return ""
+
+    monkeypatch.setattr(kernels, "kernel_source_of", slow_generation)
+    m = model("kip320", Replicas=2)
+    limits = Limits()
+    import threading
+    threading.Timer(0.3, limits.stop.request).start()
+    started = time.monotonic()
+    result = FastChecker().check(m, CheckOptions(tuple(m.spec.default_invariants), limits=limits,
+                                                 engine_options={"kernels": "compiled"}))
+    assert time.monotonic() - started < 3
+    assert (result.stopped, result.distinct_states, result.depth) == (INTERRUPTED, 0, 0)
+
+
+def test_a_failed_generation_is_raised_where_it_was_asked_for(monkeypatch):
+    def broken(*args):
+        raise ValueError("no such operator")
+
+    monkeypatch.setattr(kernels, "kernel_source_of", broken)
+    m = model("kip320", Replicas=2)
+    with pytest.raises(ValueError, match="no such operator"):
+        kernels.generated_source(m, Packing(m.schema), [], stopped=lambda: False)
