@@ -201,6 +201,9 @@ class CompiledKernel:
 
 
 MAX_LOAD = 0.7  # of a table, before it grows
+# of a table whose growth was refused (--max-memory): it fills up to this instead, its probes longer (linear
+# probing: about 50 slots for a fingerprint not in it, against 6 at MAX_LOAD), rather than stop the search
+CROWDED_LOAD = 0.9
 ADD_AT_ONCE = 1 << 22  # fingerprints added to a set at a time when it is made from many
 
 
@@ -274,6 +277,7 @@ class FingerprintSet:
         self.caps = [_capacity_for(-(-expected // self.parts))] * self.parts
         self.tables = [_zeroed_table(cap + 1) for cap in self.caps]
         self.counts = [0] * self.parts
+        self.crowded = False  # whether a table filled past MAX_LOAD, its growth refused
 
     def __len__(self) -> int:
         return sum(self.counts)
@@ -294,7 +298,13 @@ class FingerprintSet:
             self.kernel.built.library.mc_set_split(fps.ctypes.data, fps.size, self.parts, incoming.ctypes.data)
         growing = [part for part, more in enumerate(incoming) if self.counts[part] + int(more) > MAX_LOAD * self.caps[part]]
         if growing:  # asked before any table changes: a refusal leaves the set as it was
-            self.room(sum(_capacity(self.counts[part] + int(incoming[part])) + 1 for part in growing) * 8)
+            try:
+                self.room(sum(_capacity(self.counts[part] + int(incoming[part])) + 1 for part in growing) * 8)
+            except Exception:
+                if any(self.counts[part] + int(incoming[part]) > CROWDED_LOAD * self.caps[part] for part in growing):
+                    raise
+                self.crowded = True  # no room to grow: the tables fill further instead
+                return
         self.kernel.on_workers([lambda part=part: self._grow(part, self.counts[part] + int(incoming[part]))
                                 for part in growing])
 

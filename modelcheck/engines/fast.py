@@ -191,6 +191,9 @@ class _Search:
                         violation, self.generated, self.sometimes_seen, list(self.notes), stopped,
                         self.graph if self.options.graph is not None else None)
         r.resumed_with = self.resumed_with
+        if self.visited.crowded:
+            r.notes.append("--max-memory left no room to grow the visited set's hash tables, so they filled past "
+                           "70% (up to 90%): lookups took longer, and nothing found changed")
         if self.orbit_states is not None:
             r.notes.append(f"the representatives stand for {self.orbit_states:,} states (the sum of their orbit sizes)")
         if self.saver is not None and self.saver.problem:

@@ -32,6 +32,7 @@ class SortedVisited:
     """The visited set as one sorted array of fingerprints."""
 
     hashed = None  # no hash table for the compiled kernel to look successors up in
+    crowded = False
 
     def __init__(self, fps: np.ndarray | None = None):
         self.fps = fps if fps is not None else np.zeros(0, dtype=np.uint64)
@@ -87,6 +88,11 @@ class HashedVisited:
     def nbytes(self) -> int:
         """The bytes of its tables."""
         return self.hashed.nbytes
+
+    @property
+    def crowded(self) -> bool:
+        """Whether its tables filled past their usual load, --max-memory refusing their growth."""
+        return self.hashed.crowded
 
     @property
     def fps(self) -> np.ndarray:

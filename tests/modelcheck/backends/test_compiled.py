@@ -148,6 +148,30 @@ def test_a_growth_refused_leaves_the_set_as_it_was(cache):
     k.close()
 
 
+def test_a_growth_refused_fills_the_tables_up_to_crowded_load_then_stops(cache):
+    """--max-memory refusing a growth costs speed, not the search: the
+    tables fill past MAX_LOAD up to CROWDED_LOAD, and only a batch that
+    would take one past that is refused, the set left as it was."""
+    def room(nbytes):
+        raise MemoryError("refused")
+
+    k = kernel(small_model("kip320"), cache, workers=1)
+    s = k.fingerprint_set(room=room)
+    slots = sum(s.caps)
+    rng = np.random.default_rng(13)
+    fits = rng.integers(1, 2 ** 63, int(0.85 * slots), dtype=np.uint64)
+    for start in range(0, fits.size, 1000):
+        s.add(fits[start:start + 1000])
+    assert s.crowded and len(s) == np.unique(fits).size and not s.unseen(fits).any()
+    from modelcheck.backends.compiled import MAX_LOAD
+    assert len(s) > MAX_LOAD * slots
+    tables, count = [t.ctypes.data for t in s.tables], len(s)
+    with pytest.raises(MemoryError):
+        s.add(rng.integers(1, 2 ** 63, int(0.1 * slots), dtype=np.uint64))
+    assert [t.ctypes.data for t in s.tables] == tables and len(s) == count
+    k.close()
+
+
 def test_a_set_is_handed_out_a_slice_at_a_time_each_fingerprint_once(cache):
     """As a checkpoint saves it: never the whole set at once; zero too."""
     k = kernel(small_model("kip320"), cache, workers=2)
