@@ -111,7 +111,9 @@ class FastChecker:
         try:
             search = _Search(model, options)
         except SearchStopped as stopped:  # Ctrl-C while the kernel was being made: no state searched yet
-            return CheckResult("fast", "bounded-ok", 0, 0, time.perf_counter() - started, stopped=stopped.reason)
+            result = CheckResult("fast", "bounded-ok", 0, 0, time.perf_counter() - started, stopped=stopped.reason)
+            result.saved = FastSettings.of(options.engine_options).resume  # a resumed checkpoint, untouched
+            return result
         with holding(search.checkpoint_dir, "--resume" if search.settings.resume else "--checkpoint"):
             try:
                 return search.run()

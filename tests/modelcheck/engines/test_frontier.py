@@ -74,7 +74,8 @@ def test_a_stopped_search_with_levels_on_file_saves_and_resumes(every_level_on_f
     assert not any(os.path.exists(os.path.dirname(p)) for p in every_level_on_file)
     # resumed and stopped at once: saved again, its frontier the same file, linked into the new data
     at_once = Limits()
-    at_once.stop.request()
+    first_poll = at_once.reached
+    at_once.reached = lambda states=None: at_once.stop.request() or first_poll(states)
     again_stopped = run(m, limits=at_once, engine_options={**COMPILED, "resume": str(tmp_path / "ck")})
     assert again_stopped.stopped == "interrupted" and again_stopped.distinct_states == stopped.distinct_states
     assert checkpoint_layout(tmp_path / "ck") == CHECKPOINT_LAYOUT  # the old data gone
