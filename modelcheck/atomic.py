@@ -62,7 +62,7 @@ def _temporary(path: str, write, binary: bool) -> str:
             write(f)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # as an ordinary new file would have (mkstemp's is private)
+        os.chmod(tmp, 0o666 & ~current_umask())  # as an ordinary new file would have (mkstemp's is private)
     except BaseException:
         _remove(tmp)
         raise
@@ -115,7 +115,7 @@ def _remove(path: str) -> None:
         pass
 
 
-def _umask() -> int:
+def current_umask() -> int:
     """The process's umask, read without changing it where Linux tells it
     (setting it to read it back races with other threads creating files)."""
     try:

@@ -40,7 +40,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from modelcheck import __version__
-from modelcheck.atomic import write_atomically
+from modelcheck.atomic import current_umask, write_atomically
 from modelcheck.checkpoint_files import ArrayWriter, Damaged, map_arrays
 from modelcheck.destinations import make_writable_dir
 from modelcheck.errors import InputError
@@ -151,6 +151,7 @@ def save(directory: str, identity: RunIdentity, state: SearchState) -> float:
     started = time.perf_counter()
     data = tempfile.mkdtemp(prefix=DATA_PREFIX, dir=directory)
     try:
+        os.chmod(data, 0o777 & ~current_umask())  # as an ordinary new directory would have (mkdtemp's is private)
         arrays = _save_arrays(data, state)
         if arrays["visited"]["shape"][0] != state.states:
             raise RuntimeError(f"the visited set gave {arrays['visited']['shape'][0]} fingerprints, "
@@ -232,13 +233,14 @@ class SortedFingerprints:
 
 def load(directory: str, identity: RunIdentity, max_depth: int | None = None,
          fingerprints: Callable[[np.ndarray], np.ndarray] | None = None,
-         visited_set: Callable[[np.ndarray], object] = SortedFingerprints) -> SearchState:
+         visited_set: Callable[[np.ndarray], object] = SortedFingerprints, words: int | None = None) -> SearchState:
     """The search saved in ``directory``, refused (``InputError``) if it is
     damaged, for another run, or deeper than ``max_depth``. ``fingerprints``:
     the run's own (``Packing.fingerprints``, which under a VIEW are of the
     view), by which its frontier must be visited; ``visited_set``: makes the
     run's visited set from the saved fingerprints (it must hold each once,
-    have a length and an ``unseen(fps)`` mask)."""
+    have a length and an ``unseen(fps)`` mask); ``words``: the width of the
+    run's packed states, which the checkpoint's must have."""
     refuse = f"--resume {directory}:"
     header = read_header(directory)
     try:
@@ -259,6 +261,9 @@ def load(directory: str, identity: RunIdentity, max_depth: int | None = None,
         raise InputError(f"{refuse} the checkpoint is for {saved.describe()}, "
                          f"but this run is {identity.describe()}")
     check_depth_limit(directory, header["depth"], max_depth)
+    if words is not None and int(header["words"]) != words:
+        raise InputError(f"{refuse} the checkpoint's states are {header['words']} words wide and this run's "
+                         f"{words}: it was made by another version of {saved.spec}")
     # only now, the run known to be its own: its fingerprints are the run's (under a VIEW, of the view)
     visited = visited_set(arrays["visited"])
     if len(visited) != header["states"]:

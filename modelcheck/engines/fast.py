@@ -260,7 +260,7 @@ class _Search:
 
     def restore(self) -> tuple[int, np.ndarray, int]:
         state = ckpt.load(self.settings.resume, self.identity, self.options.max_depth, self.packing.fingerprints,
-                          visited_set=self.visited_set)
+                          visited_set=self.visited_set, words=self.packing.words)
         self.visited = state.visited
         self.store = ParentStore(state.parents, state.actions, self.frontier)
         self.generated = state.generated

@@ -246,3 +246,21 @@ def test_a_header_past_its_cap_is_refused_before_it_is_read(saved):
     with open(saved / ckpt.FILE, "r+b") as f:
         f.truncate(ckpt.HEADER_CAP + 1)  # sparse: nothing is written
     resume_error("is larger than 64 MiB")
+
+
+def test_a_checkpoint_of_states_of_another_width_is_refused(saved):
+    """The same spec and constants, but states packed another way (a
+    checkpoint from another version of the spec's port)."""
+    from support import model
+    from modelcheck.engines.base import CheckOptions
+    m = model("kip320")
+    identity = ckpt.RunIdentity.of(m, CheckOptions(m.spec.default_invariants))
+    words = header_of(saved)["words"]
+    with pytest.raises(ckpt.InputError, match=f"states are {words} words wide and this run's {words + 1}"):
+        ckpt.load("ck", identity, words=words + 1)
+
+
+def test_the_data_directory_is_as_readable_as_an_ordinary_one(saved):
+    umask = os.umask(0)
+    os.umask(umask)
+    assert os.stat(saved / header_of(saved)["data"]).st_mode & 0o777 == 0o777 & ~umask
