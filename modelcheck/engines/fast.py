@@ -179,7 +179,7 @@ class _Search:
         compiled = self.kernels.compiled
         if compiled is None:
             return SortedVisited(None if fps is None else np.unique(fps))
-        # its tables ask before they grow; one past --max-memory stops the search
+        # its tables ask before they grow; past --max-memory they fill further, then stop the search
         return HashedVisited(compiled.fingerprint_set(fps, self.options.limits.make_room))
 
     # --- results --------------------------------------------------------------
