@@ -28,7 +28,6 @@ level per depth). Each file is read only if it is a regular file.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -42,6 +41,7 @@ import numpy as np
 from modelcheck import __version__
 from modelcheck.atomic import current_umask, write_atomically
 from modelcheck.checkpoint_files import ArrayWriter, Damaged, map_arrays
+from modelcheck.checkpoint_files import json_digest as header_digest  # covers each array's shape and SHA-256
 from modelcheck.destinations import make_writable_dir
 from modelcheck.errors import InputError
 from modelcheck.reading import MiB, read_bytes
@@ -205,13 +205,6 @@ class Saver:
                 f"--resume {self.directory} continues" if self.saved_depth is not None
                 else f"no checkpoint was saved in {self.directory}")
         return f"the checkpoint at depth {depth} could not be saved ({error.strerror or error}); {kept}"
-
-
-def header_digest(header: dict) -> str:
-    """SHA-256 over the header, all of it but the digest, as canonical JSON
-    (which covers each array's shape and SHA-256)."""
-    covered = {k: v for k, v in header.items() if k != "digest"}
-    return hashlib.sha256(json.dumps(covered, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 class SortedFingerprints:

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import os
 import shutil
 from typing import Iterable
 
 import numpy as np
 
-from modelcheck.reading import Refused, check_regular
+from modelcheck.reading import Refused, check_regular, open_regular
 
 # every array a checkpoint holds, and its element type (little-endian, as written)
 DTYPES = {"level_sizes": "<i8", "parents": "<i8", "actions": "<i4", "visited": "<u8", "frontier": "<u8"}
@@ -68,7 +69,7 @@ class ArrayWriter:
         expected = int(np.prod(shape)) * np.dtype(DTYPES[name]).itemsize
         if os.path.getsize(target) != expected:
             raise OSError(errno.EIO, f"{source} holds {os.path.getsize(target)} bytes, not {expected}")
-        self.described[name] = {"shape": list(shape), "sha256": file_digest(target)}
+        self.described[name] = {"shape": list(shape), "sha256": file_digest(target)[1]}
 
     def sync(self) -> None:
         """The directory's entries on disk, so the names survive a crash."""
@@ -79,12 +80,23 @@ class ArrayWriter:
             os.close(fd)
 
 
-def file_digest(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
+def file_digest(path: str, cap: int | None = None) -> tuple[int, str]:
+    """The size and SHA-256 of a file's bytes, read a block at a time; with
+    ``cap``, refused (``Refused``) unless it is a regular file of at most
+    ``cap`` bytes."""
+    digest, size = hashlib.sha256(), 0
+    with (open(path, "rb") if cap is None else open_regular(path, "", cap)) as f:
         while block := f.read(BLOCK):
             digest.update(block)
-    return digest.hexdigest()
+            size += len(block)
+    return size, digest.hexdigest()
+
+
+def json_digest(body: dict) -> str:
+    """SHA-256 of a header or manifest, all of it but its ``digest``, as
+    canonical JSON: it covers whatever digests of files the body records."""
+    covered = {k: v for k, v in body.items() if k != "digest"}
+    return hashlib.sha256(json.dumps(covered, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 class Damaged(Exception):
@@ -117,10 +129,10 @@ def map_arrays(directory: str, described: dict, what: str) -> dict[str, np.ndarr
         expected = int(np.prod(shape)) * np.dtype(dtype).itemsize
         if info.st_size != expected:
             raise Damaged(f"{name} holds {info.st_size} bytes, not the {expected} its header gives")
-        if file_digest(path) != recorded:
+        if file_digest(path)[1] != recorded:
             raise Damaged(f"{name} does not match the digest saved with it")
         arrays[name] = np.memmap(path, dtype, "r", shape=shape) if expected else np.zeros(shape, dtype)
     return arrays
 
 
-__all__ = ["ArrayWriter", "DTYPES", "Damaged", "Refused", "map_arrays", "file_digest"]
+__all__ = ["ArrayWriter", "DTYPES", "Damaged", "Refused", "map_arrays", "file_digest", "json_digest"]

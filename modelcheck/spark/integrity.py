@@ -26,6 +26,7 @@ import zipfile
 
 import numpy as np
 
+from modelcheck import checkpoint_files
 from modelcheck.reading import CHECKPOINT_CAP, Refused, check_file, open_regular
 from modelcheck.spark.visited import run_path
 
@@ -68,13 +69,8 @@ def content_digest(arrays: dict[str, np.ndarray]) -> str:
 
 
 def file_digest(path: str) -> list:
-    """[size, SHA-256] of a file's bytes."""
-    h, size = hashlib.sha256(), 0
-    with open_regular(path, "", CHECKPOINT_CAP) as f:
-        while chunk := f.read(1 << 22):
-            h.update(chunk)
-            size += len(chunk)
-    return [size, h.hexdigest()]
+    """[size, SHA-256] of a file's bytes (as a manifest records them)."""
+    return list(checkpoint_files.file_digest(path, CHECKPOINT_CAP))
 
 
 class Ledger:

@@ -25,7 +25,6 @@ with one line naming it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -34,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from modelcheck import __version__
 from modelcheck.atomic import write_atomically
 from modelcheck.checkpoint import RunIdentity, check_depth_limit, valid_reached
+from modelcheck.checkpoint_files import json_digest
 from modelcheck.errors import InputError
 from modelcheck.reading import MANIFEST_CAP, read_bytes
 from modelcheck.spark import integrity
@@ -83,10 +83,7 @@ def save(directory: str, identity: RunIdentity, level: LevelCheckpoint, files: d
     write_atomically(manifest_path(directory), lambda f: json.dump(body, f), replace=True)
 
 
-def body_digest(body: dict) -> str:
-    """SHA-256 of the manifest's content but its digest, as canonical JSON."""
-    covered = {k: v for k, v in body.items() if k != "digest"}
-    return hashlib.sha256(json.dumps(covered, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+body_digest = json_digest  # SHA-256 of the manifest's content but its digest, as canonical JSON
 
 
 def load(directory: str, identity: RunIdentity, partitions: int | None, max_depth: int | None = None,
