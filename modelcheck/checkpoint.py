@@ -207,26 +207,9 @@ class Saver:
         return f"the checkpoint at depth {depth} could not be saved ({error.strerror or error}); {kept}"
 
 
-class SortedFingerprints:
-    """A visited set for checking a checkpoint where the run gives none: its
-    fingerprints, sorted and unique."""
-
-    def __init__(self, fps: np.ndarray):
-        self.fps = np.unique(np.asarray(fps))
-
-    def __len__(self) -> int:
-        return self.fps.size
-
-    def unseen(self, fps: np.ndarray) -> np.ndarray:
-        if self.fps.size == 0:
-            return np.ones(fps.size, dtype=bool)
-        pos = np.minimum(np.searchsorted(self.fps, fps), self.fps.size - 1)
-        return self.fps[pos] != fps
-
-
 def load(directory: str, identity: RunIdentity, max_depth: int | None = None,
-         fingerprints: Callable[[np.ndarray], np.ndarray] | None = None,
-         visited_set: Callable[[np.ndarray], object] = SortedFingerprints, words: int | None = None) -> SearchState:
+         fingerprints: Callable[[np.ndarray], np.ndarray] | None = None, *,
+         visited_set: Callable[[np.ndarray], object], words: int | None = None) -> SearchState:
     """The search saved in ``directory``, refused (``InputError``) if it is
     damaged, for another run, or deeper than ``max_depth``. ``fingerprints``:
     the run's own (``Packing.fingerprints``, which under a VIEW are of the

@@ -9,6 +9,7 @@ import pytest
 
 from modelcheck import checkpoint as ckpt
 from modelcheck.checkpoint_files import map_arrays
+from modelcheck.engines.visited import SortedVisited
 from support import CHECKPOINT_LAYOUT, checkpoint_contents, checkpoint_layout, invoke, invoke_json, one_error_line
 
 RUN = ("run", "kip320", "--engine", "fast")
@@ -218,7 +219,7 @@ def test_a_ctrl_c_during_a_save_leaves_the_last_checkpoint_and_no_partial_direct
 
     m = model("kip320")
     identity = ckpt.RunIdentity.of(m, CheckOptions(m.spec.default_invariants))
-    loaded = ckpt.load("ck", identity)
+    loaded = ckpt.load("ck", identity, visited_set=lambda fps: SortedVisited(np.unique(fps)))
     before = checkpoint_contents(saved)
 
     def interrupted_chunks():
@@ -257,7 +258,7 @@ def test_a_checkpoint_of_states_of_another_width_is_refused(saved):
     identity = ckpt.RunIdentity.of(m, CheckOptions(m.spec.default_invariants))
     words = header_of(saved)["words"]
     with pytest.raises(ckpt.InputError, match=f"states are {words} words wide and this run's {words + 1}"):
-        ckpt.load("ck", identity, words=words + 1)
+        ckpt.load("ck", identity, visited_set=lambda fps: SortedVisited(np.unique(fps)), words=words + 1)
 
 
 def test_the_data_directory_is_as_readable_as_an_ordinary_one(saved):
