@@ -354,16 +354,6 @@ class FingerprintSet:
                                                 out[w].ctypes.data, self.parts, lo, hi))
         return _either(out)
 
-    def held(self) -> np.ndarray:
-        """Every fingerprint held, in no particular order."""
-        found = []
-        for table, cap in zip(self.tables, self.caps):
-            slots = table[:cap]
-            found.append(slots[slots != 0])
-            if table[cap]:
-                found.append(np.zeros(1, np.uint64))
-        return np.concatenate(found)
-
     def held_chunks(self, slots: int = 1 << 24):
         """Every fingerprint held, in no particular order, a slice of a
         table at a time: never the whole set in memory at once."""
@@ -377,7 +367,7 @@ class FingerprintSet:
     @property
     def fps(self) -> np.ndarray:
         """Every fingerprint held, sorted."""
-        return np.sort(self.held())
+        return np.sort(np.concatenate(list(self.held_chunks())))
 
 
 def kernel_source_of(model, packing, predicate_names: list[str], instances=None) -> str:

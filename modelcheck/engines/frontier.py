@@ -103,10 +103,6 @@ class FileLevel:
             raise IndexError("a level on file is read by states, all words at once")
         return np.ascontiguousarray(self._map[columns].T)
 
-    def in_memory(self) -> np.ndarray:
-        """The whole level as an in-memory ``(words, n)`` array (for a checkpoint)."""
-        return np.ascontiguousarray(self._map.T)
-
     def close(self) -> None:
         self._map = None
         if not self.owned:
