@@ -30,7 +30,8 @@ progress lines (one a minute, with each level's size) in DIR.
 ``--checkpoint DIR`` saves each search in DIR/SPEC when it is stopped and
 continues it from there on the next run, so a search longer than one
 sitting is made of several runs; DIR/SPEC.runs.json lists them, and the
-rate of a continued run counts only the states it found itself.
+rate of a continued run counts only the states it found itself, in the
+time it searched after reading its checkpoint back.
 
 ``versus``: the largest configurations TLC finishes here in minutes
 (``VERSUS`` in kraft_configs.py), timed run by run: after a first run
@@ -154,8 +155,10 @@ def scale(args) -> None:
         out = row.pop("output")
         row.update(spec=spec, constants=consts, result=out["result"], stopped=out["stopped"],
                    distinct_states=out["distinct_states"], depth=out["depth"], seconds=out["seconds"],
-                   resumed_with=out["resumed_with"],  # a resumed search's rate is of the states it found
-                   states_per_second=round((out["distinct_states"] - out["resumed_with"]) / max(out["seconds"], 1e-9)),
+                   resumed_with=out["resumed_with"], resume_seconds=out["resume_seconds"],
+                   # a resumed search's rate: of the states it found, in the time it searched after reading them back
+                   states_per_second=round((out["distinct_states"] - out["resumed_with"])
+                                           / max(out["seconds"] - out["resume_seconds"], 1e-9)),
                    command=" ".join(cmd[3:]))
         if args.checkpoint:
             _add_to_ledger(args, spec, row)
@@ -193,7 +196,7 @@ def _add_to_ledger(args, spec: str, row: dict) -> None:
     ledger = os.path.join(args.checkpoint, f"{spec}.runs.json")
     runs = json.load(open(ledger)) if os.path.exists(ledger) and row["resumed_with"] else []
     runs.append({k: row[k] for k in ("result", "stopped", "distinct_states", "depth", "seconds", "resumed_with",
-                                     "states_per_second", "peak_rss_mib")})
+                                     "resume_seconds", "states_per_second", "peak_rss_mib")})
     with open(ledger, "w") as f:
         json.dump(runs, f, indent=1)
     row["runs"] = runs

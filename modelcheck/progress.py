@@ -30,9 +30,20 @@ class Progress:
         self._logged = self.started
         self._shown = False
         self.carried = 0  # states a resumed search started with: its rate counts only those it finds
+        self.searching_since = self.started  # and only the time since it went on (``resumed``)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
+
+    def resumed(self, carried: int) -> None:
+        """A search read back from a checkpoint goes on from here with
+        ``carried`` states: the rate shown is of the states it finds itself,
+        in the time it searches, not the time the checkpoint took to read."""
+        self.carried = carried
+        self.searching_since = time.monotonic()
+
+    def rate(self, states: int) -> float:
+        return max(0, states - self.carried) / max(time.monotonic() - self.searching_since, 1e-9)
 
     def update(self, text: str, force: bool = False) -> None:
         if not self.enabled:
@@ -51,7 +62,7 @@ class Progress:
             return
         elapsed = max(self.elapsed(), 1e-9)
         line = (f"depth {depth} · {states:,} states · queue {queue:,} · "
-                f"{max(0, states - self.carried) / elapsed:,.0f} states/s · {elapsed:.1f} s")
+                f"{self.rate(states):,.0f} states/s · {elapsed:.1f} s")
         if self.logging:
             now = time.monotonic()
             if now - self._logged >= LOG_INTERVAL:

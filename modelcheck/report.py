@@ -149,6 +149,17 @@ def violation_lines(outcome: RunOutcome) -> list[str]:
     return lines
 
 
+def rate_note(r) -> str:
+    """The rate after the time: a resumed search's counts only the states it
+    found itself, in the time it searched after reading its checkpoint."""
+    found = (r.distinct_states or 0) - r.resumed_with
+    searched = r.seconds - r.resume_seconds
+    rate = f"{found / searched:,.0f} states/s" if found > 0 and searched > 0 else ""
+    loading = f"{r.resume_seconds:.2f} s of it reading the checkpoint" if r.resumed_with else ""
+    told = "; ".join(part for part in (rate, loading) if part)
+    return f" ({told})" if told else ""
+
+
 def stats_lines(outcome: RunOutcome) -> list[str]:
     r = outcome.result
     stats = []
@@ -156,9 +167,7 @@ def stats_lines(outcome: RunOutcome) -> list[str]:
         stats.append(("distinct states", f"{r.distinct_states:,}"))
     if r.depth is not None:
         stats.append(("depth", f"{r.depth}" + (f" complete, {r.depth + 1} begun" if r.partial_level else "")))
-    found = (r.distinct_states or 0) - r.resumed_with  # a resumed search's rate: of the states it found itself
-    rate = f" ({found / r.seconds:,.0f} states/s)" if found > 0 and r.seconds > 0 else ""
-    stats.append(("time", f"{r.seconds:.2f} s{rate}"))
+    stats.append(("time", f"{r.seconds:.2f} s" + rate_note(r)))
     if r.sometimes:
         seen = [f"{n} (depth {d})" for n, d in r.sometimes.items() if d is not None]
         unseen = [n for n, d in r.sometimes.items() if d is None]

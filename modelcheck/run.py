@@ -160,6 +160,7 @@ class RunOutcome:
             "seconds": round(r.seconds, 3),
             "stopped": r.stopped,  # why an incomplete search stopped (a limit, or "interrupted"), else null
             "resumed_with": r.resumed_with,  # states a resumed search had from its checkpoint (0: not resumed)
+            "resume_seconds": round(r.resume_seconds, 3),  # of "seconds", those spent reading the checkpoint
             "violation": violation,
             "properties": list(p.properties),
             "specification": p.specification.name if p.specification is not None else None,

@@ -12,7 +12,8 @@ from modelcheck import __version__
 from support import ROOT, invoke, invoke_json, one_error_line, run_on_terminal, run_subprocess
 
 JSON_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
-               "properties", "specification", "violation", "symmetry", "view", "notes", "resumed_with"}
+               "properties", "specification", "violation", "symmetry", "view", "notes", "resumed_with",
+               "resume_seconds"}
 
 
 def test_ok_run_as_json(in_tmp):

@@ -78,6 +78,7 @@ class CheckResult:
     partial_level: bool = False
     saved: str | None = None  # where a stopped search was saved, to be continued with --resume
     resumed_with: int = 0  # the states a resumed search had from its checkpoint: not found in ``seconds``
+    resume_seconds: float = 0.0  # of ``seconds``, those spent reading the checkpoint back, before the search went on
 
 
 class NoGraph:

@@ -155,7 +155,7 @@ class _Search:
         self.visited, self.store = self.visited_set(), ParentStore(frontier=self.frontier)
         self.sometimes_seen: dict[str, int | None] = {n: None for n in model.sometimes}
         self.generated = 0
-        self.resumed_with = 0
+        self.resumed_with, self.resume_seconds = 0, 0.0
         self.notes: list[str] = []
         if self.kernels.told:
             options.progress.note(self.kernels.told)
@@ -192,7 +192,7 @@ class _Search:
         r = CheckResult("fast", result, found, depth, time.perf_counter() - self.started,
                         violation, self.generated, self.sometimes_seen, list(self.notes), stopped,
                         self.graph if self.options.graph is not None else None)
-        r.resumed_with = self.resumed_with
+        r.resumed_with, r.resume_seconds = self.resumed_with, self.resume_seconds
         if self.visited.crowded:
             r.notes.append("--max-memory left no room to grow the visited set's hash tables, so they filled past "
                            "70% (up to 90%): lookups took longer, and nothing found changed")
@@ -266,7 +266,9 @@ class _Search:
         self.generated = state.generated
         self.sometimes_seen.update(state.sometimes)
         self.notes.append(f"resumed at depth {state.depth} with {len(self.visited):,} states")
-        self.resumed_with = self.options.progress.carried = len(self.visited)
+        self.resumed_with = len(self.visited)
+        self.resume_seconds = time.perf_counter() - self.started
+        self.options.progress.resumed(self.resumed_with)
         self.saver.saved_depth = state.depth
         return state.depth, self.resumed_level(state), state.level_start
 

@@ -37,3 +37,16 @@ def test_quiet_means_nothing_at_all(monkeypatch):
         p.search(4, 5000, 90, force=True)
         p.note("checkpoint saved")
         assert stream.getvalue() == ""
+
+
+def test_a_resumed_search_shows_the_rate_of_what_it_found_since_it_went_on(monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    out = Terminal()
+    p = Progress(out)
+    clock[0] = 300.0  # 200 s reading a checkpoint of a million states
+    p.resumed(1_000_000)
+    clock[0] = 310.0
+    p.search(9, 1_050_000, 10, force=True)
+    # 50,000 found in the 10 s since: not 1,050,000 / 210 s, nor 50,000 / 210 s
+    assert "5,000 states/s · 210.0 s" in out.getvalue()
