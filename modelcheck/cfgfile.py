@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from modelcheck.errors import InputError
 from modelcheck.reading import CONFIG_CAP, read_text
@@ -82,128 +83,148 @@ def _tokens(text: str, path: str) -> list[tuple[str, str, int]]:
 
 
 def parse_config(text: str, path: str = "<cfg>") -> ConfigFile:
-    cfg = ConfigFile(path)
-    toks = _tokens(text, path)
-    i = 0
+    return _Reader(_tokens(text, path), path).config()
 
-    def peek(k=0):
-        return toks[i + k] if i + k < len(toks) else None
 
-    def at_keyword() -> bool:
-        t = peek()
+class _Reader:
+    """The tokens of one .cfg, read section by section into a ConfigFile.
+    Each section runs up to the next keyword; each error names the line."""
+
+    def __init__(self, toks: list[tuple[str, str, int]], path: str):
+        self.toks, self.path, self.i = toks, path, 0
+        self.cfg = ConfigFile(path)
+
+    def config(self) -> ConfigFile:
+        sections = {"CONSTANT": self.constants, "CONSTANTS": self.constants,
+                    "INVARIANT": self.invariants, "INVARIANTS": self.invariants,
+                    "PROPERTY": self.properties, "PROPERTIES": self.properties, "SPECIFICATION": self.properties,
+                    "SYMMETRY": self.symmetry, "VIEW": self.view, "CHECK_DEADLOCK": self.check_deadlock}
+        while self.i < len(self.toks):
+            kind, word, line = self.toks[self.i]
+            if kind != "ident" or word not in KEYWORDS:
+                self.fail(line, f"expected a section keyword such as CONSTANTS or INVARIANT, got {word!r}")
+            self.i += 1
+            sections.get(word, self.skipped)(word, line)
+        return self.cfg
+
+    # --- the cursor ------------------------------------------------------------
+    def fail(self, line: int, message: str) -> NoReturn:
+        raise InputError(f"{self.path}:{line}: {message}")
+
+    def peek(self):
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def at_keyword(self) -> bool:
+        t = self.peek()
         return t is not None and t[0] == "ident" and t[1] in KEYWORDS
 
-    def value() -> str:
-        nonlocal i
-        t = peek()
-        if t is None:
-            raise InputError(f"{path}:{toks[-1][2]}: a value is missing at the end of the file")
-        kind, text_, line = t
-        if kind in ("number", "ident", "string"):
-            i += 1
-            return text_
-        if text_ == "{":
-            i += 1
-            items = []
-            while True:
-                t = peek()
-                if t is None:
-                    raise InputError(f"{path}:{line}: unclosed {{")
-                if t[1] == "}":
-                    i += 1
-                    break
-                items.append(value())
-                t = peek()
-                if t is not None and t[1] == ",":
-                    i += 1
-                elif t is None or t[1] != "}":
-                    raise InputError(f"{path}:{(t or toks[-1])[2]}: expected , or }} in a set")
-            return "{" + ",".join(items) + "}"
-        raise InputError(f"{path}:{line}: expected a value, got {text_!r}")
+    def section(self) -> list[tuple[str, str, int]]:
+        """The tokens up to the next keyword (or the end), consumed."""
+        start = self.i
+        while self.i < len(self.toks) and not self.at_keyword():
+            self.i += 1
+        return self.toks[start:self.i]
 
-    while i < len(toks):
-        kind, word, line = toks[i]
-        if kind != "ident" or word not in KEYWORDS:
-            raise InputError(f"{path}:{line}: expected a section keyword such as CONSTANTS or INVARIANT, got {word!r}")
-        i += 1
-        if word in ("CONSTANT", "CONSTANTS"):
-            while i < len(toks) and not at_keyword():
-                name_kind, name, name_line = toks[i]
-                if name_kind != "ident":
-                    raise InputError(f"{path}:{name_line}: expected a constant name, got {name!r}")
-                i += 1
-                op = peek()
-                if op is None or op[1] not in ("=", "<-"):
-                    raise InputError(f"{path}:{name_line}: expected = after constant {name}")
-                i += 1
-                if op[1] == "<-":
-                    target = value()
-                    raise InputError(f"{path}:{name_line}: {name} <- {target}: operator substitution is not "
-                                     f"supported; give the value directly ({name} = ...)")
-                v = value()
-                if v == name:
-                    continue  # a model value declared as itself
-                if name in cfg.constants:
-                    raise InputError(f"{path}:{name_line}: constant {name} is given twice")
-                cfg.constants[name] = v
-                cfg.constant_lines[name] = name_line
-                if peek() is not None and peek()[1] == ",":
-                    i += 1
-        elif word in ("INVARIANT", "INVARIANTS"):
-            start = i
-            while i < len(toks) and not at_keyword():
-                k, name, l2 = toks[i]
-                if k != "ident":
-                    raise InputError(f"{path}:{l2}: expected an invariant name, got {name!r}")
-                cfg.invariants.append(name)
-                i += 1
-            if i == start:
-                raise InputError(f"{path}:{line}: {word} names no invariant")
-        elif word in ("PROPERTY", "PROPERTIES", "SPECIFICATION"):
-            start = i
-            while i < len(toks) and not at_keyword():
-                k, name, l2 = toks[i]
-                if k != "ident":
-                    raise InputError(f"{path}:{l2}: expected a {word.lower()} name, got {name!r}")
-                i += 1
-            names = [t[1] for t in toks[start:i]]
-            if not names:
-                raise InputError(f"{path}:{line}: {word} names nothing")
-            if word == "SPECIFICATION":
-                if len(names) > 1 or cfg.specification is not None:
-                    raise InputError(f"{path}:{line}: give one SPECIFICATION")
-                cfg.specification = names[0]
-            else:
-                cfg.properties.extend(names)
-        elif word == "SYMMETRY":
-            start = i
-            while i < len(toks) and not at_keyword():
-                i += 1
-            if i == start:
-                raise InputError(f"{path}:{line}: SYMMETRY names nothing")
-            cfg.symmetry.append(("".join(t[1] for t in toks[start:i]), line))
-        elif word == "VIEW":
-            start = i
-            while i < len(toks) and not at_keyword():
-                i += 1
-            names = [t[1] for t in toks[start:i]]
-            if len(names) != 1 or toks[start][0] != "ident":
-                raise InputError(f"{path}:{line}: VIEW names one operator")
-            cfg.view = (names[0], line)
-        elif word == "CHECK_DEADLOCK":
-            t = peek()
-            if t is None or t[1] not in ("TRUE", "FALSE"):
-                raise InputError(f"{path}:{line}: CHECK_DEADLOCK takes TRUE or FALSE")
-            cfg.check_deadlock = t[1] == "TRUE"
-            i += 1
+    def names(self, what: str) -> list[str]:
+        """A section that lists names: each an identifier."""
+        found = self.section()
+        for kind, name, line in found:
+            if kind != "ident":
+                self.fail(line, f"expected {what} name, got {name!r}")
+        return [name for _, name, _ in found]
+
+    def value(self) -> str:
+        """A constant's value: a number, a name, a string or a set of them."""
+        t = self.peek()
+        if t is None:
+            self.fail(self.toks[-1][2], "a value is missing at the end of the file")
+        kind, text, line = t
+        self.i += 1
+        if kind in ("number", "ident", "string"):
+            return text
+        if text != "{":
+            self.fail(line, f"expected a value, got {text!r}")
+        items = []
+        while True:
+            t = self.peek()
+            if t is None:
+                self.fail(line, "unclosed {")
+            if t[1] == "}":
+                self.i += 1
+                return "{" + ",".join(items) + "}"
+            items.append(self.value())
+            t = self.peek()
+            if t is not None and t[1] == ",":
+                self.i += 1
+            elif t is None or t[1] != "}":
+                self.fail((t or self.toks[-1])[2], "expected , or } in a set")
+
+    # --- the sections ------------------------------------------------------------
+    def constants(self, word: str, line: int) -> None:
+        cfg = self.cfg
+        while self.i < len(self.toks) and not self.at_keyword():
+            name_kind, name, name_line = self.toks[self.i]
+            if name_kind != "ident":
+                self.fail(name_line, f"expected a constant name, got {name!r}")
+            self.i += 1
+            op = self.peek()
+            if op is None or op[1] not in ("=", "<-"):
+                self.fail(name_line, f"expected = after constant {name}")
+            self.i += 1
+            if op[1] == "<-":
+                target = self.value()
+                self.fail(name_line, f"{name} <- {target}: operator substitution is not supported; give the "
+                                     f"value directly ({name} = ...)")
+            v = self.value()
+            if v == name:
+                continue  # a model value declared as itself
+            if name in cfg.constants:
+                self.fail(name_line, f"constant {name} is given twice")
+            cfg.constants[name] = v
+            cfg.constant_lines[name] = name_line
+            if self.peek() is not None and self.peek()[1] == ",":
+                self.i += 1
+
+    def invariants(self, word: str, line: int) -> None:
+        names = self.names("an invariant")
+        if not names:
+            self.fail(line, f"{word} names no invariant")
+        self.cfg.invariants.extend(names)
+
+    def properties(self, word: str, line: int) -> None:
+        names = self.names(f"a {word.lower()}")
+        if not names:
+            self.fail(line, f"{word} names nothing")
+        if word != "SPECIFICATION":
+            self.cfg.properties.extend(names)
+        elif len(names) > 1 or self.cfg.specification is not None:
+            self.fail(line, "give one SPECIFICATION")
         else:
-            start = i
-            while i < len(toks) and not at_keyword():
-                i += 1
-            names = " ".join(t[1] for t in toks[start:i])
-            cfg.warnings.append(f"{path}:{line}: {word} {names} is not used by modelcheck "
-                                f"(it evaluates the spec's own Init and Next)")
-    return cfg
+            self.cfg.specification = names[0]
+
+    def symmetry(self, word: str, line: int) -> None:
+        found = self.section()
+        if not found:
+            self.fail(line, "SYMMETRY names nothing")
+        self.cfg.symmetry.append(("".join(t[1] for t in found), line))
+
+    def view(self, word: str, line: int) -> None:
+        found = self.section()
+        if len(found) != 1 or found[0][0] != "ident":
+            self.fail(line, "VIEW names one operator")
+        self.cfg.view = (found[0][1], line)
+
+    def check_deadlock(self, word: str, line: int) -> None:
+        t = self.peek()
+        if t is None or t[1] not in ("TRUE", "FALSE"):
+            self.fail(line, "CHECK_DEADLOCK takes TRUE or FALSE")
+        self.cfg.check_deadlock = t[1] == "TRUE"
+        self.i += 1
+
+    def skipped(self, word: str, line: int) -> None:
+        names = " ".join(t[1] for t in self.section())
+        self.cfg.warnings.append(f"{self.path}:{line}: {word} {names} is not used by modelcheck "
+                                 f"(it evaluates the spec's own Init and Next)")
 
 
 def read_config(path: str) -> ConfigFile:

@@ -38,6 +38,15 @@ def test_reads_constants_invariants_and_deadlock_flag():
     ("CONSTANTS\n  Replicas <- MCReplicas\n", 2, "substitution"),
     ("(* never closed\nCONSTANTS\n", 1, "unterminated"),
     ("CHECK_DEADLOCK maybe\n", 1, "TRUE or FALSE"),
+    ("CONSTANTS\n  LogSize =\n", 2, "a value is missing at the end of the file"),
+    ("CONSTANTS\n  LogSize = =\n", 2, "expected a value, got '='"),
+    ("CONSTANTS\n  Replicas = {r1,\n", 2, "unclosed {"),
+    ("INVARIANT\n  TypeOk 3\n", 2, "expected an invariant name, got '3'"),
+    ("PROPERTY\nINVARIANT TypeOk\n", 1, "PROPERTY names nothing"),
+    ("SPECIFICATION Spec\nSPECIFICATION Fair\n", 2, "give one SPECIFICATION"),
+    ("SPECIFICATION Spec Fair\n", 1, "give one SPECIFICATION"),
+    ("SYMMETRY\nVIEW v\n", 1, "SYMMETRY names nothing"),
+    ("VIEW v w\n", 1, "VIEW names one operator"),
 ])
 def test_malformed_files_report_the_line(text, line, fragment):
     with pytest.raises(InputError) as e:
@@ -50,3 +59,10 @@ def test_symmetry_is_read_with_its_line():
     cfg = parse_config("CONSTANTS Replicas = {a, b}\nSYMMETRY Permutations(Replicas)\nSYMMETRY Perms\n", "m.cfg")
     assert cfg.symmetry == [("Permutations(Replicas)", 2), ("Perms", 3)]
     assert cfg.warnings == []
+
+
+def test_specification_properties_and_view_are_read_with_their_lines():
+    cfg = parse_config("SPECIFICATION FairSpec\nPROPERTIES Live\n  Progress\nVIEW view\nCONSTRAINT Bound\n", "m.cfg")
+    assert (cfg.specification, cfg.properties, cfg.view) == ("FairSpec", ["Live", "Progress"], ("view", 4))
+    assert cfg.warnings == ["m.cfg:5: CONSTRAINT Bound is not used by modelcheck (it evaluates the spec's own "
+                            "Init and Next)"]
