@@ -51,6 +51,43 @@ class WalkReport:
     sometimes: dict[str, bool] = field(default_factory=dict)
 
 
+@dataclass
+class Walks:
+    """One slot per walk: its current words, its path so far (initial
+    entry, then actions), the steps it took, and whether it is running."""
+
+    words: np.ndarray  # (words, slots) uint64
+    paths: np.ndarray  # (depth + 1, slots) int32
+    steps: np.ndarray  # (slots,) int64
+    active: np.ndarray  # (slots,) bool
+
+    @classmethod
+    def empty(cls, words: int, plan: WalkPlan) -> "Walks":
+        slots = plan.batch
+        return cls(np.zeros((words, slots), np.uint64), np.zeros((plan.depth + 1, slots), np.int32),
+                   np.zeros(slots, np.int64), np.zeros(slots, bool))
+
+    @property
+    def free(self) -> np.ndarray:
+        return np.flatnonzero(~self.active)
+
+    def begin(self, slots: np.ndarray, init_words: np.ndarray, rng: np.random.Generator) -> None:
+        """A new behaviour in each of ``slots``, from an initial state drawn at random."""
+        starts = rng.integers(0, init_words.shape[1], size=slots.size)
+        self.words[:, slots] = init_words[:, starts]
+        self.paths[0, slots] = -1 - starts
+        self.steps[slots] = 0
+        self.active[slots] = True
+
+    def move(self, slots: np.ndarray, words: np.ndarray, actions: np.ndarray) -> None:
+        self.words[:, slots] = words
+        self.steps[slots] += 1
+        self.paths[self.steps[slots], slots] = actions
+
+    def path(self, slot: int) -> list[int]:
+        return self.paths[:self.steps[slot] + 1, slot].tolist()
+
+
 class SeenStates:
     """Distinct fingerprints so far: a large sorted array and a small recent
     one, merged when the recent one grows, so that adding a batch costs
@@ -129,84 +166,78 @@ class RandomWalks:
             column, invariant = broken
             report.behaviours, report.violation = 1, (invariant, [-1 - column])
             return self._finish(report, seen, started)
+        fresh = seen.add(fingerprints(self.init_words))
         if self.coverage is not None:
-            self.coverage.initial(int(seen.add(fingerprints(self.init_words)).sum()))
-        else:
-            seen.add(fingerprints(self.init_words))
+            self.coverage.initial(int(fresh.sum()))
 
-        def wanted() -> bool:
+        def wanted(free: int) -> int:
+            """In how many of ``free`` slots to start a behaviour."""
             if deadline is not None:
-                return time.perf_counter() < deadline
-            return report.behaviours < plan.behaviours
+                return free if time.perf_counter() < deadline else 0
+            return min(free, plan.behaviours - report.behaviours)
 
-        # one slot per walk: its current words, its path so far (initial
-        # entry, then actions), the steps it took, and whether it is running
-        slots = plan.batch
-        words = np.zeros((self.packing.words, slots), np.uint64)
-        paths = np.zeros((plan.depth + 1, slots), np.int32)
-        steps = np.zeros(slots, np.int64)
-        active = np.zeros(slots, bool)
+        walks = Walks.empty(self.packing.words, plan)
         while True:
-            free = np.flatnonzero(~active)
-            if free.size and wanted():
-                k = free.size if deadline is not None else min(free.size, plan.behaviours - report.behaviours)
-                fill = free[:k]
-                starts = rng.integers(0, self.init_words.shape[1], size=k)
-                words[:, fill] = self.init_words[:, starts]
-                paths[0, fill] = -1 - starts
-                steps[fill] = 0
-                active[fill] = True
+            free = walks.free
+            if free.size and (k := wanted(free.size)) > 0:
+                walks.begin(free[:k], self.init_words, rng)
                 report.behaviours += k
-            live = np.flatnonzero(active)
+            live = np.flatnonzero(walks.active)
             if live.size == 0:
                 break
             reason = limits.reached(len(seen)) if limits is not None else None
             if reason:
                 report.stopped = reason
                 break
-            successors, parents, actions, _ = self.expander.successors(words if live.size == slots else words[:, live])
-            counts = np.bincount(parents, minlength=live.size)
-            if successors.shape[1]:
-                report.generated += successors.shape[1]
-                broken = self.first_broken(successors)
-                if broken:
-                    column, invariant = broken
-                    walk = live[parents[column]]
-                    report.violation = (invariant, paths[:steps[walk] + 1, walk].tolist() + [int(actions[column])])
-                    break
-            stuck = counts == 0
-            if plan.check_deadlock and stuck.any():
-                walk = live[np.argmax(stuck)]
-                report.violation = (DEADLOCK, paths[:steps[walk] + 1, walk].tolist())
+            if self.step(walks, live, plan, rng, report, seen):
                 break
-            local = np.flatnonzero(~stuck)
-            if local.size:
-                # the successors of live walk w are order[start[w] : start[w] + counts[w]]
-                order = np.argsort(parents, kind="stable")
-                start = np.cumsum(counts) - counts
-                pick = order[start[local] + (rng.random(local.size) * counts[local]).astype(np.int64)]
-                moving = live[local]
-                words[:, moving] = successors[:, pick]
-                steps[moving] += 1
-                paths[steps[moving], moving] = actions[pick]
-                report.steps += moving.size
-                fresh = seen.add(fingerprints(words[:, moving]))
-                if self.coverage is not None:
-                    self.coverage.new_states(actions[pick][fresh])
-            done = stuck | (steps[live] >= plan.depth)
-            if done.any():
-                ended = live[done]
-                report.longest = max(report.longest, int(steps[ended].max()) + 1)
-                if self.coverage is not None:  # the last states of walks at full depth are seen, not expanded
-                    self.coverage.seen(self.packing.unpack(words[:, live[done & ~stuck]]))
-                active[ended] = False
             if progress is not None:
                 elapsed = max(time.perf_counter() - started, 1e-9)
                 progress.update(f"{report.behaviours:,} behaviours · {report.steps:,} steps · {len(seen):,} distinct "
                                 f"states · {report.steps / elapsed:,.0f} steps/s · {elapsed:.1f} s")
-        if active.any():
-            report.longest = max(report.longest, int(steps[active].max()) + 1)
+        if walks.active.any():
+            report.longest = max(report.longest, int(walks.steps[walks.active].max()) + 1)
         return self._finish(report, seen, started)
+
+    def step(self, walks: "Walks", live: np.ndarray, plan: WalkPlan, rng: np.random.Generator,
+             report: WalkReport, seen: SeenStates) -> bool:
+        """One step of every live walk: to a successor chosen at random, or
+        ended. True when a successor breaks an invariant, or a walk is
+        stuck and deadlock is checked (``report.violation`` then says which)."""
+        current = walks.words if live.size == walks.active.size else walks.words[:, live]
+        successors, parents, actions, _ = self.expander.successors(current)
+        counts = np.bincount(parents, minlength=live.size)
+        if successors.shape[1]:
+            report.generated += successors.shape[1]
+            broken = self.first_broken(successors)
+            if broken:
+                column, invariant = broken
+                report.violation = (invariant, walks.path(live[parents[column]]) + [int(actions[column])])
+                return True
+        stuck = counts == 0
+        if plan.check_deadlock and stuck.any():
+            report.violation = (DEADLOCK, walks.path(live[np.argmax(stuck)]))
+            return True
+        local = np.flatnonzero(~stuck)
+        if local.size:
+            # the successors of live walk w are order[start[w] : start[w] + counts[w]]
+            order = np.argsort(parents, kind="stable")
+            start = np.cumsum(counts) - counts
+            pick = order[start[local] + (rng.random(local.size) * counts[local]).astype(np.int64)]
+            moving = live[local]
+            walks.move(moving, successors[:, pick], actions[pick])
+            report.steps += moving.size
+            fresh = seen.add(fingerprints(walks.words[:, moving]))
+            if self.coverage is not None:
+                self.coverage.new_states(actions[pick][fresh])
+        done = stuck | (walks.steps[live] >= plan.depth)
+        if done.any():
+            ended = live[done]
+            report.longest = max(report.longest, int(walks.steps[ended].max()) + 1)
+            if self.coverage is not None:  # the last states of walks at full depth are seen, not expanded
+                self.coverage.seen(self.packing.unpack(walks.words[:, live[done & ~stuck]]))
+            walks.active[ended] = False
+        return False
 
     def _finish(self, report: WalkReport, seen: SeenStates, started: float) -> WalkReport:
         report.distinct = len(seen)
