@@ -67,3 +67,74 @@ def test_resume_seconds_are_those_spent_reading_the_checkpoint(in_tmp):
     _, resumed, _ = invoke_json(*FULL, "--resume", "ck")
     assert partial["resume_seconds"] == 0
     assert 0 < resumed["resume_seconds"] < resumed["seconds"]
+
+
+def test_resumed_violation_has_the_same_shortest_trace(in_tmp):
+    args = ("run", "kip320-first-try", "--engine", "fast", "--const", "Replicas=3", "--inv", "StrongIsr")
+    code, partial, _ = invoke_json(*args, "--max-states", "20000", "--checkpoint", "ck")
+    assert partial["result"] == "bounded-ok"
+    code, resumed, _ = invoke_json(*args, "--resume", "ck")
+    assert code == 12 and resumed["violation"]["trace_length"] == 13
+
+
+@pytest.mark.parametrize("change", [("--const", "Replicas=2"), ("--inv", "StrongIsr"), ("--check-deadlock",),
+                                    ("--symmetry",)])
+def test_checkpoint_of_another_run_is_refused(in_tmp, change):
+    invoke_json(*FULL, "--max-states", "20000", "--checkpoint", "ck")
+    code, _, err = invoke(*FULL, "--resume", "ck", *change)
+    assert code == 2 and "the checkpoint is for kip320" in err and len(err.strip().splitlines()) == 1
+
+
+def test_resume_under_symmetry_gives_the_identical_result(in_tmp):
+    code, partial, _ = invoke_json(*FULL, "--symmetry", "--max-states", "30000", "--checkpoint", "ck")
+    assert code == 0 and partial["result"] == "bounded-ok"
+    code, resumed, _ = invoke_json(*FULL, "--symmetry", "--resume", "ck")
+    assert (code, resumed["distinct_states"], resumed["depth"]) == (0, 123_311, 26)
+
+
+def test_checkpoint_of_another_spec_is_refused(in_tmp):
+    invoke_json(*FULL, "--max-states", "20000", "--checkpoint", "ck")
+    code, _, err = invoke("run", "kip279", "--engine", "fast", "--resume", "ck")
+    assert code == 2 and "checkpoint is for kip320" in err
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--checkpoint", "ck"), "already holds a checkpoint"),
+    (("--resume", "nowhere"), "no such directory"),
+    (("--max-states", "0"), "at least 1"),
+    (("--max-memory", "lots"), "size such as"),
+    (("--max-memory", "1K"), "below the 16 MiB"),
+])
+def test_bad_long_run_options(in_tmp, args, fragment):
+    invoke_json(*FULL, "--max-states", "20000", "--checkpoint", "ck")
+    code, _, err = invoke(*FULL, *args)
+    assert code == 2 and fragment in err
+
+
+def test_checkpoints_need_the_fast_engine(in_tmp):
+    code, _, err = invoke("run", "kip320", "--engine", "bfs", "--checkpoint", "ck")
+    assert code == 2 and "--engine fast" in err
+
+
+def test_ctrl_c_prints_partial_statistics_and_resume_completes(in_tmp):
+    """A real SIGINT to a running checker: it stops at once with what it
+    explored (exit 130, no traceback) and leaves a checkpoint to resume."""
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", *FULL,
+                             "--const", "MaxLeaderEpoch=3", "--checkpoint", "ck", "--checkpoint-every", "0.5",
+                             "--json"], cwd=in_tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.time() + 120
+    while not os.path.exists(in_tmp / "ck" / "checkpoint.json") and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    partial = json.loads(out)
+    assert partial["result"] == "bounded-ok" and 0 < partial["distinct_states"] < 9985570
+    code, resumed, _ = invoke_json(*FULL, "--const", "MaxLeaderEpoch=3", "--resume", "ck", "--max-depth", "20")
+    assert code == 0 and resumed["depth"] == 20 and resumed["distinct_states"] > partial["distinct_states"]
+    code, straight, _ = invoke_json(*FULL, "--const", "MaxLeaderEpoch=3", "--max-depth", "20")
+    assert (straight["result"], straight["distinct_states"]) == (resumed["result"], resumed["distinct_states"])
