@@ -44,6 +44,7 @@ from modelcheck.checkpoint_files import ArrayWriter, Damaged, map_arrays
 from modelcheck.checkpoint_files import json_digest as header_digest  # covers each array's shape and SHA-256
 from modelcheck.destinations import make_writable_dir
 from modelcheck.errors import InputError
+from modelcheck.packing import fingerprints as packed_fingerprints, transposed
 from modelcheck.reading import MiB, read_bytes
 
 FILE = "checkpoint.json"
@@ -128,7 +129,7 @@ def check_destination(directory: str, resuming: bool) -> None:
 def _frontier_rows(level, rows: int) -> Iterable[np.ndarray]:
     """An in-memory ``(words, n)`` level as chunks of ``(k, words)``, state after state."""
     for start in range(0, level.shape[1], rows):
-        yield level[:, start:start + rows].T
+        yield transposed(level[:, start:start + rows])
 
 
 def _save_arrays(data: str, state: SearchState) -> dict:
@@ -317,11 +318,10 @@ def frontier_visited(rows: np.ndarray, visited, fingerprints: Callable[[np.ndarr
     """Whether every frontier state (``rows``, ``(n, words)``) has its
     fingerprint, by the run's own ``fingerprints`` (the plain ones if not
     given), in ``visited``."""
-    if fingerprints is None:
-        from modelcheck.packing import fingerprints
+    fingerprints = fingerprints or packed_fingerprints
     step = max(1, CHUNK // max(rows.shape[1], 1))
     for start in range(0, rows.shape[0], step):
-        if visited.unseen(fingerprints(np.ascontiguousarray(rows[start:start + step].T))).any():
+        if visited.unseen(fingerprints(transposed(rows[start:start + step]))).any():
             return False
     return True
 

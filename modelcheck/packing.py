@@ -97,6 +97,25 @@ class Packing:
         words[s.word] = (words[s.word] & keep) | ((values - s.lo).astype(np.uint64) << np.uint64(s.shift))
 
 
+TRANSPOSE_BLOCK = 2048  # states per block: a block of 2048 states of a few dozen words stays in cache
+
+
+def transposed(a: np.ndarray) -> np.ndarray:
+    """``a.T`` as a C-contiguous array of its own: states by rows (as level
+    files and checkpoints keep them) to states by columns (as the engine
+    computes on them), or back. A plain copy of one into the other strides
+    through memory a word at a time; copied a block of states at a time it
+    stays in cache, and is several times faster on levels of millions."""
+    out = np.empty(a.shape[::-1], a.dtype)
+    if a.shape[0] >= a.shape[1]:  # states by rows, most likely (either way the copy is the same)
+        for start in range(0, a.shape[0], TRANSPOSE_BLOCK):
+            out[:, start:start + TRANSPOSE_BLOCK] = a[start:start + TRANSPOSE_BLOCK].T
+    else:
+        for start in range(0, a.shape[1], TRANSPOSE_BLOCK):
+            out[start:start + TRANSPOSE_BLOCK] = a[:, start:start + TRANSPOSE_BLOCK].T
+    return out
+
+
 def _fmix(h: np.ndarray) -> np.ndarray:
     h = h ^ (h >> _S33)
     h = h * _M1

@@ -56,7 +56,7 @@ from modelcheck.engines.settings import FastSettings
 from modelcheck.engines.visited import HashedVisited, SortedVisited
 from modelcheck.expansion import CHUNK, Expander, Expansion
 from modelcheck.limits import SearchStopped, resident_bytes, room_on_disk
-from modelcheck.packing import Packing
+from modelcheck.packing import Packing, transposed
 
 __all__ = ["CHUNK", "Expander", "FastChecker"]
 
@@ -259,6 +259,7 @@ class _Search:
                                    f"{seconds:.1f} s) in {self.checkpoint_dir}")
 
     def restore(self) -> tuple[int, np.ndarray, int]:
+        reading = time.perf_counter()  # not the kernels' build before it: that is any run's
         state = ckpt.load(self.settings.resume, self.identity, self.options.max_depth, self.packing.fingerprints,
                           visited_set=self.visited_set, words=self.packing.words)
         self.visited = state.visited
@@ -267,7 +268,7 @@ class _Search:
         self.sometimes_seen.update(state.sometimes)
         self.notes.append(f"resumed at depth {state.depth} with {len(self.visited):,} states")
         self.resumed_with = len(self.visited)
-        self.resume_seconds = time.perf_counter() - self.started
+        self.resume_seconds = time.perf_counter() - reading
         self.options.progress.resumed(self.resumed_with)
         self.saver.saved_depth = state.depth
         return state.depth, self.resumed_level(state), state.level_start
@@ -279,7 +280,7 @@ class _Search:
         rows = state.level
         spill_above = self.frontier.spill_above
         if spill_above is None or rows.nbytes <= spill_above:
-            return np.ascontiguousarray(rows.T)
+            return transposed(rows)
         return FileLevel(state.level_file, rows.shape[1], rows.shape[0], owned=False)
 
     # --- the search ----------------------------------------------------------------
@@ -355,8 +356,11 @@ class _Search:
 
     def stop(self, reason: str, depth: int, level_words: np.ndarray, level_start: int) -> CheckResult:
         """A limit or Ctrl-C stopped the search: save it, when asked to, so
-        that --resume can continue it."""
-        if self.checkpoint_dir:
+        that --resume can continue it. Stopped at the depth its checkpoint
+        already holds (resumed, and stopped before it found a level whole),
+        the search is what that checkpoint holds: it is kept as it is, not
+        written again."""
+        if self.checkpoint_dir and self.saver.saved_depth != depth:
             self.save(depth, level_words, level_start)
         result = self.finish("bounded-ok", depth, stopped=reason)
         result.saved = self.checkpoint_dir

@@ -35,6 +35,7 @@ import weakref
 import numpy as np
 
 from modelcheck.expansion import Expansion
+from modelcheck.packing import transposed
 
 
 def physical_memory() -> int:
@@ -101,7 +102,7 @@ class FileLevel:
         rows, columns = key
         if rows != slice(None):
             raise IndexError("a level on file is read by states, all words at once")
-        return np.ascontiguousarray(self._map[columns].T)
+        return transposed(self._map[columns])
 
     def close(self) -> None:
         self._map = None
@@ -192,7 +193,7 @@ class LevelWriter:
         if self.file is not None:  # every part held so far, then each as it comes
             for p in self.parts:
                 if p.words.shape[1]:
-                    self.file.write(np.ascontiguousarray(p.words.T).tobytes())
+                    self.file.write(transposed(p.words))
                     self.on_file += p.words.shape[1]
                     # a new empty array: an empty slice of the old one would keep all of it in memory
                     p.words = np.empty((p.words.shape[0], 0), np.uint64)

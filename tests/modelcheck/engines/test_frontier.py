@@ -72,13 +72,15 @@ def test_a_stopped_search_with_levels_on_file_saves_and_resumes(every_level_on_f
     stopped = run(m, limits=limits, engine_options={**COMPILED, "checkpoint": str(tmp_path / "ck")})
     assert stopped.stopped == "interrupted"
     assert not any(os.path.exists(os.path.dirname(p)) for p in every_level_on_file)
-    # resumed and stopped at once: saved again, its frontier the same file, linked into the new data
+    # resumed and stopped at once: the checkpoint already holds that search, and is kept as it was
+    header = (tmp_path / "ck" / "checkpoint.json").read_bytes()
     at_once = Limits()
     first_poll = at_once.reached
     at_once.reached = lambda states=None: at_once.stop.request() or first_poll(states)
     again_stopped = run(m, limits=at_once, engine_options={**COMPILED, "resume": str(tmp_path / "ck")})
     assert again_stopped.stopped == "interrupted" and again_stopped.distinct_states == stopped.distinct_states
-    assert checkpoint_layout(tmp_path / "ck") == CHECKPOINT_LAYOUT  # the old data gone
+    assert (tmp_path / "ck" / "checkpoint.json").read_bytes() == header  # not written again
+    assert checkpoint_layout(tmp_path / "ck") == CHECKPOINT_LAYOUT
     resumed = run(m, engine_options={**COMPILED, "resume": str(tmp_path / "ck")})
     assert (resumed.result, resumed.distinct_states, resumed.depth) == ("ok", 5973, 18)
     # the resumed frontier was read from the checkpoint's own file, which the search left in place
