@@ -105,7 +105,7 @@ def transposed(a: np.ndarray) -> np.ndarray:
     files and checkpoints keep them) to states by columns (as the engine
     computes on them), or back. A plain copy of one into the other strides
     through memory a word at a time; copied a block of states at a time it
-    stays in cache, which on levels of millions takes half the time or less."""
+    stays in cache, which on levels of millions took about half the time."""
     out = np.empty(a.shape[::-1], a.dtype)
     if a.shape[0] >= a.shape[1]:  # states by rows, most likely (either way the copy is the same)
         for start in range(0, a.shape[0], TRANSPOSE_BLOCK):
