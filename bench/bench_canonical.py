@@ -29,12 +29,12 @@ sys.path.insert(0, ROOT)
 
 import numpy as np  # noqa: E402
 
-from modelcheck.canonical import Canonicaliser  # noqa: E402
+from modelcheck.search.canonical import Canonicaliser  # noqa: E402
 from specs import get_spec  # noqa: E402
 
 
 def share(args) -> None:
-    from modelcheck.cli import main
+    from modelcheck.commands.cli import main
     if args.numpy:
         Canonicaliser.compiled = lambda self: None
     command = ["run", "kip320", "--const", f"Replicas={args.replicas}", "--symmetry", "--engine", "fast", "-q"]
@@ -56,7 +56,7 @@ def share(args) -> None:
 
 def level(m, canon: Canonicaliser, depth: int) -> np.ndarray:
     """Every successor (repeats included) of the representatives at ``depth``."""
-    from modelcheck.expansion import Expander
+    from modelcheck.search.expansion import Expander
     expander = Expander(m, canonical=canon)
     frontier = canon.words(canon.packing.pack_states(m.init_states))
     seen = set(canon.packing.fingerprints(frontier).tolist())

@@ -404,7 +404,7 @@ def _run_for(cmd: list[str], seconds: float, log: str | None = None, at_level_en
 def slots(args) -> None:
     import numpy as np
     from modelcheck.backends.numpy_codegen import compile_numpy
-    from modelcheck.fingerprint import fingerprinter
+    from modelcheck.language.fingerprint import fingerprinter
     from specs import get_spec
     spec = get_spec("kraft-3.5")
     consts = {k: str(v) for k, v in {**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1,

@@ -25,10 +25,10 @@ from common import ROOT, machine
 
 sys.path.insert(0, ROOT)
 
-from modelcheck.liveness.check import check_liveness  # noqa: E402
-from modelcheck.liveness.lasso import LassoShape, is_fair, violates  # noqa: E402
-from modelcheck.liveness.symmetric import check_symmetric  # noqa: E402
-from modelcheck.progress import Silent  # noqa: E402
+from modelcheck.capabilities.liveness.check import check_liveness  # noqa: E402
+from modelcheck.capabilities.liveness.lasso import LassoShape, is_fair, violates  # noqa: E402
+from modelcheck.capabilities.liveness.symmetric import check_symmetric  # noqa: E402
+from modelcheck.runtime.progress import Silent  # noqa: E402
 from specs import get_spec  # noqa: E402
 
 

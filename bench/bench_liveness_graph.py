@@ -29,11 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from modelcheck.canonical import EVERY_RENAMING  # noqa: E402
+from modelcheck.search.canonical import EVERY_RENAMING  # noqa: E402
 from modelcheck.engines.base import CheckOptions  # noqa: E402
 from modelcheck.engines.fast import FastChecker  # noqa: E402
-from modelcheck.limits import resident_bytes  # noqa: E402
-from modelcheck.liveness.check import graph_request  # noqa: E402
+from modelcheck.runtime.limits import resident_bytes  # noqa: E402
+from modelcheck.capabilities.liveness.check import graph_request  # noqa: E402
 from specs import load_model  # noqa: E402
 
 

@@ -25,11 +25,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from modelcheck.engines.base import CheckOptions  # noqa: E402
 from modelcheck.engines.fast import FastChecker  # noqa: E402
-from modelcheck.limits import Limits  # noqa: E402
-from modelcheck.liveness import check as temporal  # noqa: E402
-from modelcheck.liveness import search  # noqa: E402
-from modelcheck.liveness.symmetric import CaseGroup, case_groups  # noqa: E402
-from modelcheck.progress import Silent  # noqa: E402
+from modelcheck.runtime.limits import Limits  # noqa: E402
+from modelcheck.capabilities.liveness import check as temporal  # noqa: E402
+from modelcheck.capabilities.liveness import search  # noqa: E402
+from modelcheck.capabilities.liveness.symmetric import CaseGroup, case_groups  # noqa: E402
+from modelcheck.runtime.progress import Silent  # noqa: E402
 from specs import load_model  # noqa: E402
 
 SPENT = {"conditions": 0.0, "scc": 0.0}

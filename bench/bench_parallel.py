@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numpy as np  # noqa: E402
 
 from modelcheck.backends.compiled import Fresh, _ranges, compile_kernel, joined  # noqa: E402
-from modelcheck.packing import Packing  # noqa: E402
+from modelcheck.language.packing import Packing  # noqa: E402
 from specs import get_spec  # noqa: E402
 
 

@@ -18,7 +18,7 @@ import tempfile
 import time
 
 from common import machine  # noqa: F401  (puts the repository on sys.path)
-from modelcheck.packing import Packing
+from modelcheck.language.packing import Packing
 from modelcheck.spark import blocks, lead
 from specs import get_spec
 

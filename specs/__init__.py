@@ -7,7 +7,7 @@ One module per upstream TLA+ module, named after it. Helper modules
 from __future__ import annotations
 
 from modelcheck.errors import InputError
-from modelcheck.spec import Model, SpecDefinition
+from modelcheck.model.spec import Model, SpecDefinition
 
 
 def all_specs() -> dict[str, SpecDefinition]:

@@ -22,13 +22,13 @@ the controller's).
 
 from __future__ import annotations
 
-from modelcheck.codec import Codec, Fn, IntSlot, Rec, ReplicaSetSlot, StateCodec, json_int, json_record, json_set
-from modelcheck.constants import INT, REPLICA as REPLICA_KIND, REPLICAS, ConstantDecl
+from modelcheck.language.codec import Codec, Fn, IntSlot, Rec, ReplicaSetSlot, StateCodec, json_int, json_record, json_set
+from modelcheck.language.constants import INT, REPLICA as REPLICA_KIND, REPLICAS, ConstantDecl
 from modelcheck.errors import TraceFormatError
-from modelcheck.expr import all_of, and_, bit_or, ite, member, min_, not_, set_with, set_without
-from modelcheck.schema import integer, subset
-from modelcheck.spec import Domain, SpecDefinition, action, invariant, sometimes
-from modelcheck.values import Record
+from modelcheck.language.expr import all_of, and_, bit_or, ite, member, min_, not_, set_with, set_without
+from modelcheck.language.schema import integer, subset
+from modelcheck.model.spec import Domain, SpecDefinition, action, invariant, sometimes
+from modelcheck.language.values import Record
 
 NIL = -1
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from modelcheck.display import Cell, Group, Layout, Row, names_text, set_cell, text_cell
+from modelcheck.model.display import Cell, Group, Layout, Row, names_text, set_cell, text_cell
 
 ASYNC_ISR_VARIABLES = frozenset({"controllerState", "leaderState", "requests", "updates"})
 
@@ -25,7 +25,7 @@ ASYNC_ISR_GROUPS = [
 def async_isr_rows(high_watermark, model, state, values) -> list[Row]:
     """The rows of a state; ``high_watermark`` is the spec's own operator
     (not a copy of it), evaluated on the state."""
-    from modelcheck.explain import Probe
+    from modelcheck.model.explain import Probe
     controller, leader = values["controllerState"], values["leaderState"]
     replicas = list(leader["offsets"])
     hw = Probe(model, state).value(high_watermark(Probe(model, state).s))

@@ -6,8 +6,8 @@ invariants and reachability checks; they differ only in their actions.
 
 from __future__ import annotations
 
-from modelcheck.spec import UPSTREAM, ActionDef, PredicateDef, SpecDefinition
-from modelcheck.temporal import SF, WF, Specification
+from modelcheck.model.spec import UPSTREAM, ActionDef, PredicateDef, SpecDefinition
+from modelcheck.language.temporal import SF, WF, Specification
 from specs.kafka_replication import (BASE_INVARIANTS, BASE_SOMETIMES, CONSTANTS, DEFAULT_INVARIANTS, BecomeLeader,
                                      ControllerElectLeader, ControllerShrinkIsr, FollowerReplicate, Init,
                                      LeaderExpandIsr, LeaderIncHighWatermark, LeaderShrinkIsr, LeaderWrite, fields,

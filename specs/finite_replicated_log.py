@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from modelcheck.expr import Expr, and_, ite, not_
+from modelcheck.language.expr import Expr, and_, ite, not_
 
 NIL = -1
 

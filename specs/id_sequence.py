@@ -4,7 +4,7 @@ KafkaReplication uses two: one for record ids (MaxId = MaxRecords - 1) and
 one for leader epochs (MaxId = MaxLeaderEpoch).
 """
 
-from modelcheck.expr import and_
+from modelcheck.language.expr import and_
 
 
 def next_id_available(next_id, max_id: int):

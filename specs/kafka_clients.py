@@ -53,12 +53,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from modelcheck.codec import BoolSlot, Fn, IntSlot, Rec, ReplicaSlot, StateCodec
-from modelcheck.constants import BOOL, INT, REPLICAS, ConstantDecl
+from modelcheck.language.codec import BoolSlot, Fn, IntSlot, Rec, ReplicaSlot, StateCodec
+from modelcheck.language.constants import BOOL, INT, REPLICAS, ConstantDecl
 from modelcheck.errors import InputError
-from modelcheck.expr import add, all_of, and_, any_of, implies, ite, max_, member, min_, not_, or_
-from modelcheck.schema import boolean, integer
-from modelcheck.spec import SpecDefinition, action, invariant, sometimes, written_here
+from modelcheck.language.expr import add, all_of, and_, any_of, implies, ite, max_, member, min_, not_, or_
+from modelcheck.language.schema import boolean, integer
+from modelcheck.model.spec import SpecDefinition, action, invariant, sometimes, written_here
 from specs import kafka_replication as base
 from specs import kafka_clients_explain as explain
 from specs import kip320_consumer as consumer

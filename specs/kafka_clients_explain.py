@@ -1,14 +1,14 @@
 """What a broken kafka-clients property means, said in Kafka's terms.
 
 Each function receives a probe on the first state that breaks a property
-(see ``modelcheck.explain``) and names the clients, replicas, epochs and
+(see ``modelcheck.model.explain``) and names the clients, replicas, epochs and
 offsets involved. They read the state through the spec's own operators,
 which ``specs.kafka_clients`` passes in where a property needs one.
 """
 
 from __future__ import annotations
 
-from modelcheck.expr import not_
+from modelcheck.language.expr import not_
 from specs.finite_replicated_log import NIL
 from specs.kafka_replication import NONE, record_text, replica_presumes_leadership, replicas
 

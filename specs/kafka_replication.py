@@ -25,13 +25,13 @@ is "no leader" and sets of replicas are bitmasks.
 
 from __future__ import annotations
 
-from modelcheck.codec import Const, Fn, IntSlot, KeyedSet, NilOr, Rec, ReplicaSetSlot, ReplicaSlot, StateCodec
-from modelcheck.constants import INT, REPLICAS, ConstantDecl
-from modelcheck.explain import Account
-from modelcheck.expr import (all_of, and_, any_of, implies, ite, member, min_, not_, or_, set_with,
-                             set_without)
-from modelcheck.schema import boolean, integer, subset
-from modelcheck.spec import Domain, action, invariant, sometimes
+from modelcheck.language.codec import Const, Fn, IntSlot, KeyedSet, NilOr, Rec, ReplicaSetSlot, ReplicaSlot, StateCodec
+from modelcheck.language.constants import INT, REPLICAS, ConstantDecl
+from modelcheck.model.explain import Account
+from modelcheck.language.expr import (all_of, and_, any_of, implies, ite, member, min_, not_, or_, set_with,
+                                      set_without)
+from modelcheck.language.schema import boolean, integer, subset
+from modelcheck.model.spec import Domain, action, invariant, sometimes
 from specs.finite_replicated_log import (NIL, LogRecord, append, get_record_at_offset, has_offset,
                                          has_some_entry, is_log_record, log_type_ok, offsets, replicate_to,
                                          truncate_to)

@@ -5,7 +5,7 @@ watermark. A replica elected right after such a truncation can lose records
 that were already committed.
 """
 
-from modelcheck.spec import action
+from modelcheck.model.spec import action
 from specs.family import replication_spec, unfenced_next, unfenced_spec
 from specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to
 

@@ -4,8 +4,8 @@ A new follower asks the leader where the epoch of its own last record ends
 and truncates there, instead of to its high watermark.
 """
 
-from modelcheck.expr import and_, ite, or_
-from modelcheck.spec import action
+from modelcheck.language.expr import and_, ite, or_
+from modelcheck.model.spec import action
 from specs.family import replication_spec, unfenced_next, unfenced_spec
 from specs.finite_replicated_log import get_latest_record, has_offset, is_empty, is_log_record, min_offset_where
 from specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to

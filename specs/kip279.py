@@ -5,8 +5,8 @@ truncates just past the highest offset that matches. Consecutive fast leader
 changes can still make logs diverge.
 """
 
-from modelcheck.expr import and_, ite
-from modelcheck.spec import action
+from modelcheck.language.expr import and_, ite
+from modelcheck.model.spec import action
 from specs.family import replication_spec, unfenced_next, unfenced_spec
 from specs.finite_replicated_log import get_record_at_offset, has_entry, has_offset, is_empty, max_offset_where
 from specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to

@@ -8,8 +8,8 @@ that acknowledge its epoch; and it admits a replica to the ISR only once its
 own high watermark has reached its current epoch.
 """
 
-from modelcheck.expr import and_, member, min_, not_, or_, set_with, set_without
-from modelcheck.spec import UPSTREAM, action, written_here
+from modelcheck.language.expr import and_, member, min_, not_, or_, set_with, set_without
+from modelcheck.model.spec import UPSTREAM, action, written_here
 from specs.family import replication_spec, upstream_fairness
 from specs.finite_replicated_log import (get_record_at_offset, has_offset, is_log_record, replicate_to,
                                          truncate_to)

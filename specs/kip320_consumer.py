@@ -31,17 +31,17 @@ beyond its position, like a replica log.
 
 from __future__ import annotations
 
-from modelcheck.codec import BoolSlot, Fn, IntSlot, NilOr, Rec, ReplicaSlot, StateCodec
-from modelcheck.constants import BOOL, INT, REPLICAS, ConstantDecl
-from modelcheck.explain import Account
-from modelcheck.expr import and_, any_of, implies, ite, member, min_, not_, or_
-from modelcheck.schema import boolean, integer
-from modelcheck.spec import SpecDefinition, action, invariant, sometimes, written_here
+from modelcheck.language.codec import BoolSlot, Fn, IntSlot, NilOr, Rec, ReplicaSlot, StateCodec
+from modelcheck.language.constants import BOOL, INT, REPLICAS, ConstantDecl
+from modelcheck.model.explain import Account
+from modelcheck.language.expr import and_, any_of, implies, ite, member, min_, not_, or_
+from modelcheck.language.schema import boolean, integer
+from modelcheck.model.spec import SpecDefinition, action, invariant, sometimes, written_here
 from specs import kafka_replication as base
 from specs.finite_replicated_log import NIL, LogRecord, get_record_at_offset, has_offset, min_offset_where, offsets
 from specs.kafka_replication import (NONE, REPLICA, REQUEST, controller_update_isr, record_text,
                                      replica_presumes_leadership)
-from modelcheck.temporal import WF, Specification
+from modelcheck.language.temporal import WF, Specification
 from specs.kip320 import FAIR_SPEC as KIP320_SPEC
 from specs.kip320 import NEXT as KIP320_NEXT
 

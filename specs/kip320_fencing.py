@@ -1,7 +1,7 @@
 """Kip320's fencing operator, shared by the module (``specs/kip320.py``) and
 the lemmas offered for its proofs (``specs/kip320_lemmas.py``)."""
 
-from modelcheck.expr import and_
+from modelcheck.language.expr import and_
 from specs.kafka_replication import replica_presumes_leadership
 
 

@@ -8,8 +8,8 @@ follower can later truncate away a committed record while it is still in the
 ISR.
 """
 
-from modelcheck.expr import and_, member, min_, not_, or_, set_with, set_without
-from modelcheck.spec import action
+from modelcheck.language.expr import and_, member, min_, not_, or_, set_with, set_without
+from modelcheck.model.spec import action
 from specs.family import replication_spec, upstream_fairness
 from specs.finite_replicated_log import (get_latest_record, has_offset, has_some_entry, is_empty, is_log_record,
                                          replicate_to, truncate_to)

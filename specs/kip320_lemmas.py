@@ -15,8 +15,8 @@ configurations; the rest shorten it (a smaller k, fewer solver seconds).
 
 from __future__ import annotations
 
-from modelcheck.expr import all_of, and_, any_of, bit_or, implies, member, not_
-from modelcheck.spec import invariant
+from modelcheck.language.expr import all_of, and_, any_of, bit_or, implies, member, not_
+from modelcheck.model.spec import invariant
 from specs.finite_replicated_log import NIL, get_record_at_offset, offsets
 from specs.kafka_replication import NONE, is_true_leader, replica_count, replica_presumes_leadership, replicas
 from specs.kip320_fencing import is_following_leader_epoch

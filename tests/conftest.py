@@ -40,7 +40,7 @@ SPARK = {
 Z3 = {
     "modelcheck/backends/test_z3_backend.py": ALL,
     "modelcheck/engines/test_bmc.py": ALL,
-    "modelcheck/test_induction.py": ALL,
+    "modelcheck/capabilities/test_induction.py": ALL,
     "test_cli_z3.py": ALL,
     "test_cli_interrupts.py": {"test_an_interrupted_proof_is_never_proved_whenever_the_interrupt_comes",
                                "test_an_interrupted_bounded_search_with_z3_reports_the_depth_reached"},
@@ -70,9 +70,9 @@ SLOW = {
     "modelcheck/engines/test_symmetric_search.py": {
         "test_engines_agree_under_symmetry", "test_kip320_with_two_replicas_has_tlcs_orbit_count",
         "test_the_orbit_sizes_add_up_to_the_count_without_symmetry"},
-    "modelcheck/liveness/test_kip320_live.py": {
+    "modelcheck/capabilities/liveness/test_kip320_live.py": {
         "test_the_calibration_lassos_have_the_shapes_tlc_reports", "test_the_engines_build_the_same_graph"},
-    "modelcheck/liveness/test_symmetric.py": {
+    "modelcheck/capabilities/liveness/test_symmetric.py": {
         "test_the_stabiliser_keeps_r1_and_its_orbits_add_up_to_every_state",
         "test_three_replicas_give_the_verdicts_without_symmetry",
         "test_three_replicas_on_the_reference_engine_give_the_verdicts_without_symmetry",
@@ -82,21 +82,21 @@ SLOW = {
     "modelcheck/spark/test_resume_integrity.py": {"test_an_undamaged_checkpoint_resumes_exactly_also_to_its_own_depth"},
     "modelcheck/spark/test_swarm.py": {"test_a_swarm_violation_replays", "test_the_same_seed_gives_the_same_swarm"},
     "modelcheck/spark/test_worker_fault.py": ALL,
-    "modelcheck/test_canonical.py": {"test_every_member_of_an_orbit_gets_the_same_representative_from_within_it"},
-    "modelcheck/test_checkpoint.py": {
+    "modelcheck/search/test_canonical.py": {"test_every_member_of_an_orbit_gets_the_same_representative_from_within_it"},
+    "modelcheck/search/test_checkpoint.py": {
         "test_ctrl_c_prints_partial_statistics_and_resume_completes", "test_max_states_means_the_same_on_every_engine",
         "test_resume_after_a_limit_gives_the_identical_result"},
-    "modelcheck/test_checkpoint_integrity.py": {
+    "modelcheck/search/test_checkpoint_integrity.py": {
         "test_a_ctrl_c_during_a_save_leaves_the_last_checkpoint_and_no_temporary_file",
         "test_an_undamaged_checkpoint_resumes_to_the_full_count"},
-    "modelcheck/test_dirlock.py": {"test_two_real_runs_into_one_checkpoint_directory"},
-    "modelcheck/test_explain.py": {"test_strong_isr_names_the_missing_record_as_in_the_issue"},
-    "modelcheck/test_induction.py": {
+    "modelcheck/runtime/test_dirlock.py": {"test_two_real_runs_into_one_checkpoint_directory"},
+    "modelcheck/model/test_explain.py": {"test_strong_isr_names_the_missing_record_as_in_the_issue"},
+    "modelcheck/capabilities/test_induction.py": {
         "test_base_case_failure_is_the_shortest_real_counterexample",
         "test_strong_isr_is_proved_by_5_induction_with_two_replicas"},
-    "modelcheck/test_symmetry.py": {"test_declared_symmetry_holds_on_every_reachable_state"},
-    "modelcheck/test_trace.py": {"test_itf_is_readable_by_itf_py"},
-    "modelcheck/viewer/test_html.py": {
+    "modelcheck/capabilities/test_symmetry.py": {"test_declared_symmetry_holds_on_every_reachable_state"},
+    "modelcheck/model/test_trace.py": {"test_itf_is_readable_by_itf_py"},
+    "modelcheck/presentation/viewer/test_html.py": {
         "test_a_kip966_check_off_trace_outlines_the_missing_record", "test_last_replica_standing_reads_as_kafka", "test_stepping_keeps_the_page_still",
         "test_steps_through_the_whole_trace", "test_the_lost_record_is_singled_out",
         "test_timeline_labels_break_between_words_and_parameters"},
@@ -171,7 +171,7 @@ FULL_SIZE = {
     "test_soak_signals.py": {"test_soak_spark"},
     # three replicas' 737,794 states without symmetry under the fair specifications (Spec's stays, and
     # every specification at two replicas, against TLC's verdicts)
-    "modelcheck/liveness/test_symmetric.py": {
+    "modelcheck/capabilities/liveness/test_symmetric.py": {
         "test_three_replicas_give_the_verdicts_without_symmetry[FairFetchSpec]",
         "test_three_replicas_give_the_verdicts_without_symmetry[NoFairSpec]"},
     # Spark's orbits at three replicas (two replicas' stay, with TLC's count)

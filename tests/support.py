@@ -44,7 +44,7 @@ def small_model(name: str):
 def reachable(m, limit: int | None = None) -> list[tuple]:
     """The reachable states of ``m`` in breadth-first order (the first
     ``limit`` or so of them, when given), found by the explicit successors."""
-    from modelcheck.fingerprint import fingerprinter
+    from modelcheck.language.fingerprint import fingerprinter
     fp = fingerprinter(m.schema)
     seen, frontier, out = set(), list(m.init_states), []
     while frontier and (limit is None or len(out) < limit):
@@ -124,7 +124,7 @@ def async_isr_ignoring_the_pending_isr(monkeypatch):
     """AsyncIsr with its high watermark computed over the current ISR alone,
     ignoring the pending one: a mutation that breaks ValidHighWatermark."""
     import specs.async_isr as async_isr
-    from modelcheck.expr import ite, member, min_
+    from modelcheck.language.expr import ite, member, min_
 
     def current_isr_only(s):
         lowest = s.c.MaxOffset

@@ -112,7 +112,7 @@ def test_a_search_whose_levels_fill_the_disk_reports_what_it_found_whole(disk, m
 def test_a_state_graph_that_fills_the_disk_stops_the_run_as_a_limit_does(disk, monkeypatch):
     """The fast engine's graph for a temporal property goes to files (here
     all of it) on a full disk: the run stops with a report, never a crash."""
-    from modelcheck.liveness.store import Store
+    from modelcheck.capabilities.liveness.store import Store
     monkeypatch.setattr(Store, "_over", lambda self, nbytes: True)  # every array and log to disk
     monkeypatch.setattr(Store, "need", lambda self, nbytes: None)  # while every temporary fits
     monkeypatch.setattr(tempfile, "tempdir", disk)

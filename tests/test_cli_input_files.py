@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from support import ROOT, invoke, one_error_line
-from modelcheck.reading import CONFIG_CAP, TRACE_CAP
+from modelcheck.runtime.reading import CONFIG_CAP, TRACE_CAP
 
 
 def refused_in_a_process(*args, cwd) -> str:

@@ -176,7 +176,7 @@ def test_a_spec_without_properties_says_so(in_tmp):
                                                    ("LeaderAdoptsItsRequest", 5, True)])
 def test_replay_accepts_tlcs_own_lassos(prop, loop, stutters):
     from support import ROOT
-    from modelcheck.trace_read import read_trace_file
+    from modelcheck.presentation.trace_read import read_trace_file
     path = f"{ROOT}/tests/fixtures/tlc/kip320-{prop}-NoFairSpec-lasso.json"
     doc = read_trace_file(path)
     assert (doc.loop, doc.stutters) == (loop, stutters)

@@ -15,8 +15,8 @@ from support import ROOT, invoke, model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.engines.fast import FastChecker
-from modelcheck.trace import to_itf_json, trace_from_states
-from modelcheck.trace_read import bind, read_trace_file
+from modelcheck.model.trace import to_itf_json, trace_from_states
+from modelcheck.presentation.trace_read import bind, read_trace_file
 from specs import get_spec
 
 # (spec, constants, invariants or () for the defaults, file, states in the shortest trace)

@@ -32,10 +32,10 @@ import time
 from dataclasses import dataclass
 
 from modelcheck.backends.python_codegen import shared_temps
-from modelcheck.expr import Expr
+from modelcheck.language.expr import Expr
 
 WORD_MASK = (1 << 64) - 1
-SEED, M1, M2 = 0x9E3779B97F4A7C15, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53  # modelcheck.packing's fingerprint
+SEED, M1, M2 = 0x9E3779B97F4A7C15, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53  # modelcheck.language.packing's fingerprint
 # Above this many (slots x functions), each guard, assignment and predicate
 # becomes a function of its own (kip320: 41 x 75; the KRaft specs: ~350 x 100)
 SPLIT_ABOVE = 10_000
@@ -121,7 +121,7 @@ def _pack(layout, values: dict[int, str], indent: str, word: str = "p{}") -> lis
 
 
 def _fingerprint(layout) -> list[str]:
-    """``modelcheck.packing``'s fingerprint of a state's words; under a VIEW,
+    """``modelcheck.language.packing``'s fingerprint of a state's words; under a VIEW,
     of the bits of the slots the view keeps (``Packing.view_mask``)."""
     mask = layout.view_mask
     lines = ["static inline uint64_t fingerprint(const uint64_t *w) {", f"    uint64_t h = {_u64(SEED)};"]

@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from modelcheck.expr import Expr
+from modelcheck.language.expr import Expr
 
 _COMMUTATIVE = {"add", "eq", "ne", "and", "or", "band", "bor", "bxor"}
 _INFIX = {"add": "+", "sub": "-", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-from modelcheck.expr import Expr, slots_read
+from modelcheck.language.expr import Expr, slots_read
 
 _INFIX = {"add": "+", "sub": "-", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
           "band": "&", "bor": "|", "bxor": "^"}

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import z3
 
-from modelcheck.expr import BOOL, Expr, nodes
+from modelcheck.language.expr import BOOL, Expr, nodes
 
 ONE_HOT = "one-hot"
 BINARY = "binary"

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import z3
 
-from modelcheck.expr import slots_read
-from modelcheck.renaming import rename_instances, renamings
+from modelcheck.language.expr import slots_read
+from modelcheck.language.renaming import rename_instances, renamings
 
 
 def slots_touched(inst) -> tuple[set[int], set[int]]:

@@ -12,6 +12,11 @@ To add an engine: write it (``check(model, options) -> CheckResult``, see
 ``modelcheck/engines/base.py``), add an ``EngineEntry`` below declaring its
 capabilities, and add it to the conformance table's engines
 (``tests/modelcheck/engines/test_conformance.py`` reads this registry).
+
+The engines may import search machinery, the model, the language, the
+backends and the runtime (and the Spark engine ``modelcheck.spark``); they
+must not import capabilities, presentation, runs or commands: a capability
+reaches an engine through ``CheckOptions``.
 """
 
 from __future__ import annotations
@@ -159,7 +164,7 @@ def get_engine(name: str):
 
 def get_simulator(name: str, settings, *args):
     """A new instance of the engine's simulator, built with ``settings``
-    (a ``modelcheck.simulate.plan.SimulationSettings``)."""
+    (a ``modelcheck.search.simulate.plan.SimulationSettings``)."""
     found = require(name, SIMULATION)
     check_installed(found)
     return load_reference(found.simulator)(settings, *args)

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from modelcheck.expansion import DEADLOCK
-from modelcheck.limits import Limits
-from modelcheck.progress import Progress, Silent
+from modelcheck.search.expansion import DEADLOCK
+from modelcheck.runtime.limits import Limits
+from modelcheck.runtime.progress import Progress, Silent
 
 __all__ = ["DEADLOCK", "NO_GRAPH", "CheckOptions", "CheckResult", "NoGraph", "Violation"]
 
@@ -34,10 +34,10 @@ class CheckOptions:
     progress: Progress = field(default_factory=Silent)
     engine_options: Mapping[str, Any] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
-    coverage: Any = None  # a modelcheck.coverage.Coverage to report to, for engines that collect it
-    # keep one state per orbit of the spec's symmetric constants (modelcheck/canonical.py)
+    coverage: Any = None  # a modelcheck.capabilities.coverage.Coverage to report to, for engines that collect it
+    # keep one state per orbit of the spec's symmetric constants (modelcheck/search/canonical.py)
     symmetry: bool = False
-    # a modelcheck.liveness.record.GraphRequest, for engines that record the state graph
+    # a modelcheck.capabilities.liveness.record.GraphRequest, for engines that record the state graph
     graph: Any = None
 
 
@@ -52,7 +52,7 @@ class Violation:
     actions: list[int | None]
     # No other state of the violating state's level was found before it (the
     # search had reached only the level before): reports that drop the last
-    # state (a step TLC cannot evaluate, modelcheck/evaluation.py) need it.
+    # state (a step TLC cannot evaluate, modelcheck/capabilities/evaluation.py) need it.
     first_in_level: bool | None = None
 
     @property

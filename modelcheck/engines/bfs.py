@@ -17,7 +17,7 @@ import time
 from array import array
 
 from modelcheck.engines.base import DEADLOCK, NO_GRAPH, CheckOptions, CheckResult, Violation
-from modelcheck.fingerprint import fingerprinter
+from modelcheck.language.fingerprint import fingerprinter
 
 
 class VisitedStore:
@@ -94,7 +94,7 @@ class _Search:
         self.rebuild, self.init_states = rebuild_trace, model.init_states
         self.graph = options.graph.explicit(model) if options.graph is not None else NO_GRAPH
         if options.symmetry:  # every state stands for its orbit from here on
-            from modelcheck.canonical import group_of, symmetric_search
+            from modelcheck.search.canonical import group_of, symmetric_search
             self.successors, self.rebuild, self.init_states = symmetric_search(model, self.successors,
                                                                                group_of(options.symmetry))
 

@@ -33,7 +33,7 @@ from modelcheck.backends.z3_reductions import (CommutingSteps, LeastUnderRenamin
                                                instance_permutations)
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
 from modelcheck.errors import InputError
-from modelcheck.limits import INTERRUPTED, SearchInterrupted, StopRequest, interrupts_outside_python
+from modelcheck.runtime.limits import INTERRUPTED, SearchInterrupted, StopRequest, interrupts_outside_python
 
 # Used when --max-depth is not given. Bounded model checking never finishes on
 # its own (these specs have cycles), so it needs a bound; 10 states take

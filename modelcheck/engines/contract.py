@@ -62,7 +62,7 @@ SIMULATION = Capability(
     "simulate runs on the engines {engines}, not {engine}")
 
 # fingerprints each state by the spec's VIEW and keeps the first state found
-# for each, in breadth-first order, as TLC does (modelcheck/view.py)
+# for each, in breadth-first order, as TLC does (modelcheck/capabilities/view.py)
 VIEW = Capability(
     "view", "counts states by the spec's VIEW, as TLC does (--view)",
     "--engine {engine} does not apply a VIEW; use --engine {engines}", " or ")

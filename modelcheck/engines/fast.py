@@ -4,8 +4,8 @@ Same search as the reference engine (level by level, invariants checked on
 every new state, shortest traces), organised around numpy arrays instead of
 Python objects:
 
-* a level is a (words, n) uint64 array of bit-packed states (modelcheck.packing);
-* expanding it runs the generated numpy kernel (``modelcheck.expansion``)
+* a level is a (words, n) uint64 array of bit-packed states (modelcheck.language.packing);
+* expanding it runs the generated numpy kernel (``modelcheck.search.expansion``)
   chunk by chunk: every guard on every state of the chunk, then each action
   instance's assignments on just the states where it is enabled, written
   straight into copies of the parents' words;
@@ -47,16 +47,16 @@ from functools import partial
 
 import numpy as np
 
-from modelcheck import checkpoint as ckpt
-from modelcheck.dirlock import holding
+from modelcheck.search import checkpoint as ckpt
+from modelcheck.runtime.dirlock import holding
 from modelcheck.engines.base import DEADLOCK, NO_GRAPH, CheckOptions, CheckResult, Violation
 from modelcheck.engines.frontier import FileLevel, Frontier, level_spill_limit, physical_memory, spill_threshold
 from modelcheck.engines.kernels import choose as choose_kernels
 from modelcheck.engines.settings import FastSettings
 from modelcheck.engines.visited import HashedVisited, SortedVisited
-from modelcheck.expansion import CHUNK, Expander, Expansion
-from modelcheck.limits import SearchStopped, resident_bytes, room_on_disk
-from modelcheck.packing import Packing, transposed
+from modelcheck.search.expansion import CHUNK, Expander, Expansion
+from modelcheck.runtime.limits import SearchStopped, resident_bytes, room_on_disk
+from modelcheck.language.packing import Packing, transposed
 
 __all__ = ["CHUNK", "Expander", "FastChecker"]
 
@@ -140,7 +140,7 @@ class _Search:
             self.predicates = compose(compile_numpy(model, predicate_names).predicates, self.packing.unpack)
         self.canonical, self.rebuild = None, self.replay
         if options.symmetry:  # one representative per orbit of the symmetric constants
-            from modelcheck.canonical import Canonicaliser, genuine_trace, group_of
+            from modelcheck.search.canonical import Canonicaliser, genuine_trace, group_of
             self.canonical = Canonicaliser(model, self.packing, group_of(options.symmetry))
             self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.graph = options.graph.batched(model) if options.graph is not None else NO_GRAPH

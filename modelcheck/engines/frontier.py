@@ -34,8 +34,8 @@ import weakref
 
 import numpy as np
 
-from modelcheck.expansion import Expansion
-from modelcheck.packing import transposed
+from modelcheck.search.expansion import Expansion
+from modelcheck.language.packing import transposed
 
 
 def physical_memory() -> int:

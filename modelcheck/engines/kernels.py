@@ -26,7 +26,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from modelcheck.limits import INTERRUPTED, SearchStopped
+from modelcheck.runtime.limits import INTERRUPTED, SearchStopped
 
 from modelcheck.backends.compiled import (CompiledKernel, CompilerUnavailable, compile_kernel, default_workers,
                                           is_built, kernel_source_of)

@@ -88,5 +88,5 @@ class FastSettings:
     def check(self) -> None:
         """Refuse, before any search, a checkpoint directory that cannot be used."""
         if self.directory:
-            from modelcheck.checkpoint import check_destination
+            from modelcheck.search.checkpoint import check_destination
             check_destination(self.directory, resuming=bool(self.resume))

@@ -1,9 +1,9 @@
 """The simulator: random walks as an engine, ``check(model, options)``.
 
-It runs the random walks in this process (``modelcheck.simulate.walks``,
+It runs the random walks in this process (``modelcheck.search.simulate.walks``,
 batched on the fast engine's kernels), shrinks a violation's path
-(``modelcheck.simulate.shrink``), and returns a ``CheckResult`` whose
-violation is the shrunk behaviour, so that ``modelcheck.run.execute``
+(``modelcheck.search.simulate.shrink``), and returns a ``CheckResult`` whose
+violation is the shrunk behaviour, so that ``modelcheck.runs.run.execute``
 writes, shows and explains it like any other engine's. What only a
 simulation has (behaviours, steps, the seed, the length before shrinking)
 is kept in ``stats``. The Spark engine's swarm of walks is the same
@@ -18,9 +18,9 @@ import numpy as np
 
 from modelcheck.engines.base import CheckOptions, CheckResult, Violation
 from modelcheck.engines.bfs import rebuild_trace
-from modelcheck.simulate.settings import SimulationSettings
-from modelcheck.simulate.shrink import shrink
-from modelcheck.simulate.walks import RandomWalks, WalkReport
+from modelcheck.search.simulate.settings import SimulationSettings
+from modelcheck.search.simulate.shrink import shrink
+from modelcheck.search.simulate.walks import RandomWalks, WalkReport
 
 
 class Simulator:

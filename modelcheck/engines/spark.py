@@ -29,10 +29,10 @@ from functools import partial
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult, Violation
 from modelcheck.engines.bfs import rebuild_trace
 from modelcheck.engines.simulate import Simulator
-from modelcheck.checkpoint import RunIdentity
-from modelcheck.dirlock import holding
-from modelcheck.limits import MAX_MEMORY
-from modelcheck.packing import Packing, fingerprints
+from modelcheck.search.checkpoint import RunIdentity
+from modelcheck.runtime.dirlock import holding
+from modelcheck.runtime.limits import MAX_MEMORY
+from modelcheck.language.packing import Packing, fingerprints
 from modelcheck.spark import integrity, resume
 from modelcheck.spark.session import SparkRun, import_pyspark, run_master, spark_launch
 from modelcheck.spark.settings import SparkSettings
@@ -110,7 +110,7 @@ class LevelSearch:
         self.key = model.key()
         self.canonical, self.rebuild = None, rebuild_trace
         if options.symmetry:
-            from modelcheck.canonical import Canonicaliser, genuine_trace
+            from modelcheck.search.canonical import Canonicaliser, genuine_trace
             self.canonical = Canonicaliser(model)
             self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.sometimes: dict[str, int | None] = {name: None for name in model.sometimes}

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from modelcheck.expansion import Expansion, in_discovery_order
+from modelcheck.search.expansion import Expansion, in_discovery_order
 
 CHUNKS_OF = 1 << 22  # fingerprints handed out at a time
 

@@ -25,4 +25,9 @@ each module exists). The pieces, each behind a narrow interface:
 
 The level-by-level search itself is the ``spark`` engine
 (``modelcheck.engines.spark``).
+
+May import: search machinery, specs, loading, the model, the language, the
+backends, the runtime, pyspark and psutil.
+Must not be imported by anything but ``modelcheck.engines.spark`` (and the
+registry's ``modelcheck cluster`` command, by name).
 """

@@ -1,6 +1,6 @@
 """Ctrl-C (or SIGTERM) during a Spark run, as on every engine: the first
 asks the search to stop at the end of the level under way (the run's own
-handler, see ``modelcheck.limits``), the second aborts at once, quietly.
+handler, see ``modelcheck.runtime.limits``), the second aborts at once, quietly.
 
 pyspark gets in the way of both. A new SparkContext installs its own
 handler, which cancels every job and raises inside a py4j call, so the
@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from typing import Iterator
 
-from modelcheck.limits import STOP_SIGNALS, abort_for
+from modelcheck.runtime.limits import STOP_SIGNALS, abort_for
 from modelcheck.spark.jvm import abandon_output
 
 

@@ -1,7 +1,7 @@
 """What the Spark executors run: one step of the search per partition and level.
 
 Executors work on the fast engine's representation: states are bit-packed
-words (``modelcheck.packing``), expanded with the fast engine's own
+words (``modelcheck.language.packing``), expanded with the fast engine's own
 ``Expander`` (the generated numpy kernels), fingerprinted with
 ``packing.fingerprints`` and checked with the generated numpy predicates.
 
@@ -46,8 +46,8 @@ import numpy as np
 
 from pyspark.accumulators import AccumulatorParam
 
-from modelcheck.expansion import CHUNK, Expander
-from modelcheck.packing import Packing, fingerprints
+from modelcheck.search.expansion import CHUNK, Expander
+from modelcheck.language.packing import Packing, fingerprints
 from modelcheck.spark import visited
 from specs import load_model
 
@@ -122,7 +122,7 @@ def expander(model_key: tuple, check_deadlock: bool, symmetric: bool = False) ->
 
 @lru_cache(maxsize=8)
 def canonicaliser(model_key: tuple):
-    from modelcheck.canonical import Canonicaliser
+    from modelcheck.search.canonical import Canonicaliser
     return Canonicaliser(load_model(model_key), workers=1)  # Spark runs the tasks side by side already
 
 
@@ -245,7 +245,7 @@ def expand_frontier(expand: Expander, fps: np.ndarray, words: np.ndarray) -> tup
 
 def initial_blocks(model, partitions: int, canonical=None) -> list[tuple[int, tuple[str, Successors]]]:
     """The initial states as successor candidates of an empty level 0 (their
-    representatives, given a ``modelcheck.canonical.Canonicaliser``)."""
+    representatives, given a ``modelcheck.search.canonical.Canonicaliser``)."""
     words = Packing(model.schema).pack_states(model.init_states)
     if canonical is not None:
         words = canonical.words(words)

@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass, field
 
 import psutil
 
-from modelcheck.atomic import write_atomically
-from modelcheck.destinations import make_writable_dir
+from modelcheck.runtime.atomic import write_atomically
+from modelcheck.runtime.destinations import make_writable_dir
 from modelcheck.errors import InputError
 from modelcheck.spark.java import require_java
 

@@ -26,8 +26,8 @@ import zipfile
 
 import numpy as np
 
-from modelcheck import checkpoint_files
-from modelcheck.reading import CHECKPOINT_CAP, Refused, check_file, open_regular
+from modelcheck.search import checkpoint_files
+from modelcheck.runtime.reading import CHECKPOINT_CAP, Refused, check_file, open_regular
 from modelcheck.spark.visited import run_path
 
 RUN_ARRAYS = (("fps", np.uint64), ("parents", np.uint64), ("actions", np.int32))

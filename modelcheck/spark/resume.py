@@ -31,11 +31,11 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from modelcheck import __version__
-from modelcheck.atomic import write_atomically
-from modelcheck.checkpoint import RunIdentity, check_depth_limit, valid_reached
-from modelcheck.checkpoint_files import json_digest
+from modelcheck.runtime.atomic import write_atomically
+from modelcheck.search.checkpoint import RunIdentity, check_depth_limit, valid_reached
+from modelcheck.search.checkpoint_files import json_digest
 from modelcheck.errors import InputError
-from modelcheck.reading import MANIFEST_CAP, read_bytes
+from modelcheck.runtime.reading import MANIFEST_CAP, read_bytes
 from modelcheck.spark import integrity
 
 MANIFEST = "modelcheck-spark.json"

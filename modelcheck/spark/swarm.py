@@ -33,8 +33,8 @@ from functools import partial
 
 import numpy as np
 
-from modelcheck.limits import INTERRUPTED
-from modelcheck.simulate.walks import WalkPlan, WalkReport
+from modelcheck.runtime.limits import INTERRUPTED
+from modelcheck.search.simulate.walks import WalkPlan, WalkReport
 
 # how long tasks have to notice the stop file before their job is cancelled: a
 # task polls it between steps, and once its kernels are built (seconds, on a
@@ -72,7 +72,7 @@ def task_rng(seed: int, parts: int, index: int) -> np.random.Generator:
 def walk_task(key: tuple, invariants: tuple, plan: WalkPlan, seed: int, parts: int, behaviours: list,
               stop_path: str, index: int, _records) -> list:
     """What one executor task does (module-level, so Spark can pickle it)."""
-    from modelcheck.simulate.walks import RandomWalks, SeenStates
+    from modelcheck.search.simulate.walks import RandomWalks, SeenStates
     from specs import load_model
 
     if behaviours[index] == 0:

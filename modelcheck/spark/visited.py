@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from modelcheck.atomic import write_atomically
+from modelcheck.runtime.atomic import write_atomically
 from modelcheck.errors import InputError
 
 DIRECTORY = "modelcheck-visited"  # inside the checkpoint directory

@@ -17,8 +17,8 @@ KIP-966 names after whether the broker's log survives.
 
 from __future__ import annotations
 
-from modelcheck.expr import not_
-from modelcheck.spec import Domain, action
+from modelcheck.language.expr import not_
+from modelcheck.model.spec import Domain, action
 from specs.kraft import viewer_layout_kip966
 from specs.kraft import kafka_replication_v3_5 as v35
 from specs.kraft.kafka_replication_v3_5 import BROKER, CANDIDATE, offline, shut_down, under_limit

@@ -21,11 +21,11 @@ action parameters bound by equalities in the guard.
 
 from __future__ import annotations
 
-from modelcheck.expr import (FALSE, TRUE, and_, bit_and, bit_or, cardinality, eq, ite, le, lt, member, ne, not_, or_,
-                             set_with, subset_of)
-from modelcheck.records import record_ite
-from modelcheck.spec import Domain, SpecDefinition, action, by_first_parameter
-from modelcheck.temporal import Specification
+from modelcheck.language.expr import (FALSE, TRUE, and_, bit_and, bit_or, cardinality, eq, ite, le, lt, member, ne, not_, or_,
+                                      set_with, subset_of)
+from modelcheck.language.records import record_ite
+from modelcheck.model.spec import Domain, SpecDefinition, action, by_first_parameter
+from modelcheck.language.temporal import Specification
 from specs.kraft import UPSTREAM_COMMIT, UPSTREAM_REPOSITORY, viewer_layout
 from specs.kraft.network import discard, messages, previously_sent, reply, send
 from specs.kraft.v3_5_functions import (apply_partition_change, blank_fetch_state, blank_metadata,
@@ -393,7 +393,7 @@ def SendAlterPartitionRequest(s, n, b, timed_out):
 
 
 def _complement(s, mask):
-    from modelcheck.expr import bit_xor
+    from modelcheck.language.expr import bit_xor
     return bit_xor(mask, (1 << s.c.BrokerCount) - 1)
 
 

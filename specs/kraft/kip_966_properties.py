@@ -3,9 +3,9 @@ the ones Eligible Leader Replicas change or add."""
 
 from __future__ import annotations
 
-from modelcheck.expr import (all_of, and_, any_of, bit_and, cardinality, eq, implies, le, lt, member, not_, or_,
-                             subset_of)
-from modelcheck.spec import invariant
+from modelcheck.language.expr import (all_of, and_, any_of, bit_and, cardinality, eq, implies, le, lt, member, not_, or_,
+                                      subset_of)
+from modelcheck.model.spec import invariant
 from specs.kraft.v3_5_functions import leo_of, pending_alter_partition_response
 from specs.kraft import v3_5_properties as base
 from specs.kraft.v3_5_properties import is_non_stale_leader

@@ -11,7 +11,7 @@ records as TLC does under this module's text.
 
 from __future__ import annotations
 
-from modelcheck.constants import INT, ConstantDecl
+from modelcheck.language.constants import INT, ConstantDecl
 from specs.kraft.v3_5_types import CONSTANTS as V35_CONSTANTS
 
 _RENAMED = {

@@ -17,7 +17,7 @@ and TLC keeps whichever it found first either way. Traces therefore show
 
 from __future__ import annotations
 
-from modelcheck.expr import or_
+from modelcheck.language.expr import or_
 
 KEPT_DISCARDS = ("alter_request",)
 

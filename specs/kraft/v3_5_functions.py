@@ -9,9 +9,9 @@ the action's guard.
 
 from __future__ import annotations
 
-from modelcheck.expr import (TRUE, Expr, all_of, and_, any_of, bit_and, bit_or, bit_xor, cardinality, eq, ite, le,
-                             lift, lt, member, ne, not_, or_, set_with, set_without)
-from modelcheck.records import RecordView, record_ite
+from modelcheck.language.expr import (TRUE, Expr, all_of, and_, any_of, bit_and, bit_or, bit_xor, cardinality, eq, ite, le,
+                                      lift, lt, member, ne, not_, or_, set_with, set_without)
+from modelcheck.language.records import RecordView, record_ite
 from specs.kraft.v3_5_types import (FENCED_LEADER_EPOCH, INELIGIBLE_REPLICA, LEADER, NIL, NO_ERROR, NO_LEADER,
                                     UNFENCED, bounds, brokers, int_max_code, types)
 
@@ -222,7 +222,7 @@ def update_hwm_invariant_vars(s, n, b, old_hwm, new_hwm, ack_type, when=TRUE) ->
 
 def _keep_unless(writer, before, after, cond) -> None:
     """Make a sequence writer's change conditional: the change stands only where ``cond`` holds."""
-    from modelcheck.bounded import Contents
+    from modelcheck.language.bounded import Contents
     c = lift(cond)
     writer._contents = Contents(ite(c, after.contents.size, before.contents.size),
                                 [{p: ite(c, a[p], z[p]) for p in a}

@@ -13,9 +13,9 @@ for it, and a run with temporal properties does.
 
 from __future__ import annotations
 
-from modelcheck.expr import all_of, and_, any_of, eq, implies, lt, member, ne, not_, or_
-from modelcheck.spec import ActionDef
-from modelcheck.temporal import WF, Specification, always_eventually, forall, leads_to, temporal
+from modelcheck.language.expr import all_of, and_, any_of, eq, implies, lt, member, ne, not_, or_
+from modelcheck.model.spec import ActionDef
+from modelcheck.language.temporal import WF, Specification, always_eventually, forall, leads_to, temporal
 from specs.kraft.v3_5_functions import log_of, log_offsets, partition_needs_action, unreplicated_offset
 from specs.kraft.v3_5_types import BROKER, FENCED, FOLLOWER, NIL_ROLE, RUNNING, STARTING, UNFENCED, VALUE, brokers
 
@@ -62,7 +62,7 @@ def AlterPartitionEpochEventuallyReachedOrZero(s):
     again, the pending partition epoch is reached or cleared again and again."""
     # Upstream writes []<>(\A b : pending ~> reached or cleared); a leads-to
     # is itself an always-formula, so that is ([]<>pending) => []<>(reached or cleared).
-    from modelcheck.temporal import infinitely_often_implies_infinitely_often
+    from modelcheck.language.temporal import infinitely_often_implies_infinitely_often
 
     def case(b):
         pending = s.partition_pending_ap[b].epoch

@@ -3,10 +3,10 @@ the actions), carried over from the upstream module of that name."""
 
 from __future__ import annotations
 
-from modelcheck.bounded import within_capacity
-from modelcheck.explain import Account
-from modelcheck.expr import TRUE, all_of, and_, any_of, eq, implies, le, lt, member, ne, not_, or_, subset_of
-from modelcheck.spec import invariant, sometimes
+from modelcheck.language.bounded import within_capacity
+from modelcheck.model.explain import Account
+from modelcheck.language.expr import TRUE, all_of, and_, any_of, eq, implies, le, lt, member, ne, not_, or_, subset_of
+from modelcheck.model.spec import invariant, sometimes
 from specs.kraft.v3_5_functions import hwm_of, leo_of, log_of, log_offsets, pending_alter_partition_response
 from specs.kraft.v3_5_types import FENCED, FOLLOWER, LEADER, NO_LEADER, RUNNING, UNFENCED, brokers
 
@@ -142,7 +142,7 @@ def explain_committed_lost(probe) -> str | None:
 def TypeOK(s):
     """Every variable holds a value of its type: as the port encodes them,
     every state slot lies within its declared range."""
-    from modelcheck.expr import var
+    from modelcheck.language.expr import var
     schema = s._schema
     return all_of(and_(le(lo, var(k)), le(var(k), hi)) for k, (lo, hi) in enumerate(zip(schema.lo, schema.hi)))
 
@@ -187,7 +187,7 @@ def ValidFetcherState(s):
 def ValidControllerState(s):
     """The controller's fenced statuses agree with its unfenced set; a fenced
     broker is in the ISR only as its sole member; the ISR is never empty."""
-    from modelcheck.expr import cardinality
+    from modelcheck.language.expr import cardinality
     md = s.con_partition_metadata
     consistent, fenced_in_isr = controller_status_agrees(s), fenced_isr_member(s)
     return and_(consistent, implies(lt(1, cardinality(md.isr, s.c.BrokerCount)), not_(fenced_in_isr)), ne(md.isr, 0))

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from modelcheck.constants import BOOL, INT, REPLICAS, ConstantDecl
+from modelcheck.language.constants import BOOL, INT, REPLICAS, ConstantDecl
 from modelcheck.errors import InputError, TraceFormatError
-from modelcheck.expr import and_, eq, ite, not_
-from modelcheck.records import RecordType, choice, flag, members, number
-from modelcheck.spec import Domain
-from modelcheck.values import Function, Record
+from modelcheck.language.expr import and_, eq, ite, not_
+from modelcheck.language.records import RecordType, choice, flag, members, number
+from modelcheck.model.spec import Domain
+from modelcheck.language.values import Function, Record
 
 # --- named values ------------------------------------------------------------------
 # Controller-side broker status, broker-side status, replica role.
@@ -264,7 +264,7 @@ def _brokers_of(c) -> tuple[int, ...]:
 
 
 def _tla_int(x, path) -> int:
-    from modelcheck.codec import json_int
+    from modelcheck.language.codec import json_int
     return json_int(x, path)
 
 
@@ -308,7 +308,7 @@ def alter_request_tla(c, v, prefix: str = "") -> Record:
 
 
 def alter_request_values(c, x, path, prefix: str = "") -> dict[str, int]:
-    from modelcheck.codec import json_function, json_set
+    from modelcheck.language.codec import json_function, json_set
     isr = [_tla_int(k, path) if isinstance(k, dict) else k for k in json_set(_field(x, "isr", path), f"{path}.isr")]
     epochs = json_function(_field(x, "isr_and_epochs", path), sorted(isr), f"{path}.isr_and_epochs")
     v = {prefix + "isr": _mask(isr, _brokers_of(c), f"{path}.isr")}
@@ -594,7 +594,7 @@ def _set(mask: int, ids) -> frozenset:
 
 
 def _mask(x, ids, path) -> int:
-    from modelcheck.codec import json_set
+    from modelcheck.language.codec import json_set
     mask = 0
     for e in json_set(x, path):
         e = _tla_int(e, path) if isinstance(e, dict) else e
@@ -650,10 +650,10 @@ def int_max_code(c) -> int:
 
 
 def fields(c) -> list:
-    from modelcheck.bounded import RecordSeq, RecordSet
-    from modelcheck.keyed import KeyedRecordSet
-    from modelcheck.records import RecordVar
-    from modelcheck.schema import integer, subset
+    from modelcheck.language.bounded import RecordSeq, RecordSet
+    from modelcheck.language.keyed import KeyedRecordSet
+    from modelcheck.language.records import RecordVar
+    from modelcheck.language.schema import integer, subset
     b, t, n, v = bounds(c), types(c), c.BrokerCount, len(c.Values)
     capacity = {"register_request": b.registrations, "register_response": b.registrations,
                 "alter_request": b.alter_partitions, "alter_response": b.alter_partitions,
@@ -695,8 +695,8 @@ def fields(c) -> list:
 
 def variables(c, schema):
     """The module's variables as TLA+ values."""
-    from modelcheck.bounded import UnionCodec
-    from modelcheck.codec import Codec, Fn, IntSlot, ReplicaSetSlot, StateCodec
+    from modelcheck.language.bounded import UnionCodec
+    from modelcheck.language.codec import Codec, Fn, IntSlot, ReplicaSetSlot, StateCodec
     comp = schema.compounds
     ids = _brokers_of(c)
     n = c.BrokerCount
@@ -735,7 +735,7 @@ def variables(c, schema):
             return "Nil" if v == NIL else v
 
         def decode(self, value, out, path):
-            from modelcheck.codec import json_int
+            from modelcheck.language.codec import json_int
             if value == "Nil" and self.top is None:
                 out[self.slot] = NIL
                 return
@@ -761,7 +761,7 @@ def variables(c, schema):
             return Record((("log", self.log.encode(state)), ("hwm", rec["hwm"]), ("leo", rec["leo"])))
 
         def decode(self, value, out, path):
-            from modelcheck.codec import json_record
+            from modelcheck.language.codec import json_record
             x = json_record(value, ["log", "hwm", "leo"], path)
             self.log.decode(x["log"], out, f"{path}.log")
             self.data.decode({"hwm": x["hwm"], "leo": x["leo"]}, out, path)
@@ -781,7 +781,7 @@ def variables(c, schema):
             return self.inner.encode(state)
 
         def decode(self, value, out, path):
-            from modelcheck.codec import json_set
+            from modelcheck.language.codec import json_set
             kept = [x for x in json_set(value, path)
                     if not (isinstance(x, dict) and x.get("type") not in (None, "AlterPartitionRequest"))]
             self.inner.decode(kept, out, path)

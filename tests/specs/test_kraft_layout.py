@@ -8,9 +8,9 @@ import re
 import pytest
 
 from support import ROOT, model
-from modelcheck.viewer import load_view
-from modelcheck.viewer.layout import build_frames, declared_layouts, groups_for, state_line
-from modelcheck.viewer.terminal import render
+from modelcheck.presentation.viewer import load_view
+from modelcheck.presentation.viewer.layout import build_frames, declared_layouts, groups_for, state_line
+from modelcheck.presentation.viewer.terminal import render
 
 LRS = os.path.join(ROOT, "traces", "kraft-3.5-last-replica-standing.itf.json")
 NO_FETCH_CHECK = os.path.join(ROOT, "traces", "kraft-3.5-no-isr-join-fetch-check.itf.json")
@@ -224,7 +224,7 @@ def test_every_kind_of_state_and_step_is_drawn():
     reject are told."""
     from collections import deque
 
-    from modelcheck.viewer.layout import notes_for, rows_for
+    from modelcheck.presentation.viewer.layout import notes_for, rows_for
     m = model("kraft-3.5", BrokerCount=2, InitReplicationFactor=2, MinISR=1, InitIsrSize=1, UncleanShutdownLimit=1,
               FenceBrokerLimit=0, AvoidLastReplicaStanding="FALSE")
     seen, queue, told = {m.init_states[0]}, deque([m.init_states[0]]), []

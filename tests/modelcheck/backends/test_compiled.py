@@ -11,8 +11,8 @@ import pytest
 from support import model, reachable, run_subprocess, small_model
 from modelcheck.backends.c_codegen import CompilerUnavailable, build, compiler
 from modelcheck.backends.compiled import compile_kernel
-from modelcheck.expansion import Expander
-from modelcheck.packing import Packing
+from modelcheck.search.expansion import Expander
+from modelcheck.language.packing import Packing
 from specs import all_specs
 
 
@@ -186,7 +186,7 @@ def test_a_set_is_handed_out_a_slice_at_a_time_each_fingerprint_once(cache):
 
 def test_the_sets_tables_count_towards_max_memory(cache):
     # --max-memory counts resident memory that is neither file-backed nor shared
-    from modelcheck.limits import resident_bytes
+    from modelcheck.runtime.limits import resident_bytes
     k = kernel(small_model("kip320"), cache)
     before = resident_bytes()
     s = k.fingerprint_set()

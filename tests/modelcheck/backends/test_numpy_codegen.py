@@ -6,7 +6,7 @@ import pytest
 
 from support import model, reachable, small_model
 from modelcheck.backends.numpy_codegen import compile_numpy
-from modelcheck.packing import Packing, fingerprints
+from modelcheck.language.packing import Packing, fingerprints
 from specs import all_specs
 
 

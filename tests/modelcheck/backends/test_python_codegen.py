@@ -4,8 +4,8 @@ definitions; on every reachable state of small models they must agree."""
 import pytest
 
 from support import model
-from modelcheck.backends import interpreter
-from modelcheck.fingerprint import fingerprinter
+from modelcheck.language import interpreter
+from modelcheck.language.fingerprint import fingerprinter
 from specs import all_specs
 
 SMALL = {"Replicas": 2, "LogSize": 2, "MaxRecords": 2, "MaxLeaderEpoch": 1}

@@ -3,7 +3,7 @@
 import pytest
 
 from support import model
-from modelcheck.backends.interpreter import evaluate
+from modelcheck.language.interpreter import evaluate
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 

@@ -16,8 +16,8 @@ from modelcheck.engines import ENGINES, REFERENCE_ENGINE, load_reference, entry,
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.contract import (CAPABILITIES, CHECKPOINT, COVERAGE, EXACT, EXHAUSTIVE, SIMULATION,
                                          STATE_GRAPH, SYMMETRY, VIEW)
-from modelcheck.limits import MAX_STATES, Limits
-from modelcheck.progress import Silent
+from modelcheck.runtime.limits import MAX_STATES, Limits
+from modelcheck.runtime.progress import Silent
 from support import model
 
 MODELS = [("kip320", {"Replicas": 2}, ("TypeOk", "WeakIsr", "StrongIsr")),  # holds: 5,973 states
@@ -120,7 +120,7 @@ def test_checkpointing_engines_resume_to_the_same_count(engine, tmp_path):
 
 @pytest.mark.parametrize("engine", engines_with(COVERAGE), indirect=True)
 def test_covering_engines_credit_every_distinct_state(engine):
-    from modelcheck.coverage import Coverage
+    from modelcheck.capabilities.coverage import Coverage
     m = model("kip320", Replicas=2)
     coverage = Coverage(m)
     result = engine.check(m, CheckOptions((), coverage=coverage))
@@ -130,7 +130,7 @@ def test_covering_engines_credit_every_distinct_state(engine):
 
 @pytest.mark.parametrize("engine", engines_with(STATE_GRAPH), indirect=True)
 def test_graph_recording_engines_decide_properties_alike(engine):
-    from modelcheck.liveness.check import check_liveness
+    from modelcheck.capabilities.liveness.check import check_liveness
     m = model("kip320", Replicas=2)
     spec = m.spec.specification("NoFairSpec")
     mine = check_liveness(m, engine.name, m.spec.property_names(), spec, Silent())
@@ -143,11 +143,11 @@ def test_graph_recording_engines_decide_properties_alike(engine):
 
 @pytest.mark.parametrize("name", engines_with(SIMULATION))
 def test_simulating_engines_find_genuine_shrunk_violations(name, request):
-    from modelcheck.replay import replay
-    from modelcheck.simulate.settings import SimulationSettings
-    from modelcheck.simulate.walks import WalkPlan
-    from modelcheck.trace import to_itf_json, trace_from_states
-    from modelcheck.trace_read import bind, parse_trace
+    from modelcheck.presentation.replay import replay
+    from modelcheck.search.simulate.settings import SimulationSettings
+    from modelcheck.search.simulate.walks import WalkPlan
+    from modelcheck.model.trace import to_itf_json, trace_from_states
+    from modelcheck.presentation.trace_read import bind, parse_trace
     found = entry(name)
     if found.requires and found.requires.name == "spark":
         simulator = get_simulator(name, SimulationSettings(WalkPlan(behaviours=400), 3),

@@ -10,7 +10,7 @@ from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.engines import fast
 from modelcheck.engines.fast import FastChecker
-from modelcheck.limits import Limits
+from modelcheck.runtime.limits import Limits
 
 CASES = [
     ("kip320", {"Replicas": 2}, None),
@@ -130,7 +130,7 @@ def test_a_visited_set_too_large_for_max_memory_stops_the_search_before_it_grows
     lets them fill up to 90%, then stops the search with the levels it found
     whole (here every growth past 4 MB is refused, as if the limit were that
     close)."""
-    from modelcheck.limits import MAX_MEMORY, SearchStopped
+    from modelcheck.runtime.limits import MAX_MEMORY, SearchStopped
     refused = []
 
     def make_room(limits, nbytes):

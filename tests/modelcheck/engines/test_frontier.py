@@ -11,8 +11,8 @@ from modelcheck.engines import fast, frontier
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.fast import FastChecker
 from modelcheck.engines.frontier import FileLevel, Frontier
-from modelcheck.expansion import Expansion
-from modelcheck.limits import DISK_FULL, Limits, out_of_room
+from modelcheck.search.expansion import Expansion
+from modelcheck.runtime.limits import DISK_FULL, Limits, out_of_room
 
 COMPILED = {"kernels": "compiled", "workers": 2}
 

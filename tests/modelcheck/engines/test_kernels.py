@@ -12,7 +12,7 @@ from modelcheck.engines import kernels
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.engines.fast import _Search
-from modelcheck.packing import Packing
+from modelcheck.language.packing import Packing
 
 
 class InlineThread:
@@ -109,7 +109,7 @@ def test_a_stop_while_the_source_is_generated_ends_the_run_at_once(monkeypatch):
     before the search can poll; a Ctrl-C then is honoured within a poll, and
     the run reports that no state was searched."""
     from modelcheck.engines.fast import FastChecker
-    from modelcheck.limits import INTERRUPTED, Limits
+    from modelcheck.runtime.limits import INTERRUPTED, Limits
 
     def slow_generation(*args):
         deadline = time.monotonic() + 30

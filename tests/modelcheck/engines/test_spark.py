@@ -10,7 +10,7 @@ import tempfile
 import pytest
 
 from support import model
-from modelcheck.backends.interpreter import evaluate
+from modelcheck.language.interpreter import evaluate
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.engines.spark import SparkChecker, check_code_origin
@@ -172,7 +172,7 @@ def test_the_default_checkpoint_directory_is_temporary(context):
 
 
 def test_limits_stop_between_levels(context):
-    from modelcheck.limits import MAX_MEMORY, MAX_STATES, Limits, StopRequest
+    from modelcheck.runtime.limits import MAX_MEMORY, MAX_STATES, Limits, StopRequest
     from modelcheck.engines.spark import stop_reason
     m = model("kip320", Replicas=2)
     spark = SparkChecker(context).check(m, CheckOptions(m.spec.default_invariants, limits=Limits(max_states=100)))

@@ -6,7 +6,7 @@ symmetry."""
 import pytest
 
 from support import model
-from modelcheck.canonical import Canonicaliser
+from modelcheck.search.canonical import Canonicaliser
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.engines.fast import FastChecker

@@ -9,7 +9,7 @@ import pytest
 from support import model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
-from modelcheck.packing import Packing, fingerprints
+from modelcheck.language.packing import Packing, fingerprints
 from modelcheck.spark import blocks, lead, visited
 
 

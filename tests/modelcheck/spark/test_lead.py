@@ -10,7 +10,7 @@ import pytest
 from support import model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
-from modelcheck.packing import Packing
+from modelcheck.language.packing import Packing
 from modelcheck.spark import blocks, lead, visited
 from modelcheck.spark.settings import DEFAULT_LEAD_IN
 

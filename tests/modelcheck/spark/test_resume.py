@@ -18,7 +18,7 @@ from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.engines.spark import SparkChecker
 from modelcheck.errors import InputError
-from modelcheck.limits import MAX_STATES, Limits
+from modelcheck.runtime.limits import MAX_STATES, Limits
 from modelcheck.spark import resume
 from modelcheck.spark.session import start_context
 from modelcheck.spark.settings import SparkSettings

@@ -14,7 +14,7 @@ from support import invoke, model, one_error_line
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.fast import FastChecker
 from modelcheck.engines.spark import SparkChecker
-from modelcheck.limits import Limits
+from modelcheck.runtime.limits import Limits
 from modelcheck.spark import integrity, resume
 from modelcheck.spark.session import start_context
 from modelcheck.spark.settings import SparkSettings

@@ -7,9 +7,9 @@ from support import model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import rebuild_trace
 from modelcheck.engines.spark import SwarmSimulator
-from modelcheck.simulate.settings import SimulationSettings
+from modelcheck.search.simulate.settings import SimulationSettings
 from modelcheck.spark.swarm import shares
-from modelcheck.simulate.walks import WalkPlan
+from modelcheck.search.simulate.walks import WalkPlan
 from spark_support import local_context
 
 

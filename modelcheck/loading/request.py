@@ -1,0 +1,118 @@
+"""The part of every command's request that is the same for all of them.
+
+``run``, ``sweep``, ``simulate``, ``prove``, ``graph``, ``replay`` and
+``show`` read their input through these functions, each defined once:
+
+* the spec, its constants (defaults, then the .cfg, then ``--const``) and
+  the .cfg itself (``resolve``), or the constants given for a trace
+  (``given_constants``);
+* the invariants to check (``choose_invariants``) and the temporal
+  properties with the specification they are checked under
+  (``choose_properties``);
+* the bounds a search may be given (``check_bounds``);
+* warnings, one line each on stderr (``warn``).
+
+Where a command may write is checked by ``modelcheck/runtime/destinations.py``, and
+what it exits with is ``modelcheck/exitcodes.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from modelcheck.loading.cfgfile import read_config
+from modelcheck.language.constants import Constants, check_bounds as check_constant_bounds, parse_assignment, parse_value
+from modelcheck.errors import InputError
+from modelcheck.model.spec import SpecDefinition
+
+
+@dataclass
+class Resolved:
+    """A command's spec, its constants and its .cfg (None without --config)."""
+
+    spec: SpecDefinition
+    constants: Constants
+    cfg: Any = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def spec_named(name: str) -> SpecDefinition:
+    from specs import get_spec
+    return get_spec(name)
+
+
+def given_constants(consts: Sequence[str]) -> dict[str, str]:
+    """``--const NAME=VALUE`` assignments, by name (the last one wins)."""
+    return dict(parse_assignment(text) for text in consts)
+
+
+def resolve(spec_name: str, consts: Sequence[str] = (), config: str | None = None) -> Resolved:
+    """The spec, its constants (defaults < .cfg < --const) and the .cfg, if
+    any; the .cfg's warnings are kept for the command to show."""
+    spec = spec_named(spec_name)
+    cfg = read_config(config) if config else None
+    given: dict[str, str] = {}
+    if cfg:
+        decls = {d.name: d for d in spec.constants}
+        for name, value in cfg.constants.items():
+            where = f"{cfg.path}:{cfg.constant_lines[name]}"
+            if name not in decls:
+                raise InputError(f"{where}: {spec.name} has no constant {name!r} "
+                                 f"(its constants: {', '.join(sorted(decls))})")
+            try:  # a bad value is reported at its line
+                check_constant_bounds(decls[name], parse_value(decls[name], value))
+            except InputError as e:
+                raise InputError(f"{where}: {e}") from None
+            given[name] = value
+    given.update(given_constants(consts))
+    return Resolved(spec, spec.resolve_constants(given), cfg, list(cfg.warnings) if cfg else [])
+
+
+def choose_invariants(spec: SpecDefinition, requested: Sequence[str], cfg=None, *, defaults: bool = True,
+                      lemmas: bool = False, recorded: str | None = None) -> tuple[str, ...]:
+    """The invariants to check: ``--inv``, else the .cfg's INVARIANT lines,
+    else the spec's defaults (unless ``defaults`` is off: a run that names
+    temporal properties checks only the invariants it names), with the
+    invariant a trace file records added to the defaults, and the spec's
+    lemmas with ``lemmas``. Each is checked to exist; repeats are dropped."""
+    names = list(requested) or list(cfg.invariants if cfg and cfg.invariants else ())
+    if not names and defaults:
+        names = list(spec.default_invariants)
+        if recorded and recorded in spec.invariant_names() and recorded not in names:
+            names.append(recorded)
+    if lemmas:
+        if not spec.lemmas:
+            raise InputError(f"{spec.name} offers no lemmas (--lemmas); name invariants with --inv instead")
+        names += list(spec.lemmas)
+    spec.check_invariant_names(names)
+    return tuple(dict.fromkeys(names))
+
+
+def choose_properties(spec: SpecDefinition, requested: Sequence[str], cfg, specification: str | None,
+                      warnings: list[str]):
+    """``(properties, specification)``: the temporal properties to check
+    (--prop, else the .cfg's PROPERTY lines) and the specification they are
+    checked under (--specification, else the .cfg's, else Spec); ``()`` and
+    None without properties. An unknown name is refused even without them."""
+    properties = tuple(dict.fromkeys(requested or (cfg.properties if cfg else ())))
+    spec.check_property_names(properties)
+    name = specification or (cfg.specification if cfg else None)
+    chosen = spec.specification(name)
+    if specification and not properties:
+        warnings.append(f"--specification {name} only matters for temporal properties; name them with --prop")
+    return (properties, chosen) if properties else ((), None)
+
+
+def check_bounds(max_depth: int | None = None, max_states: int | None = None) -> None:
+    """--max-depth and --max-states, where given, are at least 1."""
+    for option, value in (("--max-depth", max_depth), ("--max-states", max_states)):
+        if value is not None and value < 1:
+            raise InputError(f"{option} must be at least 1, got {value}")
+
+
+def warn(messages: Sequence[str]) -> None:
+    """Each message as one ``modelcheck: warning:`` line on stderr."""
+    for m in messages:
+        print(f"modelcheck: warning: {m}", file=sys.stderr)

@@ -1,0 +1,68 @@
+import pytest
+
+from modelcheck.loading.cfgfile import parse_config
+from modelcheck.errors import InputError
+
+TLC_STYLE = r"""
+\* a model for Kip320
+CONSTANTS
+    Replicas = {r1, r2}
+    LogSize = 2   MaxRecords = 2
+    MaxLeaderEpoch = 2
+    r1 = r1
+(* the spec itself
+   is not evaluated *)
+INIT Init
+NEXT Next
+INVARIANT TypeOk
+INVARIANTS WeakIsr StrongIsr
+CHECK_DEADLOCK FALSE
+"""
+
+
+def test_reads_constants_invariants_and_deadlock_flag():
+    cfg = parse_config(TLC_STYLE, "mc.cfg")
+    assert cfg.constants == {"Replicas": "{r1,r2}", "LogSize": "2", "MaxRecords": "2", "MaxLeaderEpoch": "2"}
+    assert cfg.invariants == ["TypeOk", "WeakIsr", "StrongIsr"]
+    assert cfg.check_deadlock is False
+    assert any("INIT" in w for w in cfg.warnings) and any("NEXT" in w for w in cfg.warnings)
+
+
+@pytest.mark.parametrize("text, line, fragment", [
+    ("CONSTANTS\n  LogSize 2\n", 2, "expected ="),
+    ("CONSTANTS\n  Replicas = {r1, r2\n", 2, "expected , or }"),
+    ("CONSTANTS\n LogSize = 2\nbogus\n", 3, "expected = after constant bogus"),
+    ("bogus\nCONSTANTS\n", 1, "section keyword"),
+    ("INVARIANT\n", 1, "names no invariant"),
+    ("CONSTANTS\n  LogSize = 2\n  LogSize = 3\n", 3, "given twice"),
+    ("CONSTANTS\n  Replicas <- MCReplicas\n", 2, "substitution"),
+    ("(* never closed\nCONSTANTS\n", 1, "unterminated"),
+    ("CHECK_DEADLOCK maybe\n", 1, "TRUE or FALSE"),
+    ("CONSTANTS\n  LogSize =\n", 2, "a value is missing at the end of the file"),
+    ("CONSTANTS\n  LogSize = =\n", 2, "expected a value, got '='"),
+    ("CONSTANTS\n  Replicas = {r1,\n", 2, "unclosed {"),
+    ("INVARIANT\n  TypeOk 3\n", 2, "expected an invariant name, got '3'"),
+    ("PROPERTY\nINVARIANT TypeOk\n", 1, "PROPERTY names nothing"),
+    ("SPECIFICATION Spec\nSPECIFICATION Fair\n", 2, "give one SPECIFICATION"),
+    ("SPECIFICATION Spec Fair\n", 1, "give one SPECIFICATION"),
+    ("SYMMETRY\nVIEW v\n", 1, "SYMMETRY names nothing"),
+    ("VIEW v w\n", 1, "VIEW names one operator"),
+])
+def test_malformed_files_report_the_line(text, line, fragment):
+    with pytest.raises(InputError) as e:
+        parse_config(text, "bad.cfg")
+    assert f"bad.cfg:{line}:" in str(e.value)
+    assert fragment in str(e.value)
+
+
+def test_symmetry_is_read_with_its_line():
+    cfg = parse_config("CONSTANTS Replicas = {a, b}\nSYMMETRY Permutations(Replicas)\nSYMMETRY Perms\n", "m.cfg")
+    assert cfg.symmetry == [("Permutations(Replicas)", 2), ("Perms", 3)]
+    assert cfg.warnings == []
+
+
+def test_specification_properties_and_view_are_read_with_their_lines():
+    cfg = parse_config("SPECIFICATION FairSpec\nPROPERTIES Live\n  Progress\nVIEW view\nCONSTRAINT Bound\n", "m.cfg")
+    assert (cfg.specification, cfg.properties, cfg.view) == ("FairSpec", ["Live", "Progress"], ("view", 4))
+    assert cfg.warnings == ["m.cfg:5: CONSTRAINT Bound is not used by modelcheck (it evaluates the spec's own "
+                            "Init and Next)"]
