@@ -30,7 +30,7 @@ sys.path.insert(0, ROOT)
 import numpy as np  # noqa: E402
 
 from modelcheck.search.canonical import Canonicaliser  # noqa: E402
-from specs import get_spec  # noqa: E402
+from modelcheck.specs import get_spec  # noqa: E402
 
 
 def share(args) -> None:

@@ -405,7 +405,7 @@ def slots(args) -> None:
     import numpy as np
     from modelcheck.backends.numpy_codegen import compile_numpy
     from modelcheck.language.fingerprint import fingerprinter
-    from specs import get_spec
+    from modelcheck.specs import get_spec
     spec = get_spec("kraft-3.5")
     consts = {k: str(v) for k, v in {**SMALL, "InitIsrSize": 2, "UncleanShutdownLimit": 1,
                                       "LeaderShrinkIsrLimit": 1}.items()}

@@ -29,7 +29,7 @@ from modelcheck.capabilities.liveness.check import check_liveness  # noqa: E402
 from modelcheck.capabilities.liveness.lasso import LassoShape, is_fair, violates  # noqa: E402
 from modelcheck.capabilities.liveness.symmetric import check_symmetric  # noqa: E402
 from modelcheck.runtime.progress import Silent  # noqa: E402
-from specs import get_spec  # noqa: E402
+from modelcheck.specs import get_spec  # noqa: E402
 
 
 def lifted_lassos_are_genuine(m, result, specification) -> bool:

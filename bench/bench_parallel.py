@@ -44,7 +44,7 @@ import numpy as np  # noqa: E402
 
 from modelcheck.backends.compiled import Fresh, _ranges, compile_kernel, joined  # noqa: E402
 from modelcheck.language.packing import Packing  # noqa: E402
-from specs import get_spec  # noqa: E402
+from modelcheck.specs import get_spec  # noqa: E402
 
 
 def levels_at(kernel, packing, model, depths: list[int]):

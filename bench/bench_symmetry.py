@@ -49,7 +49,7 @@ def run_case(case: str, runs: int, plain_runs: int, tmp: str) -> list[dict]:
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         from modelcheck.engines.base import CheckOptions
         from modelcheck.engines.fast import FastChecker
-        from specs import get_spec
+        from modelcheck.specs import get_spec
         spec = get_spec("kip320")
         m = spec.instantiate(spec.resolve_constants({"Replicas": "3"}))
         before = load()

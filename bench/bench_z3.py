@@ -63,7 +63,7 @@ def profile(depth: int) -> list[tuple[str, float]]:
     """Cumulative seconds to show no violation within ``depth`` states, per encoding choice."""
     sys.path.insert(0, ROOT)
     from modelcheck.engines.bmc import BmcSettings, run_bmc
-    from specs import get_spec
+    from modelcheck.specs import get_spec
 
     spec = get_spec("kip320-first-try")
     model = spec.instantiate(spec.resolve_constants({"Replicas": "3"}))

@@ -20,7 +20,7 @@ import time
 from common import machine  # noqa: F401  (puts the repository on sys.path)
 from modelcheck.language.packing import Packing
 from modelcheck.spark import blocks, lead
-from specs import get_spec
+from modelcheck.specs import get_spec
 
 PARTITIONS, LEVEL = 2, 18
 

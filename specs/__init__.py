@@ -11,9 +11,9 @@ from modelcheck.model.spec import Model, SpecDefinition
 
 
 def all_specs() -> dict[str, SpecDefinition]:
-    from specs import (async_isr, kafka_clients, kafka_truncate_to_high_watermark, kip101, kip279, kip320,
+    from modelcheck.specs import (async_isr, kafka_clients, kafka_truncate_to_high_watermark, kip101, kip279, kip320,
                        kip320_consumer, kip320_first_try)
-    from specs.kraft import kafka_replication_kip_966, kafka_replication_v3_5
+    from modelcheck.specs.kraft import kafka_replication_kip_966, kafka_replication_v3_5
     modules = (kafka_truncate_to_high_watermark, kip101, kip279, kip320, kip320_first_try, async_isr,
                kip320_consumer, kafka_clients, kafka_replication_v3_5, kafka_replication_kip_966)
     return {m.SPEC.name: m.SPEC for m in modules}

@@ -297,7 +297,7 @@ def HighWatermarkAdvanced(s):
 def viewer_layout():
     """How the trace viewers draw this spec's states (specs/async_isr_layout.py),
     loaded only when a trace is shown."""
-    from specs.async_isr_layout import layout
+    from modelcheck.specs.async_isr_layout import layout
     return (layout(high_watermark),)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from modelcheck.model.spec import UPSTREAM, ActionDef, PredicateDef, SpecDefinition
 from modelcheck.language.temporal import SF, WF, Specification
-from specs.kafka_replication import (BASE_INVARIANTS, BASE_SOMETIMES, CONSTANTS, DEFAULT_INVARIANTS, BecomeLeader,
+from modelcheck.specs.kafka_replication import (BASE_INVARIANTS, BASE_SOMETIMES, CONSTANTS, DEFAULT_INVARIANTS, BecomeLeader,
                                      ControllerElectLeader, ControllerShrinkIsr, FollowerReplicate, Init,
                                      LeaderExpandIsr, LeaderIncHighWatermark, LeaderShrinkIsr, LeaderWrite, fields,
                                      variables)

@@ -37,7 +37,7 @@ Switches (boolean constants, and one number):
 
 Properties: NoAckedWriteLost, NoWriteToStaleLeader, NoLeaderRegression,
 NoSpuriousOutOfRange and Kip320Consumer's NoDivergentDelivery (see each one;
-the explanations are in ``specs.kafka_clients_explain``). Three of them read
+the explanations are in ``modelcheck.specs.kafka_clients_explain``). Three of them read
 history flags that the actions set at the step that breaks them.
 
 State: Kip320Consumer's fields, the producer's metadata, its pending acks=all
@@ -59,14 +59,14 @@ from modelcheck.errors import InputError
 from modelcheck.language.expr import add, all_of, and_, any_of, implies, ite, max_, member, min_, not_, or_
 from modelcheck.language.schema import boolean, integer
 from modelcheck.model.spec import SpecDefinition, action, invariant, sometimes, written_here
-from specs import kafka_replication as base
-from specs import kafka_clients_explain as explain
-from specs import kip320_consumer as consumer
-from specs.finite_replicated_log import NIL, LogRecord, append, has_entry, has_offset, offsets
-from specs.id_sequence import next_id_available
-from specs.kafka_replication import NONE, REPLICA, REQUEST, replica_presumes_leadership, replicas
-from specs.kip320 import NEXT as KIP320_NEXT
-from specs.kip320 import BecomeLeader, ControllerShrinkIsr, LeaderWrite
+from modelcheck.specs import kafka_replication as base
+from modelcheck.specs import kafka_clients_explain as explain
+from modelcheck.specs import kip320_consumer as consumer
+from modelcheck.specs.finite_replicated_log import NIL, LogRecord, append, has_entry, has_offset, offsets
+from modelcheck.specs.id_sequence import next_id_available
+from modelcheck.specs.kafka_replication import NONE, REPLICA, REQUEST, replica_presumes_leadership, replicas
+from modelcheck.specs.kip320 import NEXT as KIP320_NEXT
+from modelcheck.specs.kip320 import BecomeLeader, ControllerShrinkIsr, LeaderWrite
 
 CONSTANTS = (
     ConstantDecl("Replicas", REPLICAS, ("r1", "r2"), minimum=1, maximum=8,

@@ -3,14 +3,14 @@
 Each function receives a probe on the first state that breaks a property
 (see ``modelcheck.model.explain``) and names the clients, replicas, epochs and
 offsets involved. They read the state through the spec's own operators,
-which ``specs.kafka_clients`` passes in where a property needs one.
+which ``modelcheck.specs.kafka_clients`` passes in where a property needs one.
 """
 
 from __future__ import annotations
 
 from modelcheck.language.expr import not_
-from specs.finite_replicated_log import NIL
-from specs.kafka_replication import NONE, record_text, replica_presumes_leadership, replicas
+from modelcheck.specs.finite_replicated_log import NIL
+from modelcheck.specs.kafka_replication import NONE, record_text, replica_presumes_leadership, replicas
 
 
 def _on(probe, replica) -> str:

@@ -32,10 +32,10 @@ from modelcheck.language.expr import (all_of, and_, any_of, implies, ite, member
                                       set_without)
 from modelcheck.language.schema import boolean, integer, subset
 from modelcheck.model.spec import Domain, action, invariant, sometimes
-from specs.finite_replicated_log import (NIL, LogRecord, append, get_record_at_offset, has_offset,
+from modelcheck.specs.finite_replicated_log import (NIL, LogRecord, append, get_record_at_offset, has_offset,
                                          has_some_entry, is_log_record, log_type_ok, offsets, replicate_to,
                                          truncate_to)
-from specs.id_sequence import id_sequence_type_ok, next_id_available
+from modelcheck.specs.id_sequence import id_sequence_type_ok, next_id_available
 
 NONE = -1  # "no leader"
 

@@ -6,8 +6,8 @@ that were already committed.
 """
 
 from modelcheck.model.spec import action
-from specs.family import replication_spec, unfenced_next, unfenced_spec
-from specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to
+from modelcheck.specs.family import replication_spec, unfenced_next, unfenced_spec
+from modelcheck.specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to
 
 
 @action(leader=REPLICA, replica=REPLICA, leaderAndIsrRequest=REQUEST, where=lambda leader, replica, **_: leader != replica)

@@ -6,9 +6,9 @@ and truncates there, instead of to its high watermark.
 
 from modelcheck.language.expr import and_, ite, or_
 from modelcheck.model.spec import action
-from specs.family import replication_spec, unfenced_next, unfenced_spec
-from specs.finite_replicated_log import get_latest_record, has_offset, is_empty, is_log_record, min_offset_where
-from specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to
+from modelcheck.specs.family import replication_spec, unfenced_next, unfenced_spec
+from modelcheck.specs.finite_replicated_log import get_latest_record, has_offset, is_empty, is_log_record, min_offset_where
+from modelcheck.specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to
 
 
 def lookup_offset_for_epoch(s, leader, follower, epoch):

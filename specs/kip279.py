@@ -7,9 +7,9 @@ changes can still make logs diverge.
 
 from modelcheck.language.expr import and_, ite
 from modelcheck.model.spec import action
-from specs.family import replication_spec, unfenced_next, unfenced_spec
-from specs.finite_replicated_log import get_record_at_offset, has_entry, has_offset, is_empty, max_offset_where
-from specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to
+from modelcheck.specs.family import replication_spec, unfenced_next, unfenced_spec
+from modelcheck.specs.finite_replicated_log import get_record_at_offset, has_entry, has_offset, is_empty, max_offset_where
+from modelcheck.specs.kafka_replication import REPLICA, REQUEST, become_follower_and_truncate_to
 
 
 def is_matching_offset(s, replica1, replica2, offset):

@@ -10,16 +10,16 @@ own high watermark has reached its current epoch.
 
 from modelcheck.language.expr import and_, member, min_, not_, or_, set_with, set_without
 from modelcheck.model.spec import UPSTREAM, action, written_here
-from specs.family import replication_spec, upstream_fairness
-from specs.finite_replicated_log import (get_record_at_offset, has_offset, is_log_record, replicate_to,
+from modelcheck.specs.family import replication_spec, upstream_fairness
+from modelcheck.specs.finite_replicated_log import (get_record_at_offset, has_offset, is_log_record, replicate_to,
                                          truncate_to)
-from specs.kafka_replication import (NONE, REPLICA, REQUEST, BecomeLeader, ControllerElectLeader,
+from modelcheck.specs.kafka_replication import (NONE, REPLICA, REQUEST, BecomeLeader, ControllerElectLeader,
                                      ControllerShrinkIsr, LeaderWrite, adopt_request, all_isr_members,
                                      quorum_update_leader_and_isr, replica_count, replica_presumes_leadership)
-from specs.kip279 import first_non_matching_offset_from_tail
-from specs.kip320_fencing import is_following_leader_epoch
-from specs.kip320_lemmas import LEMMAS
-from specs.kip320_live import PROPERTIES, specifications
+from modelcheck.specs.kip279 import first_non_matching_offset_from_tail
+from modelcheck.specs.kip320_fencing import is_following_leader_epoch
+from modelcheck.specs.kip320_lemmas import LEMMAS
+from modelcheck.specs.kip320_live import PROPERTIES, specifications
 
 
 def has_high_watermark_reached_current_epoch(s, leader):

@@ -37,13 +37,13 @@ from modelcheck.model.explain import Account
 from modelcheck.language.expr import and_, any_of, implies, ite, member, min_, not_, or_
 from modelcheck.language.schema import boolean, integer
 from modelcheck.model.spec import SpecDefinition, action, invariant, sometimes, written_here
-from specs import kafka_replication as base
-from specs.finite_replicated_log import NIL, LogRecord, get_record_at_offset, has_offset, min_offset_where, offsets
-from specs.kafka_replication import (NONE, REPLICA, REQUEST, controller_update_isr, record_text,
+from modelcheck.specs import kafka_replication as base
+from modelcheck.specs.finite_replicated_log import NIL, LogRecord, get_record_at_offset, has_offset, min_offset_where, offsets
+from modelcheck.specs.kafka_replication import (NONE, REPLICA, REQUEST, controller_update_isr, record_text,
                                      replica_presumes_leadership)
 from modelcheck.language.temporal import WF, Specification
-from specs.kip320 import FAIR_SPEC as KIP320_SPEC
-from specs.kip320 import NEXT as KIP320_NEXT
+from modelcheck.specs.kip320 import FAIR_SPEC as KIP320_SPEC
+from modelcheck.specs.kip320 import NEXT as KIP320_NEXT
 
 CONSTANTS = (
     ConstantDecl("Replicas", REPLICAS, ("r1", "r2"), minimum=1, maximum=8,

@@ -2,7 +2,7 @@
 the lemmas offered for its proofs (``specs/kip320_lemmas.py``)."""
 
 from modelcheck.language.expr import and_
-from specs.kafka_replication import replica_presumes_leadership
+from modelcheck.specs.kafka_replication import replica_presumes_leadership
 
 
 def is_following_leader_epoch(s, leader, follower):

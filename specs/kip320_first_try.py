@@ -10,16 +10,16 @@ ISR.
 
 from modelcheck.language.expr import and_, member, min_, not_, or_, set_with, set_without
 from modelcheck.model.spec import action
-from specs.family import replication_spec, upstream_fairness
-from specs.finite_replicated_log import (get_latest_record, has_offset, has_some_entry, is_empty, is_log_record,
+from modelcheck.specs.family import replication_spec, upstream_fairness
+from modelcheck.specs.finite_replicated_log import (get_latest_record, has_offset, has_some_entry, is_empty, is_log_record,
                                          replicate_to, truncate_to)
-from specs.kafka_replication import (REPLICA, REQUEST, BecomeLeader, ControllerElectLeader, ControllerShrinkIsr,
+from modelcheck.specs.kafka_replication import (REPLICA, REQUEST, BecomeLeader, ControllerElectLeader, ControllerShrinkIsr,
                                      LeaderExpandIsr, LeaderWrite, adopt_request, all_isr_members, quorum_update_leader_and_isr,
                                      replica_count, replica_is_following, replica_presumes_leadership)
-from specs.kip279 import first_non_matching_offset_from_tail
+from modelcheck.specs.kip279 import first_non_matching_offset_from_tail
 # The upstream module carries its own LOCAL copy of this operator, identical
 # to Kip320's; one definition serves both here.
-from specs.kip320 import has_high_watermark_reached_current_epoch
+from modelcheck.specs.kip320 import has_high_watermark_reached_current_epoch
 
 
 def is_follower_caught_up_to_leader_epoch(s, leader, follower, end_offset):

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from modelcheck.language.expr import all_of, and_, any_of, bit_or, implies, member, not_
 from modelcheck.model.spec import invariant
-from specs.finite_replicated_log import NIL, get_record_at_offset, offsets
-from specs.kafka_replication import NONE, is_true_leader, replica_count, replica_presumes_leadership, replicas
-from specs.kip320_fencing import is_following_leader_epoch
+from modelcheck.specs.finite_replicated_log import NIL, get_record_at_offset, offsets
+from modelcheck.specs.kafka_replication import NONE, is_true_leader, replica_count, replica_presumes_leadership, replicas
+from modelcheck.specs.kip320_fencing import is_following_leader_epoch
 
 
 def _epochs(s) -> range:

@@ -13,8 +13,8 @@ from modelcheck.language.expr import all_of, and_, any_of, implies
 from modelcheck.language.temporal import (WF, Specification, always_eventually, eventually, eventually_always,
                                           eventually_always_step, forall, infinitely_often_implies_eventually, leads_to,
                                           no_fairness, temporal)
-from specs.finite_replicated_log import get_end_offset
-from specs.kafka_replication import REPLICA, replica_presumes_leadership, replicas
+from modelcheck.specs.finite_replicated_log import get_end_offset
+from modelcheck.specs.kafka_replication import REPLICA, replica_presumes_leadership, replicas
 
 
 def on_quorum_epoch(s, r):

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-from specs import get_spec  # noqa: E402
+from modelcheck.specs import get_spec  # noqa: E402
 
 
 @lru_cache(maxsize=None)
@@ -123,7 +123,7 @@ def one_error_line(err: str) -> str:
 def async_isr_ignoring_the_pending_isr(monkeypatch):
     """AsyncIsr with its high watermark computed over the current ISR alone,
     ignoring the pending one: a mutation that breaks ValidHighWatermark."""
-    import specs.async_isr as async_isr
+    import modelcheck.specs.async_isr as async_isr
     from modelcheck.language.expr import ite, member, min_
 
     def current_isr_only(s):

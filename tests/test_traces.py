@@ -17,7 +17,7 @@ from modelcheck.engines.bfs import BfsChecker
 from modelcheck.engines.fast import FastChecker
 from modelcheck.model.trace import to_itf_json, trace_from_states
 from modelcheck.presentation.trace_read import bind, read_trace_file
-from specs import get_spec
+from modelcheck.specs import get_spec
 
 # (spec, constants, invariants or () for the defaults, file, states in the shortest trace)
 BUGS = [

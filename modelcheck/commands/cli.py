@@ -281,7 +281,7 @@ def prove(spec, invariants, k, lemmas, consts, config, trace_out, overwrite, as_
 def list_specs(as_json):
     """Show the specs with their actions, invariants and default constants."""
     from modelcheck.commands.listing import specs_json, specs_text
-    from specs import all_specs
+    from modelcheck.specs import all_specs
 
     specs = list(all_specs().values())
     click.echo(specs_json(specs) if as_json else specs_text(specs))

@@ -39,7 +39,7 @@ class Resolved:
 
 
 def spec_named(name: str) -> SpecDefinition:
-    from specs import get_spec
+    from modelcheck.specs import get_spec
     return get_spec(name)
 
 

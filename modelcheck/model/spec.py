@@ -433,7 +433,7 @@ class Model:
         return [i.label() for i in self.instances]
 
     def key(self) -> tuple:
-        """A small picklable name for this model: ``specs.load_model(key)``
+        """A small picklable name for this model: ``modelcheck.specs.load_model(key)``
         rebuilds it in another process (worker processes, Spark executors)."""
         if self.view:
             return (self.spec.name, tuple(self.constants.items()), "view")

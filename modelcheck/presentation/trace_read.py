@@ -264,7 +264,7 @@ def check_spec(doc: TraceDocument, spec) -> None:
     if doc.spec and doc.spec != spec.name:
         raise InputError(f"{doc.path} is a trace of {doc.spec}, not {spec.name}")
     if doc.module and doc.module != spec.module:
-        from specs import all_specs
+        from modelcheck.specs import all_specs
         if doc.module in {s.module for s in all_specs().values()}:
             raise InputError(f"{doc.path} is a trace of module {doc.module}, not {spec.module} ({spec.name})")
 

@@ -1,7 +1,7 @@
 """Shipping this project's code to the executors.
 
-The driver zips the ``modelcheck`` and ``specs`` packages it imported (not
-whatever is installed anywhere) and adds the zip with ``addPyFile``; the
+The driver zips the ``modelcheck`` package it imported, built-in specs
+included (not whatever is installed anywhere) and adds the zip with ``addPyFile``; the
 executors put it first on their path. The zip's name is a digest of the
 sources in it, so the same code is one file however often it is built.
 """
@@ -17,7 +17,7 @@ import zipfile
 
 
 def build_code_zip(directory: str) -> str:
-    """Zip the packages the driver imported (not whatever is installed) into
+    """Zip the package the driver imported (not whatever is installed) into
     ``directory``; the name carries a digest of the sources.
 
     Each module goes in as source and as bytecode for this interpreter
@@ -26,25 +26,24 @@ def build_code_zip(directory: str) -> str:
     a short run. An executor on another Python version ignores the bytecode.
     """
     import modelcheck
-    import specs
 
     buffer = io.BytesIO()
     sources = hashlib.blake2b(digest_size=6)  # names the zip: the bytecode beside them is only a cache
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
-        for package in (modelcheck, specs):
-            root = os.path.dirname(os.path.abspath(package.__file__))
-            base = os.path.dirname(root)
-            for folder, dirs, files in os.walk(root):
-                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-                for name in sorted(files):
-                    if name.endswith(".py"):
-                        path = os.path.join(folder, name)
-                        inner = os.path.relpath(path, base)
-                        with open(path, "rb") as f:
-                            source = f.read()
-                        z.writestr(_zip_entry(inner), source)
-                        sources.update(inner.encode() + b"\0" + source + b"\0")
-                        z.writestr(_zip_entry(inner + "c"), _bytecode(path, inner))
+        root = os.path.dirname(os.path.abspath(modelcheck.__file__))
+        base = os.path.dirname(root)
+        # followlinks: in a checkout, modelcheck/specs links to the specs/ folder at its root
+        for folder, dirs, files in os.walk(root, followlinks=True):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    path = os.path.join(folder, name)
+                    inner = os.path.relpath(path, base)
+                    with open(path, "rb") as f:
+                        source = f.read()
+                    z.writestr(_zip_entry(inner), source)
+                    sources.update(inner.encode() + b"\0" + source + b"\0")
+                    z.writestr(_zip_entry(inner + "c"), _bytecode(path, inner))
     data = buffer.getvalue()
     # a digest of the sources, not of the zip: the bytecode of one source can
     # differ from one compilation to the next (marshal marks objects shared in

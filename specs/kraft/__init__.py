@@ -13,11 +13,11 @@ UPSTREAM_COMMIT = "823615e"
 def viewer_layout():
     """How the trace viewers draw kraft-3.5's states (``specs/kraft/layout.py``),
     loaded only when a trace is shown."""
-    from specs.kraft.layout import V3_5
+    from modelcheck.specs.kraft.layout import V3_5
     return (V3_5,)
 
 
 def viewer_layout_kip966():
     """The same for kraft-kip966, with its ELR."""
-    from specs.kraft.layout import KIP_966
+    from modelcheck.specs.kraft.layout import KIP_966
     return (KIP_966,)

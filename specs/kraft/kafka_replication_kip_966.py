@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from modelcheck.language.expr import not_
 from modelcheck.model.spec import Domain, action
-from specs.kraft import viewer_layout_kip966
-from specs.kraft import kafka_replication_v3_5 as v35
-from specs.kraft.kafka_replication_v3_5 import BROKER, CANDIDATE, offline, shut_down, under_limit
-from specs.kraft.kip_966_properties import CFG_INVARIANTS, INVARIANTS
-from specs.kraft.kip_966_types import CONSTANTS
-from specs.kraft.v3_5_types import NIL, OFFLINE_CLEAN, OFFLINE_DIRTY
+from modelcheck.specs.kraft import viewer_layout_kip966
+from modelcheck.specs.kraft import kafka_replication_v3_5 as v35
+from modelcheck.specs.kraft.kafka_replication_v3_5 import BROKER, CANDIDATE, offline, shut_down, under_limit
+from modelcheck.specs.kraft.kip_966_properties import CFG_INVARIANTS, INVARIANTS
+from modelcheck.specs.kraft.kip_966_types import CONSTANTS
+from modelcheck.specs.kraft.v3_5_types import NIL, OFFLINE_CLEAN, OFFLINE_DIRTY
 
 CLEAN = Domain("is_clean_shutdown", lambda c: (0, 1), lambda c, v: bool(v))  # BOOLEAN: FALSE first, as TLC
 

@@ -26,9 +26,9 @@ from modelcheck.language.expr import (FALSE, TRUE, and_, bit_and, bit_or, cardin
 from modelcheck.language.records import record_ite
 from modelcheck.model.spec import Domain, SpecDefinition, action, by_first_parameter
 from modelcheck.language.temporal import Specification
-from specs.kraft import UPSTREAM_COMMIT, UPSTREAM_REPOSITORY, viewer_layout
-from specs.kraft.network import discard, messages, previously_sent, reply, send
-from specs.kraft.v3_5_functions import (apply_partition_change, blank_fetch_state, blank_metadata,
+from modelcheck.specs.kraft import UPSTREAM_COMMIT, UPSTREAM_REPOSITORY, viewer_layout
+from modelcheck.specs.kraft.network import discard, messages, previously_sent, reply, send
+from modelcheck.specs.kraft.v3_5_functions import (apply_partition_change, blank_fetch_state, blank_metadata,
                                         can_advance_hwm, commit_offset_on_fetch, commit_offset_on_write, drop_fetch_sessions,
                                         fail_pending_writes, handle_broker_fenced, handle_broker_unfenced, hwm_of,
                                         last_offset_for_epoch, leo_of, log_of, maybe_advance_high_watermark,
@@ -39,9 +39,9 @@ from specs.kraft.v3_5_functions import (apply_partition_change, blank_fetch_stat
                                         reset_pending_alter_partition, unreplicated_offset,
                                         update_elr_on_isr_or_replica_change, update_hwm_invariant_vars,
                                         validate_alter_partition_request)
-from specs.kraft.v3_5_liveness import PROPERTIES, liveness_specification
-from specs.kraft.v3_5_properties import CFG_INVARIANTS, INVARIANTS, SOMETIMES, converged
-from specs.kraft.v3_5_types import (BROKER, CAPACITIES, CONSTANTS, FENCED, FENCED_LEADER_EPOCH, FOLLOWER, LEADER, NIL, NIL_ROLE,
+from modelcheck.specs.kraft.v3_5_liveness import PROPERTIES, liveness_specification
+from modelcheck.specs.kraft.v3_5_properties import CFG_INVARIANTS, INVARIANTS, SOMETIMES, converged
+from modelcheck.specs.kraft.v3_5_types import (BROKER, CAPACITIES, CONSTANTS, FENCED, FENCED_LEADER_EPOCH, FOLLOWER, LEADER, NIL, NIL_ROLE,
                                     NO_ERROR, NOT_LEADER_OR_FOLLOWER, OFFLINE_CLEAN, OFFLINE_DIRTY,
                                     RUNNING, STARTING, SWITCHES, UNFENCED, UNKNOWN_LEADER_EPOCH, VALUE, VIEW, bounds,
                                     broker_bit, brokers, check_constants, fetch_pairs, fields, int_max_code,

@@ -6,10 +6,10 @@ from __future__ import annotations
 from modelcheck.language.expr import (all_of, and_, any_of, bit_and, cardinality, eq, implies, le, lt, member, not_, or_,
                                       subset_of)
 from modelcheck.model.spec import invariant
-from specs.kraft.v3_5_functions import leo_of, pending_alter_partition_response
-from specs.kraft import v3_5_properties as base
-from specs.kraft.v3_5_properties import is_non_stale_leader
-from specs.kraft.v3_5_types import RUNNING, brokers
+from modelcheck.specs.kraft.v3_5_functions import leo_of, pending_alter_partition_response
+from modelcheck.specs.kraft import v3_5_properties as base
+from modelcheck.specs.kraft.v3_5_properties import is_non_stale_leader
+from modelcheck.specs.kraft.v3_5_types import RUNNING, brokers
 
 
 @invariant

@@ -12,7 +12,7 @@ records as TLC does under this module's text.
 from __future__ import annotations
 
 from modelcheck.language.constants import INT, ConstantDecl
-from specs.kraft.v3_5_types import CONSTANTS as V35_CONSTANTS
+from modelcheck.specs.kraft.v3_5_types import CONSTANTS as V35_CONSTANTS
 
 _RENAMED = {
     "CleanShutdownLimit": ConstantDecl("NoDataLossShutdownLimit", INT, 0, minimum=0, maximum=3,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from modelcheck.model.display import Cell, Group, Layout, Row, log_cell, set_cell, text_cell
 from modelcheck.language.values import Function, Record, show
-from specs.kraft.story import broker_name, entry_text, isr_text, leader_text, names, notes, records_text
+from modelcheck.specs.kraft.story import broker_name, entry_text, isr_text, leader_text, names, notes, records_text
 
 INT_MAX = 10000  # how the module writes "no write awaits acknowledgement" (IntMax)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from modelcheck.language.expr import (TRUE, Expr, all_of, and_, any_of, bit_and, bit_or, bit_xor, cardinality, eq, ite, le,
                                       lift, lt, member, ne, not_, or_, set_with, set_without)
 from modelcheck.language.records import RecordView, record_ite
-from specs.kraft.v3_5_types import (FENCED_LEADER_EPOCH, INELIGIBLE_REPLICA, LEADER, NIL, NO_ERROR, NO_LEADER,
+from modelcheck.specs.kraft.v3_5_types import (FENCED_LEADER_EPOCH, INELIGIBLE_REPLICA, LEADER, NIL, NO_ERROR, NO_LEADER,
                                     UNFENCED, bounds, brokers, int_max_code, types)
 
 # --- helpers -------------------------------------------------------------------------
@@ -462,7 +462,7 @@ def drop_fetch_sessions(s, n, b) -> None:
     """DropFetchSessions(b): the fetches to and from b are dropped, b's own
     fetchers are cleared, and fetchers of other brokers waiting on b stop
     waiting (marked delayed if they still fetch the partition)."""
-    from specs.kraft.network import drop
+    from modelcheck.specs.kraft.network import drop
     involved = (lambda m: or_(eq(m.dest, b), eq(m.source, b)))
     drop(n, "fetch_request", involved)
     drop(n, "fetch_response", involved)

@@ -16,8 +16,8 @@ from __future__ import annotations
 from modelcheck.language.expr import all_of, and_, any_of, eq, implies, lt, member, ne, not_, or_
 from modelcheck.model.spec import ActionDef
 from modelcheck.language.temporal import WF, Specification, always_eventually, forall, leads_to, temporal
-from specs.kraft.v3_5_functions import log_of, log_offsets, partition_needs_action, unreplicated_offset
-from specs.kraft.v3_5_types import BROKER, FENCED, FOLLOWER, NIL_ROLE, RUNNING, STARTING, UNFENCED, VALUE, brokers
+from modelcheck.specs.kraft.v3_5_functions import log_of, log_offsets, partition_needs_action, unreplicated_offset
+from modelcheck.specs.kraft.v3_5_types import BROKER, FENCED, FOLLOWER, NIL_ROLE, RUNNING, STARTING, UNFENCED, VALUE, brokers
 
 
 def for_broker(act: ActionDef, b: int) -> ActionDef:

@@ -7,8 +7,8 @@ from modelcheck.language.bounded import within_capacity
 from modelcheck.model.explain import Account
 from modelcheck.language.expr import TRUE, all_of, and_, any_of, eq, implies, le, lt, member, ne, not_, or_, subset_of
 from modelcheck.model.spec import invariant, sometimes
-from specs.kraft.v3_5_functions import hwm_of, leo_of, log_of, log_offsets, pending_alter_partition_response
-from specs.kraft.v3_5_types import FENCED, FOLLOWER, LEADER, NO_LEADER, RUNNING, UNFENCED, brokers
+from modelcheck.specs.kraft.v3_5_functions import hwm_of, leo_of, log_of, log_offsets, pending_alter_partition_response
+from modelcheck.specs.kraft.v3_5_types import FENCED, FOLLOWER, LEADER, NO_LEADER, RUNNING, UNFENCED, brokers
 
 
 def converged(s, leader, follower):

@@ -13,7 +13,7 @@ from support import invoke, invoke_json, model, one_error_line
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.engines.fast import FastChecker
-from specs.kraft.kip_966_properties import CFG_INVARIANTS
+from modelcheck.specs.kraft.kip_966_properties import CFG_INVARIANTS
 
 SMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1, "DataLossShutdownLimit": 0,
          "FenceBrokerLimit": 0}

@@ -11,7 +11,7 @@ from support import invoke, invoke_json, model, one_error_line
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.engines.fast import FastChecker
-from specs.kraft.v3_5_properties import CFG_INVARIANTS
+from modelcheck.specs.kraft.v3_5_properties import CFG_INVARIANTS
 
 SMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1, "UncleanShutdownLimit": 0,
          "FenceBrokerLimit": 0}

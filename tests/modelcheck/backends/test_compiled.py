@@ -13,7 +13,7 @@ from modelcheck.backends.c_codegen import CompilerUnavailable, build, compiler
 from modelcheck.backends.compiled import compile_kernel
 from modelcheck.search.expansion import Expander
 from modelcheck.language.packing import Packing
-from specs import all_specs
+from modelcheck.specs import all_specs
 
 
 def predicate_names(m):

@@ -7,7 +7,7 @@ import pytest
 from support import model, reachable, small_model
 from modelcheck.backends.numpy_codegen import compile_numpy
 from modelcheck.language.packing import Packing, fingerprints
-from specs import all_specs
+from modelcheck.specs import all_specs
 
 
 @pytest.mark.parametrize("name", sorted(all_specs()))

@@ -6,7 +6,7 @@ import pytest
 from support import model
 from modelcheck.language import interpreter
 from modelcheck.language.fingerprint import fingerprinter
-from specs import all_specs
+from modelcheck.specs import all_specs
 
 SMALL = {"Replicas": 2, "LogSize": 2, "MaxRecords": 2, "MaxLeaderEpoch": 1}
 KRAFT_SMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 1,

@@ -11,7 +11,7 @@ from support import model, reachable
 from modelcheck.language import interpreter
 from modelcheck.backends.z3_backend import BINARY, Frames, Interval, bit_width, signed_bits, to_z3, value_intervals
 from modelcheck.language.expr import and_, bit_and, bit_or, bit_xor, eq, ite, le, lift, lt, ne, not_, or_, select, var
-from specs import all_specs
+from modelcheck.specs import all_specs
 
 # Per spec, the small configurations the successor sets are compared on, and
 # how many reachable states of each are sampled.

@@ -7,7 +7,7 @@ from support import model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.capabilities.induction import NOT_INDUCTIVE, PROVED, VIOLATION, prove
-from specs.kip320_lemmas import LEMMAS
+from modelcheck.specs.kip320_lemmas import LEMMAS
 
 TINY = {"Replicas": 2, "LogSize": 1, "MaxRecords": 1, "MaxLeaderEpoch": 1}
 LEMMA_NAMES = [lemma.name for lemma in LEMMAS]

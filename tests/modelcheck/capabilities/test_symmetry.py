@@ -9,7 +9,7 @@ import pytest
 from support import model, reachable
 from modelcheck.errors import SpecDefinitionError
 from modelcheck.capabilities.symmetry import rename_instances, rename_state, renamings
-from specs import all_specs
+from modelcheck.specs import all_specs
 
 SYMMETRIC = sorted(name for name, spec in all_specs().items() if spec.symmetry)
 SMALL = {"Replicas": 3, "LogSize": 1, "MaxRecords": 1, "MaxLeaderEpoch": 1}

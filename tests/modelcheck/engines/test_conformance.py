@@ -85,7 +85,7 @@ def test_exhaustive_engines_stop_at_the_same_level_under_max_states(engine):
 
 @pytest.mark.parametrize("engine", engines_with(VIEW), indirect=True)
 def test_view_applying_engines_count_the_views_the_reference_counts(engine):
-    from specs import get_spec
+    from modelcheck.specs import get_spec
     spec = get_spec("kraft-3.5")
     constants = spec.resolve_constants({"BrokerCount": "2", "InitReplicationFactor": "2", "MinISR": "1",
                                         "InitIsrSize": "1", "UncleanShutdownLimit": "0", "FenceBrokerLimit": "0"})

@@ -231,7 +231,7 @@ def test_message_passing_specs_without_their_view_equal_bfs(context):
     """kraft-3.5's records, sets of messages and sequences run on the
     executors as on the breadth-first engine (without the VIEW, which Spark
     does not apply)."""
-    from specs import get_spec
+    from modelcheck.specs import get_spec
     spec = get_spec("kraft-3.5")
     consts = spec.resolve_constants({"BrokerCount": "2", "InitReplicationFactor": "2", "MinISR": "1",
                                      "InitIsrSize": "2", "UncleanShutdownLimit": "0", "FenceBrokerLimit": "1"})

@@ -2,7 +2,7 @@ import pytest
 
 from modelcheck.language.constants import parse_assignment
 from modelcheck.errors import InputError
-from specs import get_spec
+from modelcheck.specs import get_spec
 
 
 def resolve(**given):

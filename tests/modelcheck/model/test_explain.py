@@ -7,7 +7,7 @@ from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.model.explain import Probe, explain, failing_conjuncts, first_violation, slot_paths
 from scenarios import led_by, with_log
-from specs.kafka_replication import replica_presumes_leadership
+from modelcheck.specs.kafka_replication import replica_presumes_leadership
 
 KIP320 = model("kip320")
 

@@ -3,7 +3,7 @@ import gc
 import pytest
 
 from modelcheck.model.spec import Model
-from specs import get_spec
+from modelcheck.specs import get_spec
 
 
 @pytest.mark.parametrize("enabled", [True, False])

@@ -8,7 +8,7 @@ import pytest
 from support import ROOT, model
 from modelcheck.errors import InputError, TraceFormatError
 from modelcheck.presentation.trace_read import ClaimedStep, bind, parse_trace, read_trace_file
-from specs import get_spec
+from modelcheck.specs import get_spec
 
 TRACES = os.path.join(ROOT, "traces")
 TLC = os.path.join(ROOT, "tests", "fixtures", "tlc")

@@ -9,7 +9,7 @@ from modelcheck.spark.shipping import build_code_zip
 def test_code_zip_holds_the_packages_the_driver_runs(tmp_path):
     path = build_code_zip(str(tmp_path))
     names = zipfile.ZipFile(path).namelist()
-    for module in ("modelcheck/__init__.py", "modelcheck/spark/blocks.py", "specs/kip320.py"):
+    for module in ("modelcheck/__init__.py", "modelcheck/spark/blocks.py", "modelcheck/specs/kip320.py"):
         assert module in names and module + "c" in names
     assert not any("__pycache__" in n for n in names)
     assert build_code_zip(str(tmp_path)) == path  # same code, same name
