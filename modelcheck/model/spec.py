@@ -356,7 +356,11 @@ class Model:
                 guard = n.built_guard()
                 if guard is FALSE:
                     continue
-                shown = tuple((p, d.show(c, v)) for (p, d), v in zip(act.params, combo))
+                # an action may name its instance's parameters itself (a TLA+ module's
+                # bound variables, which are not the parameters it is built over)
+                shown = n.__dict__.get("_shown")
+                if shown is None:
+                    shown = tuple((p, d.show(c, v)) for (p, d), v in zip(act.params, combo))
                 failing = or_(*(cond for cond, _ in n._failures))
                 out.append(ActionInstance(len(out), act.name, tuple(params.items()), shown,
                                           and_(guard, not_(failing)), n.built_assignments()))

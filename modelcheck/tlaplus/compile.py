@@ -1,0 +1,548 @@
+"""Emit: a TLA+ module and its .cfg as a ``SpecDefinition``.
+
+``compile_module`` runs the front-end's stages (docs/architecture.md):
+it reads the module and every module it uses, evaluates the .cfg's
+constants, learns the shapes of the variables from the first states the
+reference evaluator finds, lowers Init, Next, the invariants and the
+constraints over those shapes (widening a shape and lowering again when an
+assignment needs more than it has), and wraps the result as the spec
+definition every engine reads:
+
+* its fields: each variable's leaves, then two hidden fields: the overflow
+  flag (which bound a state outgrew) and the evaluation error (which step
+  TLC could not evaluate);
+* its codec: each variable as a TLA+ value, for ITF traces and viewers;
+* its actions: one ``ActionDef`` per action of Next (named as TLC names
+  them), whose instances replay the lowered paths, numbered in TLC's order;
+* its invariants, with a port check for the overflow flag and an
+  evaluation check for the errors.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from modelcheck.errors import InputError, SpecDefinitionError
+from modelcheck.language.codec import StateCodec
+from modelcheck.language.constants import BOOL, INT, REPLICAS, ConstantDecl
+from modelcheck.language.expr import FALSE, TRUE, Expr, and_, const, const_value, eq, ite, is_const, lift, or_, var
+from modelcheck.language.schema import Field
+from modelcheck.model.spec import ActionDef, Domain, PredicateDef, SpecDefinition, written_here
+from modelcheck.tlaplus.actions import Stepper
+from modelcheck.tlaplus.config import TlaConfig, constant_value
+from modelcheck.tlaplus.evaluate import Evaluator, OpValue
+from modelcheck.tlaplus.explore import bfs, walks
+from modelcheck.tlaplus.lower import Layout, Lowerer
+from modelcheck.tlaplus.lower_actions import ActionLowerer
+from modelcheck.tlaplus.modules import Constant, OpBinding, Program
+from modelcheck.tlaplus.shapes import (BOTTOM, MASK_LIMIT, BoolS, FunS, NotInShape, RecS, ScalarS, SeqS, SetS, Shape,
+                                       ShapeCodec, TupS, VariantS, encode, finalize, join, of_value)
+from modelcheck.tlaplus.symbolic import Store, shape_of, to_leaves
+from modelcheck.tlaplus.syntax import EvalError, Loc, Node, TlaError, Unsupported
+from modelcheck.tlaplus.values import ModelValue, TlcOrder, is_set, set_elements, show, sort_values
+
+OVERFLOW = "tla_overflow"
+EVALUATION = "evaluation_error"
+BOUNDS_CHECK = "WithinBounds"
+EVALUATION_CHECK = "EvaluationSucceeds"
+
+
+@dataclass
+class Learning:
+    """How much the reference evaluator explores to learn shapes."""
+
+    states: int = 3000
+    seconds: float = 3.0
+    walks: int = 20
+    walk_length: int = 60
+    walk_seconds: float = 1.5
+
+
+@dataclass
+class Instance:
+    """One lowered path: the instance an ActionDef replays."""
+
+    seq: int
+    action: str
+    shown: tuple
+    guard: Expr
+    updates: dict
+    failures: list
+
+
+@dataclass
+class Compiled:
+    """The front-end's result, with what went into it (for tests and reports)."""
+
+    spec: SpecDefinition
+    program: Program
+    evaluator: Evaluator
+    order: TlcOrder
+    variables: list[str]
+    shapes: dict[str, Shape]
+    layout: Layout
+    instances: list[Instance]
+    init_states: list[dict]
+    learned_complete: bool
+    overflow_messages: list[str] = field(default_factory=list)
+
+
+def compile_module(path: str, cfg: TlaConfig, search: tuple[str, ...] = (), learning: Learning | None = None,
+                   extra_shapes: dict | None = None) -> Compiled:
+    """The module at ``path`` with ``cfg`` as a spec definition (see the module docstring)."""
+    program = Program(path, search)
+    order = TlcOrder(list(cfg.words) + program.words())
+    constants = _constants(program, cfg, order)
+    ev = Evaluator(program, constants, order)
+    ev.constants = constants
+    _check_assumptions(program, ev)
+    variables = program.variables()
+    if not variables:
+        raise TlaError(f"module {program.root_module.name} declares no variables", program.root_module.loc)
+    init_node, next_node, fairness = _behaviour(program, cfg)
+    stepper = Stepper(ev, variables)
+    keep = _state_constraint(ev, cfg)
+    try:
+        inits = stepper.init_states(init_node)
+    except EvalError as e:
+        raise TlaError(f"Init cannot be evaluated: {e.message}", e.loc) from None
+    inits = [s for s in inits if keep is None or keep(s)]
+    if not inits:
+        raise TlaError("Init has no state (within the CONSTRAINT)", init_node.loc)
+    learning = learning or Learning()
+    raw, complete = _learn(stepper, init_node, next_node, inits, variables, order, learning, keep)
+    for name, s in (extra_shapes or {}).items():
+        raw[name] = join(raw[name], s, order)
+    for attempt in range(12):
+        shapes = {v: finalize(raw[v], order) for v in variables}
+        try:
+            return _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_node, complete, fairness)
+        except _Misfit as m:
+            if os.environ.get("MODELCHECK_TLA_DEBUG"):
+                print(f"widen {m.variable}: {raw[m.variable]} + {m.wanted}")
+            raw[m.variable] = _widen(raw[m.variable], m.wanted, order)
+    raise TlaError("the shapes of the variables did not settle after 12 rounds of widening")
+
+
+class _Misfit(Exception):
+    def __init__(self, variable: str, wanted: Shape):
+        self.variable, self.wanted = variable, wanted
+
+
+def _widen(have: Shape, wanted: Shape, order: TlcOrder) -> Shape:
+    """``have`` widened to hold ``wanted``'s structure (capacities stay learned)."""
+    joined = join(have, wanted, order)
+    return _keep_capacity(joined, have)
+
+
+def _keep_capacity(s: Shape, learned: Shape) -> Shape:
+    if isinstance(s, SetS) and isinstance(learned, SetS):
+        cap = learned.capacity if learned.capacity else s.capacity
+        return SetS(_keep_capacity(s.elem, learned.elem), None, max(cap, 1))
+    if isinstance(s, SeqS) and isinstance(learned, SeqS):
+        return SeqS(_keep_capacity(s.elem, learned.elem), max(learned.capacity, 1))
+    if isinstance(s, RecS) and isinstance(learned, RecS):
+        lf = dict(learned.fields)
+        return RecS(tuple((n, _keep_capacity(x, lf[n]) if n in lf else x) for n, x in s.fields))
+    if isinstance(s, FunS) and isinstance(learned, FunS):
+        return FunS(s.domain, _keep_capacity(s.rng, learned.rng))
+    return s
+
+
+# --- constants and the behaviour ----------------------------------------------------------------------
+
+def _constants(program: Program, cfg: TlaConfig, order: TlcOrder) -> dict[str, Any]:
+    declared = {c.name: c for c in program.constants()}
+    values: dict[str, Any] = {}
+    where = f"{cfg.path}: " if cfg.path else ""
+    for name, text in cfg.constants.items():
+        if name not in declared:
+            raise TlaError(f"{where}the module declares no constant {name}")
+        values[name] = constant_value(text, f"{where}{name}: ")
+    for name, (op, module) in cfg.substitutions.items():
+        if name not in declared:
+            raise TlaError(f"{where}the module declares no constant {name}")
+        values[name] = _substitute(program, op, module, declared[name], where)
+    missing = [n for n in declared if n not in values]
+    if missing:
+        raise TlaError(f"{where}no value is given for the constant(s) {', '.join(missing)} (give each in the .cfg's "
+                       f"CONSTANTS)")
+    return values
+
+
+def _substitute(program: Program, op: str, module: str | None, decl: Constant, where: str):
+    """X <- Op: the constant X stands for the module's definition Op."""
+    scope = program.scope
+    if module is not None:
+        mod = program.find(module, decl.loc)
+        if mod is None:
+            raise TlaError(f"{where}<-[{module}]: modelcheck builds that module in; name a definition of yours")
+        scope = program.instantiate(mod, None)
+    d = scope.lookup(op)
+    if d is None:
+        raise TlaError(f"{where}{decl.name} <- {op}: no definition {op}" + (f" in {module}" if module else ""))
+    return _Deferred(d, decl.arity)
+
+
+class _Deferred:
+    """A constant given as a definition (X <- Op): evaluated when first read."""
+
+    def __init__(self, definition, arity: int):
+        self.definition, self.arity = definition, arity
+
+
+def _resolve_deferred(ev: Evaluator) -> None:
+    for name, v in list(ev.constants.items()):
+        if isinstance(v, _Deferred):
+            d = v.definition
+            if v.arity:
+                if not isinstance(d, OpBinding):
+                    raise TlaError(f"{name} <- ...: an operator constant must be given an operator")
+                from modelcheck.tlaplus.evaluate import Ctx
+                ev.constants[name] = ev.op_value(d, Ctx(d.scope, {}))
+            else:
+                ev.constants[name] = ev.definition_value(d, name, Node("name", (name,), Loc("<cfg>", 0, 0)),
+                                                         ev.root_ctx())
+
+
+def _check_assumptions(program: Program, ev: Evaluator) -> None:
+    _resolve_deferred(ev)
+    from modelcheck.tlaplus.evaluate import Ctx
+    for expr, scope in program.scope.assumptions:
+        try:
+            ok = ev.eval(expr, Ctx(scope, {}))
+        except EvalError as e:
+            raise TlaError(f"an ASSUME cannot be evaluated: {e.message}", e.loc or expr.loc) from None
+        if ok is not True:
+            raise TlaError("an ASSUME of the module is false for these constants", expr.loc)
+
+
+def _behaviour(program: Program, cfg: TlaConfig):
+    """Init, Next and the fairness conditions: from INIT/NEXT, or taken apart
+    from the SPECIFICATION formula (Init /\\ [][Next]_v /\\ WF_v(A) ...)."""
+    loc = program.root_module.loc
+    if cfg.specification and not (cfg.init and cfg.next):
+        d = program.scope.lookup(cfg.specification)
+        if not isinstance(d, OpBinding):
+            raise TlaError(f"SPECIFICATION {cfg.specification}: the module defines no such formula", loc)
+        init = nxt = None
+        fairness = []
+        for part in _conjuncts(d.opdef.body, program, d.scope):
+            if part.kind == "op" and part.args[0] == "[]" and part.args[1].kind == "boxact":
+                nxt = part.args[1].args[0]
+            elif part.kind == "fair":
+                fairness.append(part)
+            elif init is None:
+                init = part
+            else:
+                raise Unsupported("this conjunct of the SPECIFICATION formula", part.loc)
+        if init is None or nxt is None:
+            raise TlaError(f"SPECIFICATION {cfg.specification} is not of the form Init /\\ [][Next]_vars /\\ ...",
+                           d.opdef.loc)
+        return init, nxt, fairness
+    if not cfg.init or not cfg.next:
+        raise TlaError("the .cfg names neither INIT and NEXT nor a SPECIFICATION")
+    for name in (cfg.init, cfg.next):
+        if program.scope.lookup(name) is None:
+            raise TlaError(f"the module defines no {name} (named by the .cfg)", loc)
+    return Node("name", (cfg.init,), loc), Node("name", (cfg.next,), loc), []
+
+
+def _conjuncts(node: Node, program: Program, scope) -> list[Node]:
+    if node.kind == "and":
+        out = []
+        for a in node.args:
+            out.extend(_conjuncts(a, program, scope))
+        return out
+    if node.kind == "name":
+        d = scope.lookup(node.args[0])
+        if isinstance(d, OpBinding) and not d.opdef.params and _temporal(d.opdef.body):
+            return _conjuncts(d.opdef.body, program, d.scope)
+    return [node]
+
+
+def _temporal(node: Node) -> bool:
+    if node.kind in ("fair",) or (node.kind == "op" and node.args[0] == "[]"):
+        return True
+    if node.kind == "and":
+        return any(_temporal(a) for a in node.args)
+    return False
+
+
+def _state_constraint(ev: Evaluator, cfg: TlaConfig):
+    if not cfg.constraints:
+        return None
+    nodes = [Node("name", (c,), Loc(cfg.path or "<cfg>", 0, 0)) for c in cfg.constraints]
+    for c in cfg.constraints:
+        if ev.program.scope.lookup(c) is None:
+            raise TlaError(f"CONSTRAINT {c}: the module defines no {c}")
+
+    def keep(state: dict) -> bool:
+        ctx = ev.root_ctx(state=state)
+        return all(ev.truth(n, ctx) for n in nodes)
+    return keep
+
+
+# --- learning shapes ---------------------------------------------------------------------------------
+
+def _learn(stepper, init_node, next_node, inits, variables, order, learning: Learning, keep):
+    found = bfs(stepper, init_node, next_node, max_states=learning.states, seconds=learning.seconds, keep=keep)
+    states = list(found.states)
+    if not found.complete:
+        states += walks(stepper, init_node, next_node, learning.walks, learning.walk_length,
+                        seconds=learning.walk_seconds, keep=keep)
+    raw: dict[str, Shape] = {v: BOTTOM for v in variables}
+    for s in states:
+        for v in variables:
+            raw[v] = join(raw[v], of_value(s[v], order), order)
+    return raw, found.complete
+
+
+# --- lowering and emitting -------------------------------------------------------------------------------
+
+def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_node, complete, fairness) -> Compiled:
+    layout = Layout({v: shapes[v] for v in variables})
+    L = Lowerer(ev, layout)
+    A = ActionLowerer(L, variables)
+    store = L.store
+    overflow_messages: list[str] = []
+    here = Loc(cfg.path or "<cfg>", 0, 0)
+    constraint = [Node("name", (c,), here) for c in cfg.constraints]
+    action_constraint = [Node("name", (c,), here) for c in cfg.action_constraints]
+    instances: list[Instance] = []
+    for path in A.paths(next_node):
+        name = path.name or "Next"
+        guard = and_(*path.guard)
+        if guard is FALSE:
+            continue
+        missing = [v for v in variables if v not in path.assigned]
+        failures = list(path.failures)
+        if missing:
+            failures.append((guard, f"the step leaves {', '.join(missing)} without a value (TLC: the successor "
+                                    f"state is not completely specified)"))
+            for v in missing:
+                path.assigned[v] = L.current[v]
+        extra = and_(_constraints_on(L, constraint, path, guard, True),
+                     _constraints_on(L, action_constraint, path, guard, False))
+        guard = and_(guard, extra)
+        if guard is FALSE:
+            continue
+        updates: dict[int, Expr] = {}
+        store.overflows = []
+        for v in variables:
+            try:
+                leaves = to_leaves(path.assigned[v], shapes[v], store, v)
+            except NotInShape:
+                if os.environ.get("MODELCHECK_TLA_DEBUG"):
+                    import traceback; traceback.print_exc()
+                raise _Misfit(v, shape_of(path.assigned[v], order)) from None
+            base = layout.base[v]
+            for i, e in enumerate(leaves):
+                if not (e.op == "var" and e.args[0] == base + i):
+                    updates[base + i] = e
+        if store.overflows:
+            code: Expr = const(0)
+            for c, what in reversed(store.overflows):
+                if what not in overflow_messages:
+                    overflow_messages.append(what)
+                code = ite(c, overflow_messages.index(what) + 1, code)
+            updates[layout.width] = code
+        shown = tuple((n, v) for n, v in path.params)
+        instances.append(Instance(len(instances), name, shown, guard, updates, failures))
+    invariants = {}
+    for name in cfg.invariants:
+        invariants[name] = _invariant(L, program, name)
+    init_leaves = []
+    for s in inits:
+        row = []
+        for v in variables:
+            try:
+                row += encode(shapes[v], s[v], order)
+            except NotInShape:
+                raise _Misfit(v, of_value(s[v], order)) from None
+        init_leaves.append(row)
+    view = _view(program, cfg, A, L)
+    spec = _spec_definition(program, cfg, ev, order, variables, shapes, layout, instances, invariants, init_leaves,
+                            overflow_messages, view)
+    return Compiled(spec, program, ev, order, variables, shapes, layout, instances, inits, complete,
+                    overflow_messages)
+
+
+def _constraints_on(L: Lowerer, nodes: list[Node], path, guard: Expr, state: bool) -> Expr:
+    """CONSTRAINT (``state``: read on the successor) or ACTION_CONSTRAINT (read
+    on the step) as conditions of the step: TLC neither counts nor expands a
+    state outside them."""
+    if not nodes:
+        return TRUE
+    from modelcheck.tlaplus.lower import LCtx
+    from modelcheck.tlaplus.symbolic import cond
+    parts = []
+    for n in nodes:
+        d = L.program.scope.lookup(n.args[0])
+        if d is None:
+            raise TlaError(f"the module defines no {n.args[0]} (named by the .cfg)")
+        ctx = LCtx(L.program.scope, {}, path.assigned, state)
+        L.path, L.failures = [guard], path.failures
+        try:
+            parts.append(cond(L.eval(n, ctx), f" ({n.args[0]} must be a condition)"))
+        finally:
+            L.path = []
+    return and_(*parts)
+
+
+def _invariant(L: Lowerer, program: Program, name: str) -> Expr:
+    d = program.scope.lookup(name)
+    if d is None:
+        raise TlaError(f"INVARIANT {name}: the module defines no {name}")
+    from modelcheck.tlaplus.symbolic import cond
+    L.path, L.failures = [], []
+    value = L.eval(Node("name", (name,), Loc(program.root_path, 0, 0)), L.root())
+    return cond(value, f" ({name} must be a state predicate)")
+
+
+def _view(program: Program, cfg: TlaConfig, A: ActionLowerer, L: Lowerer) -> tuple[str, ...]:
+    if not cfg.view:
+        return ()
+    d = program.scope.lookup(cfg.view)
+    if not isinstance(d, OpBinding):
+        raise TlaError(f"VIEW {cfg.view}: the module defines no such operator")
+    out: list[str] = []
+    _view_variables(d.opdef.body, d.scope, A, L, out)
+    return tuple(dict.fromkeys(out))
+
+
+def _view_variables(node: Node, scope, A: ActionLowerer, L: Lowerer, out: list) -> None:
+    from modelcheck.tlaplus.lower import LCtx
+    if node.kind == "tuple":
+        for a in node.args:
+            _view_variables(a, scope, A, L, out)
+        return
+    v = A._variable(node, LCtx(scope, {}))
+    if v is not None:
+        out.append(v)
+        return
+    if node.kind == "name":
+        d = scope.lookup(node.args[0])
+        if isinstance(d, OpBinding) and not d.opdef.params:
+            _view_variables(d.opdef.body, d.scope, A, L, out)
+            return
+    raise Unsupported("a VIEW other than a tuple of variables (and of definitions that are such tuples)", node.loc)
+
+
+# --- the spec definition ----------------------------------------------------------------------------------
+
+def _constant_decls(ev: Evaluator) -> tuple[ConstantDecl, ...]:
+    out = []
+    for name, v in ev.constants.items():
+        if isinstance(v, OpValue):
+            continue
+        if type(v) is bool:
+            out.append(ConstantDecl(name, BOOL, v))
+        elif type(v) is int:
+            out.append(ConstantDecl(name, INT, v))
+        elif isinstance(v, frozenset) and v and all(isinstance(x, ModelValue) for x in v):
+            out.append(ConstantDecl(name, REPLICAS, tuple(str.__str__(x) for x in sort_values(v, ev.order))))
+        else:
+            out.append(ConstantDecl(name, "tla", show(v, ev.order) if not isinstance(v, ModelValue)
+                                    else str.__str__(v)))
+    return tuple(out)
+
+
+def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instances, invariants, init_leaves,
+                     overflow_messages, view) -> SpecDefinition:
+    module = program.root_module.name
+    width = layout.width
+    fields_list = []
+    for v in variables:
+        for i, leaf in enumerate(shapes[v].leaves(v)):
+            fields_list.append(Field(f"{leaf.path}" if leaf.path else v, (), leaf.lo, leaf.hi, leaf.kind))
+    fields_list = _unique_names(fields_list)
+    fields_list.append(Field(OVERFLOW, (), 0, max(1, len(overflow_messages)), "int"))
+    messages = {m for inst in instances for _, m in inst.failures}
+    fields_list.append(Field(EVALUATION, (), 0, max(1, len(messages)), "int"))
+
+    by_action: dict[str, list[Instance]] = {}
+    for inst in instances:
+        by_action.setdefault(inst.action, []).append(inst)
+
+    def make_action(name: str, group: list[Instance]) -> ActionDef:
+        def fn(s, n, _i):
+            inst = group[_i]
+            n.require(inst.guard)
+            for slot, e in inst.updates.items():
+                n._assign(slot, e)
+            for c, message in inst.failures:
+                n.fails_if(c, message)
+            n._shown = inst.shown
+        domain = Domain(f"{name} instances", lambda c, k=len(group): range(k))
+        return ActionDef(name, fn, (("_i", domain),), None, f"{name}, lowered from the TLA+ module")
+
+    actions = tuple(make_action(name, group) for name, group in by_action.items())
+    rank = {}
+    for name, group in by_action.items():
+        for k, inst in enumerate(group):
+            rank[(name, k)] = inst.seq
+
+    def instance_order(built: list) -> list:
+        return sorted(built, key=lambda inst: (rank[(inst.action, inst.params[0][1])], inst.failure))
+
+    def fields(c):
+        return list(fields_list)
+
+    init_row = init_leaves[0]
+    if len(init_leaves) > 1:
+        raise Unsupported(f"Init has {len(init_leaves)} states; modelcheck compiles modules with one initial state "
+                          f"so far", program.root_module.loc)
+
+    def init(s, n):
+        for slot, value in enumerate(init_row):
+            n._assign(slot, const(value))
+        n._assign(width, const(0))
+        n._assign(width + 1, const(0))
+
+    predicates = []
+    for name, e in invariants.items():
+        predicates.append(PredicateDef(name, lambda s, e=e: e, f"{name}, from the TLA+ module", "invariant"))
+    overflow_texts = list(overflow_messages)
+
+    def explain_overflow(probe):
+        code = probe.value(var(width))
+        what = overflow_texts[code - 1] if 0 < code <= len(overflow_texts) else "a bound"
+        return (f"a state outgrows the room modelcheck gave it: {what}; the bounds were learned from the first "
+                f"states, and a search past them needs them wider")
+    predicates.append(PredicateDef(BOUNDS_CHECK, lambda s: eq(var(width), 0),
+                                   "Every state fits the bounds the front-end gave its variables.", "invariant",
+                                   explain_overflow))
+    predicates.append(PredicateDef(EVALUATION_CHECK, lambda s: eq(var(width + 1), 0),
+                                   "TLC can evaluate every step taken.", "invariant"))
+
+    def variables_codec(c, schema):
+        codecs = {}
+        for v in variables:
+            base = layout.base[v]
+            codecs[v] = ShapeCodec(shapes[v], list(range(base, base + shapes[v].width())), order)
+        return StateCodec(schema, codecs, hidden=(width, width + 1))
+
+    where = os.path.relpath(program.root_path) if not program.root_path.startswith("/") else program.root_path
+    return SpecDefinition(
+        name=module, module=module, summary=f"TLA+ module {module} ({where})",
+        constants=_constant_decls(ev), fields=fields, init=init, next=actions,
+        invariants=tuple(predicates), default_invariants=tuple(cfg.invariants), variables=variables_codec,
+        origin=f"read from {where} by modelcheck's TLA+ front-end", view=view, view_default=bool(view),
+        instance_order=instance_order, port_checks=(BOUNDS_CHECK,), evaluation_check=EVALUATION_CHECK,
+        check_constants=None)
+
+
+def _unique_names(fields_list: list[Field]) -> list[Field]:
+    seen: dict[str, int] = {}
+    out = []
+    for f in fields_list:
+        name = f.name
+        if name in seen or name.startswith("_") or name in ("c", "require", "built_guard", "built_assignments"):
+            seen[name] = seen.get(name, 0) + 1
+            name = f"{name}~{seen[name]}"
+        seen.setdefault(name, 0)
+        out.append(Field(name, f.shape, f.lo, f.hi, f.kind))
+    return out
