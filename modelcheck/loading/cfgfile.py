@@ -4,9 +4,13 @@ modelcheck takes CONSTANT(S), INVARIANT(S), CHECK_DEADLOCK, SYMMETRY (what it
 names is interpreted in modelcheck/search/canonical.py), SPECIFICATION (the name of
 one of the spec's named specifications), PROPERTY/PROPERTIES (its temporal
 properties) and VIEW (for a spec that defines one) from them.
-Other sections (INIT, NEXT, CONSTRAINT...) name TLA+ operators modelcheck does
-not evaluate; they are skipped with a warning. Model-value declarations such as ``r1 = r1`` are accepted
-and need nothing.
+INIT, NEXT, CONSTRAINT(S), ACTION_CONSTRAINT(S) and ``<-`` substitutions
+name TLA+ operators: a TLA+ module checked directly (``modelcheck run
+Spec.tla``) uses them; for a built-in spec they are skipped with a warning
+(``unused``). POSTCONDITION and ALIAS are skipped for both. Model-value
+declarations such as ``r1 = r1`` are accepted and need nothing. ``words``
+keeps the file's names in order: TLC reads the .cfg before the module, and
+its order of strings and model values starts with them.
 """
 
 from __future__ import annotations
@@ -19,9 +23,9 @@ from modelcheck.errors import InputError
 from modelcheck.runtime.reading import CONFIG_CAP, read_text
 
 USED = {"CONSTANT", "CONSTANTS", "INVARIANT", "INVARIANTS", "CHECK_DEADLOCK", "SYMMETRY", "SPECIFICATION",
-        "PROPERTY", "PROPERTIES", "VIEW"}
-SKIPPED = {"INIT", "NEXT", "CONSTRAINT", "CONSTRAINTS",
-           "ACTION_CONSTRAINT", "ACTION_CONSTRAINTS", "POSTCONDITION", "ALIAS"}
+        "PROPERTY", "PROPERTIES", "VIEW", "INIT", "NEXT", "CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT",
+        "ACTION_CONSTRAINTS"}
+SKIPPED = {"POSTCONDITION", "ALIAS"}
 KEYWORDS = USED | SKIPPED
 
 _TOKEN = re.compile(r"""
@@ -30,7 +34,7 @@ _TOKEN = re.compile(r"""
   | (?P<line_comment>\\\*[^\n]*)
   | (?P<block_comment>\(\*)
   | (?P<arrow><-)
-  | (?P<punct>[={},\[\]()])
+  | (?P<punct><<|>>|[={},\[\]()])
   | (?P<number>-?[0-9]+)
   | (?P<string>"[^"\n]*")
   | (?P<ident>[A-Za-z_][A-Za-z0-9_!]*)
@@ -49,6 +53,27 @@ class ConfigFile:
     specification: str | None = None
     properties: list[str] = field(default_factory=list)
     view: tuple[str, int] | None = None  # (the operator VIEW names, its line)
+    # what a TLA+ module checked directly reads (a built-in spec warns about them: ``unused``)
+    init: tuple[str, int] | None = None
+    next: tuple[str, int] | None = None
+    constraints: list[tuple[str, int]] = field(default_factory=list)
+    action_constraints: list[tuple[str, int]] = field(default_factory=list)
+    # NAME <- Op, NAME <- [Module] Op: name -> (Op, Module or None, line)
+    substitutions: dict[str, tuple[str, str | None, int]] = field(default_factory=dict)
+    words: list[str] = field(default_factory=list)  # the file's names and strings, in order
+
+    def unused(self) -> list[str]:
+        """Warnings for what only a TLA+ module checked directly uses."""
+        out = []
+        for word, entry in (("INIT", self.init), ("NEXT", self.next)):
+            if entry is not None:
+                out.append(f"{self.path}:{entry[1]}: {word} {entry[0]} is not used by modelcheck "
+                           f"(it evaluates the spec's own Init and Next)")
+        for word, entries in (("CONSTRAINT", self.constraints), ("ACTION_CONSTRAINT", self.action_constraints)):
+            for name, line in entries:
+                out.append(f"{self.path}:{line}: {word} {name} is not used by modelcheck "
+                           f"(it evaluates the spec's own Init and Next)")
+        return out
 
 
 def _tokens(text: str, path: str) -> list[tuple[str, str, int]]:
@@ -83,7 +108,10 @@ def _tokens(text: str, path: str) -> list[tuple[str, str, int]]:
 
 
 def parse_config(text: str, path: str = "<cfg>") -> ConfigFile:
-    return _Reader(_tokens(text, path), path).config()
+    toks = _tokens(text, path)
+    cfg = _Reader(toks, path).config()
+    cfg.words = [t[1] if t[0] == "ident" else t[1][1:-1] for t in toks if t[0] in ("ident", "string")]
+    return cfg
 
 
 class _Reader:
@@ -98,7 +126,10 @@ class _Reader:
         sections = {"CONSTANT": self.constants, "CONSTANTS": self.constants,
                     "INVARIANT": self.invariants, "INVARIANTS": self.invariants,
                     "PROPERTY": self.properties, "PROPERTIES": self.properties, "SPECIFICATION": self.properties,
-                    "SYMMETRY": self.symmetry, "VIEW": self.view, "CHECK_DEADLOCK": self.check_deadlock}
+                    "SYMMETRY": self.symmetry, "VIEW": self.view, "CHECK_DEADLOCK": self.check_deadlock,
+                    "INIT": self.behaviour, "NEXT": self.behaviour, "CONSTRAINT": self.constraint,
+                    "CONSTRAINTS": self.constraint, "ACTION_CONSTRAINT": self.constraint,
+                    "ACTION_CONSTRAINTS": self.constraint}
         while self.i < len(self.toks):
             kind, word, line = self.toks[self.i]
             if kind != "ident" or word not in KEYWORDS:
@@ -142,22 +173,24 @@ class _Reader:
         self.i += 1
         if kind in ("number", "ident", "string"):
             return text
-        if text != "{":
+        if text not in ("{", "<<"):
             self.fail(line, f"expected a value, got {text!r}")
+        close = "}" if text == "{" else ">>"
+        what = "a set" if text == "{" else "a tuple"
         items = []
         while True:
             t = self.peek()
             if t is None:
-                self.fail(line, "unclosed {")
-            if t[1] == "}":
+                self.fail(line, f"unclosed {text}")
+            if t[1] == close:
                 self.i += 1
-                return "{" + ",".join(items) + "}"
+                return text + ",".join(items) + close
             items.append(self.value())
             t = self.peek()
             if t is not None and t[1] == ",":
                 self.i += 1
-            elif t is None or t[1] != "}":
-                self.fail((t or self.toks[-1])[2], "expected , or } in a set")
+            elif t is None or t[1] != close:
+                self.fail((t or self.toks[-1])[2], f"expected , or {close} in {what}")
 
     # --- the sections ------------------------------------------------------------
     def constants(self, word: str, line: int) -> None:
@@ -172,9 +205,8 @@ class _Reader:
                 self.fail(name_line, f"expected = after constant {name}")
             self.i += 1
             if op[1] == "<-":
-                target = self.value()
-                self.fail(name_line, f"{name} <- {target}: operator substitution is not supported; give the "
-                                     f"value directly ({name} = ...)")
+                self.substitution(name, name_line)
+                continue
             v = self.value()
             if v == name:
                 continue  # a model value declared as itself
@@ -184,6 +216,43 @@ class _Reader:
             cfg.constant_lines[name] = name_line
             if self.peek() is not None and self.peek()[1] == ",":
                 self.i += 1
+
+    def substitution(self, name: str, line: int) -> None:
+        """NAME <- Op or NAME <- [Module] Op."""
+        module = None
+        t = self.peek()
+        if t is not None and t[1] == "[":
+            parts = []
+            self.i += 1
+            while self.peek() is not None and self.peek()[1] != "]":
+                parts.append(self.peek()[1])
+                self.i += 1
+            if self.peek() is None or len(parts) != 1:
+                self.fail(line, f"{name} <- [Module] Op: expected one module name in brackets")
+            self.i += 1
+            module = parts[0]
+        t = self.peek()
+        if t is None or t[0] != "ident":
+            self.fail(line, f"{name} <- ...: expected the name of an operator")
+        self.i += 1
+        if name in self.cfg.substitutions or name in self.cfg.constants:
+            self.fail(line, f"constant {name} is given twice")
+        self.cfg.substitutions[name] = (t[1], module, line)
+
+    def behaviour(self, word: str, line: int) -> None:
+        names = self.names(f"an {word.lower()}")
+        if len(names) != 1:
+            self.fail(line, f"{word} names one operator")
+        if getattr(self.cfg, word.lower()) is not None:
+            self.fail(line, f"give one {word}")
+        setattr(self.cfg, word.lower(), (names[0], line))
+
+    def constraint(self, word: str, line: int) -> None:
+        names = self.names("a constraint")
+        if not names:
+            self.fail(line, f"{word} names nothing")
+        target = self.cfg.action_constraints if word.startswith("ACTION") else self.cfg.constraints
+        target.extend((n, line) for n in names)
 
     def invariants(self, word: str, line: int) -> None:
         names = self.names("an invariant")

@@ -39,6 +39,13 @@ class Resolved:
 
 
 def spec_named(name: str) -> SpecDefinition:
+    """A built-in spec by name, or a TLA+ module by its path (with its own .cfg)."""
+    from modelcheck.loading.tla import compiled_named, is_tla, load_module
+    if is_tla(name):
+        return load_module(name).spec
+    compiled = compiled_named(name)
+    if compiled is not None:
+        return compiled
     from modelcheck.specs import get_spec
     return get_spec(name)
 
@@ -50,11 +57,21 @@ def given_constants(consts: Sequence[str]) -> dict[str, str]:
 
 def resolve(spec_name: str, consts: Sequence[str] = (), config: str | None = None) -> Resolved:
     """The spec, its constants (defaults < .cfg < --const) and the .cfg, if
-    any; the .cfg's warnings are kept for the command to show."""
+    any; the .cfg's warnings are kept for the command to show. A TLA+ module
+    (a path ending in .tla) is compiled with its .cfg and the --const
+    values (``modelcheck/loading/tla.py``)."""
+    from modelcheck.loading.tla import is_tla, load_module
+    if is_tla(spec_name):
+        loaded = load_module(spec_name, config, consts)
+        return Resolved(loaded.spec, loaded.spec.resolve_constants(), loaded.cfg, list(loaded.cfg.warnings))
     spec = spec_named(spec_name)
     cfg = read_config(config) if config else None
     given: dict[str, str] = {}
     if cfg:
+        for name, (op, module, line) in cfg.substitutions.items():
+            target = f"[{module}] {op}" if module else op
+            raise InputError(f"{cfg.path}:{line}: {name} <- {target}: operator substitution is not supported for "
+                             f"{spec.name}; give the value directly ({name} = ...)")
         decls = {d.name: d for d in spec.constants}
         for name, value in cfg.constants.items():
             where = f"{cfg.path}:{cfg.constant_lines[name]}"
@@ -67,7 +84,7 @@ def resolve(spec_name: str, consts: Sequence[str] = (), config: str | None = Non
                 raise InputError(f"{where}: {e}") from None
             given[name] = value
     given.update(given_constants(consts))
-    return Resolved(spec, spec.resolve_constants(given), cfg, list(cfg.warnings) if cfg else [])
+    return Resolved(spec, spec.resolve_constants(given), cfg, list(cfg.warnings) + cfg.unused() if cfg else [])
 
 
 def choose_invariants(spec: SpecDefinition, requested: Sequence[str], cfg=None, *, defaults: bool = True,

@@ -37,6 +37,7 @@ from modelcheck.tlaplus.explore import bfs, walks
 from modelcheck.tlaplus.lower import Layout, Lowerer
 from modelcheck.tlaplus.lower_actions import ActionLowerer
 from modelcheck.tlaplus.modules import Constant, OpBinding, Program
+from modelcheck.tlaplus.simplify import Simplifier, narrowed
 from modelcheck.tlaplus.shapes import (BOTTOM, MASK_LIMIT, BoolS, FunS, NotInShape, RecS, ScalarS, SeqS, SetS, Shape,
                                        ShapeCodec, TupS, VariantS, encode, finalize, join, of_value)
 from modelcheck.tlaplus.symbolic import Store, shape_of, to_leaves
@@ -51,13 +52,14 @@ EVALUATION_CHECK = "EvaluationSucceeds"
 
 @dataclass
 class Learning:
-    """How much the reference evaluator explores to learn shapes."""
+    """How much the reference evaluator explores to learn shapes: counted in
+    states, never in seconds, so that the same module and .cfg always give
+    the same shapes (a model rebuilt elsewhere, a checkpoint resumed, a trace
+    read back all need the very same layout)."""
 
-    states: int = 3000
-    seconds: float = 3.0
-    walks: int = 20
-    walk_length: int = 60
-    walk_seconds: float = 1.5
+    states: int = 2000
+    walks: int = 12
+    walk_length: int = 50
 
 
 @dataclass
@@ -102,6 +104,7 @@ def compile_module(path: str, cfg: TlaConfig, search: tuple[str, ...] = (), lear
     if not variables:
         raise TlaError(f"module {program.root_module.name} declares no variables", program.root_module.loc)
     init_node, next_node, fairness = _behaviour(program, cfg)
+    next_node = _body(program, next_node)
     stepper = Stepper(ev, variables)
     keep = _state_constraint(ev, cfg)
     try:
@@ -250,6 +253,15 @@ def _behaviour(program: Program, cfg: TlaConfig):
     return Node("name", (cfg.init,), loc), Node("name", (cfg.next,), loc), []
 
 
+def _body(program: Program, node: Node) -> Node:
+    """Next's own formula (so that the actions below it, not Next, name the instances)."""
+    if node.kind == "name":
+        d = program.scope.lookup(node.args[0])
+        if isinstance(d, OpBinding) and not d.opdef.params and d.scope is program.scope:
+            return d.opdef.body
+    return node
+
+
 def _conjuncts(node: Node, program: Program, scope) -> list[Node]:
     if node.kind == "and":
         out = []
@@ -288,11 +300,10 @@ def _state_constraint(ev: Evaluator, cfg: TlaConfig):
 # --- learning shapes ---------------------------------------------------------------------------------
 
 def _learn(stepper, init_node, next_node, inits, variables, order, learning: Learning, keep):
-    found = bfs(stepper, init_node, next_node, max_states=learning.states, seconds=learning.seconds, keep=keep)
+    found = bfs(stepper, init_node, next_node, max_states=learning.states, keep=keep)
     states = list(found.states)
     if not found.complete:
-        states += walks(stepper, init_node, next_node, learning.walks, learning.walk_length,
-                        seconds=learning.walk_seconds, keep=keep)
+        states += walks(stepper, init_node, next_node, learning.walks, learning.walk_length, seed=0, keep=keep)
     raw: dict[str, Shape] = {v: BOTTOM for v in variables}
     for s in states:
         for v in variables:
@@ -312,6 +323,10 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
     constraint = [Node("name", (c,), here) for c in cfg.constraints]
     action_constraint = [Node("name", (c,), here) for c in cfg.action_constraints]
     instances: list[Instance] = []
+    slot_ranges = {}
+    for v in variables:
+        for i, leaf in enumerate(shapes[v].leaves(v)):
+            slot_ranges[layout.base[v] + i] = (leaf.lo, leaf.hi)
     for path in A.paths(next_node):
         name = path.name or "Next"
         guard = and_(*path.guard)
@@ -342,9 +357,20 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
             for i, e in enumerate(leaves):
                 if not (e.op == "var" and e.args[0] == base + i):
                     updates[base + i] = e
-        if store.overflows:
+        # what the slots' ranges, narrowed by the guard, already decide
+        guard = Simplifier(slot_ranges)(guard)
+        if guard is FALSE:
+            continue
+        # within the guard, the ranges it narrows hold (not for the guard itself)
+        simplify = Simplifier(narrowed(guard, slot_ranges))
+        updates = {slot: simplify(e) for slot, e in updates.items()}
+        updates = {slot: e for slot, e in updates.items() if not (e.op == "var" and e.args[0] == slot)}
+        failures = [(simplify(c), m) for c, m in failures]
+        overflows = [(simplify(c), what) for c, what in store.overflows]
+        overflows = [(c, what) for c, what in overflows if c is not FALSE]
+        if overflows:
             code: Expr = const(0)
-            for c, what in reversed(store.overflows):
+            for c, what in reversed(overflows):
                 if what not in overflow_messages:
                     overflow_messages.append(what)
                 code = ite(c, overflow_messages.index(what) + 1, code)

@@ -598,6 +598,10 @@ class Lowerer:
 
     def e_quant(self, node, ctx):
         kind, bounds, body = node.args
+        if kind == "E":
+            pinned = self.pinned_bound(bounds, body, ctx)
+            if pinned is not None:
+                return pinned
         parts = []
         earlier: list[Expr] = []
         for names, p in self.bindings(bounds, ctx):
@@ -617,6 +621,32 @@ class Lowerer:
                 parts.append(here)
                 earlier.append(here)
         return boolean(or_(*parts) if kind == "E" else and_(*parts))
+
+    def pinned_bound(self, bounds, body: Node, ctx: LCtx):
+        """\E x \in S : ... x = e ... as e \in S /\ body(x <- e), when the
+        first bound is fixed by such a conjunct and its set is not constant
+        of one element (then nothing is gained)."""
+        (pattern, set_node), rest = bounds[0], bounds[1:]
+        if isinstance(pattern, tuple):
+            return None
+        others = tuple(p for p, _ in rest if not isinstance(p, tuple))
+        found = find_pin(self, body if not rest else Node("quant", ("E", rest, body), body.loc), ctx, pattern,
+                         others)
+        if found is None:
+            return None
+        e_node, e_ctx = found
+        try:
+            value = self.eval(e_node, e_ctx)
+        except Unsupported:
+            return None
+        s = self.eval(set_node, ctx)
+        inside = member(value, s, self.order, self)
+        if inside is FALSE:
+            return False
+        with self.under(inside):
+            inner = Node("quant", ("E", rest, body), body.loc) if rest else body
+            c = cond(self.eval(inner, ctx.bind({pattern: value})), " (a quantifier's body)")
+        return boolean(and_(inside, c))
 
     def e_choose(self, node, ctx):
         pattern, set_node, body = node.args
@@ -972,3 +1002,132 @@ class _Under:
         if self.c is not TRUE:
             self.lowerer.path.pop()
         return False
+
+
+# --- bound variables an equation determines ---------------------------------------------------------
+
+class _Unbound:
+    """Stands for a bound variable while its body is searched for an equation fixing it."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def find_pin(L: Lowerer, body: Node, ctx: LCtx, name: str, others: tuple = ()):
+    """The expression (with the context to read it in) that a top-level
+    conjunct ``name = e`` of ``body`` fixes the bound variable to, looking
+    through operator applications and LET; None if there is none.
+
+    ``\\E x \\in S : x = e /\\ P(x)`` is then ``e \\in S /\\ P(e)``: exactly the
+    value TLC's enumeration of S would find, without trying the others."""
+    marker = _Unbound(name)
+    env = dict(ctx.env)
+    env[name] = marker
+    for o in others:
+        env[o] = _Unbound(o)
+    start = LCtx(ctx.scope, env, ctx.nxt, ctx.primed)
+    stack = [(body, start, 0)]
+    while stack:
+        node, c, depth = stack.pop()
+        if depth > 40:
+            continue
+        kind = node.kind
+        if kind == "and":
+            for a in reversed(node.args):
+                stack.append((a, c, depth))
+            continue
+        if kind == "let":
+            defs, inner = node.args
+            stack.append((inner, L.let_ctx(defs, c), depth + 1))
+            continue
+        if kind == "op" and node.args[0] == "=":
+            lhs, rhs = node.args[1], node.args[2]
+            if _is_marker(lhs, c, marker) and not _mentions(rhs, c, env):
+                return rhs, c
+            if _is_marker(rhs, c, marker) and not _mentions(lhs, c, env):
+                return lhs, c
+            continue
+        expanded = _expand_definition(L, node, c)
+        if expanded is not None:
+            inner, inner_ctx = expanded
+            stack.append((inner, inner_ctx, depth + 1))
+    return None
+
+
+def _resolve_name(node: Node, ctx: LCtx):
+    """What a name node is bound to, following arguments passed unevaluated."""
+    seen = 0
+    while node.kind == "name" and seen < 50:
+        seen += 1
+        v = ctx.env.get(node.args[0], None) if node.args[0] in ctx.env else None
+        if v is None:
+            return None
+        if type(v) is LThunk and not v.done:
+            node, ctx = v.node, v.ctx
+            continue
+        return v
+    return None
+
+
+def _is_marker(node: Node, ctx: LCtx, marker: _Unbound) -> bool:
+    return node.kind == "name" and _resolve_name(node, ctx) is marker
+
+
+def _mentions(node: Node, ctx: LCtx, env: dict) -> bool:
+    """Whether ``node`` may read one of the bound variables being searched (or a primed variable)."""
+    from modelcheck.tlaplus.evaluate import _children
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.kind == "name":
+            if isinstance(_resolve_name(n, ctx), _Unbound):
+                return True
+            v = ctx.env.get(n.args[0]) if n.args[0] in ctx.env else None
+            if type(v) is LThunk and not v.done and _mentions(v.node, v.ctx, env):
+                return True
+            continue
+        if n.kind == "op" and n.args[0] in ("'", "UNCHANGED"):
+            return True
+        if n.kind in ("quant", "choose", "setfilter", "setmap", "fundef", "let", "lambda", "except"):
+            # bound names inside shadow nothing we search for, unless reused: be safe
+            pass
+        stack.extend(_children(n))
+    return False
+
+
+def _expand_definition(L: Lowerer, node: Node, ctx: LCtx):
+    """An operator application's body with its parameters bound (unevaluated)."""
+    kind = node.kind
+    if kind == "name":
+        name = node.args[0]
+        if name in ctx.env:
+            v = ctx.env[name]
+            if type(v) is LThunk and not v.done:
+                return v.node, v.ctx
+            return None
+        d = ctx.scope.lookup(name)
+        if type(d) is OpBinding and not d.opdef.params and d.opdef.fun_bounds is None:
+            return d.opdef.body, ctx.at(d.scope, {})
+        return None
+    if kind == "apply":
+        name, args = node.args
+        if name in ctx.env:
+            return None
+        d = ctx.scope.lookup(name)
+        if type(d) is OpBinding and d.opdef.params and len(d.opdef.params) == len(args):
+            return d.opdef.body, ctx.at(d.scope, L.bind_params(d.opdef, args, ctx))
+        return None
+    if kind == "inst":
+        prefix, name, args = node.args
+        scope = ctx.scope
+        for comp, comp_args in prefix:
+            d = scope.lookup(comp)
+            if not isinstance(d, NamedInstance) or comp_args:
+                return None
+            scope = L.program.named_instance_scope(d, (), {})
+        d = scope.lookup(name)
+        if type(d) is OpBinding and d.opdef.fun_bounds is None and len(d.opdef.params) == len(args):
+            return d.opdef.body, ctx.at(d.scope, L.bind_params(d.opdef, args, ctx))
+    return None

@@ -28,9 +28,9 @@ from typing import Any, Iterator
 
 from modelcheck.language.expr import FALSE, TRUE, Expr, and_, not_
 from modelcheck.tlaplus.evaluate import OpValue
-from modelcheck.tlaplus.lower import LCtx, LThunk, Lowerer
+from modelcheck.tlaplus.lower import LCtx, LThunk, Lowerer, find_pin
 from modelcheck.tlaplus.modules import OpBinding, Scope, Substituted, Variable
-from modelcheck.tlaplus.symbolic import cond, is_sym, set_items, value_eq
+from modelcheck.tlaplus.symbolic import cond, is_sym, member, set_items, value_eq
 from modelcheck.tlaplus.syntax import EvalError, Node, TlaError, Unsupported
 from modelcheck.tlaplus.values import is_set
 
@@ -239,6 +239,25 @@ class ActionLowerer:
             return
         (pattern, set_node), more = bounds[0], bounds[1:]
         s = self._value(set_node, ctx, path)
+        if not isinstance(pattern, tuple):
+            inner = Node("quant", ("E", tuple(more), body), body.loc) if more else body
+            found = find_pin(self.L, inner, ctx, pattern, tuple(p for p, _ in more if not isinstance(p, tuple)))
+            if found is not None:
+                try:
+                    value = self._value(found[0], found[1], path)
+                except Unsupported:
+                    value = None
+                if value is not None:
+                    inside = member(value, s, self.L.order, self.L)
+                    if inside is FALSE:
+                        return
+                    if inside is not TRUE:
+                        path.guard.append(inside)
+                    if not is_sym(value):
+                        path.params.append((pattern, value))
+                    yield from self._bind(more, body, LCtx(ctx.scope, _extend(ctx.env, {pattern: value}),
+                                                           path.assigned, ctx.primed), rest, path)
+                    return
         for i, (p, x) in enumerate(self._items(s, set_node)):
             if p is FALSE:
                 continue

@@ -48,9 +48,10 @@ from modelcheck.tlaplus.values import (Infinite, Interval, LazySet, ModelValue, 
 
 
 class Sym:
-    """A symbolic TLA+ value."""
+    """A symbolic TLA+ value. ``origin`` is set on a value read straight from
+    the state: (its shape, its leaves), so storing it back unchanged costs nothing."""
 
-    __slots__ = ()
+    __slots__ = ("origin",)
 
 
 class SBool(Sym):
@@ -117,12 +118,14 @@ class SMask(Sym):
 
 class SSet(Sym):
     """Candidates (present, element); the first ``sorted_prefix`` are in TLC's
-    order with no repeats (they come from a stored set)."""
+    order with no repeats (they come from a stored set). ``base``: when those
+    first candidates are a stored set's slots, present as stored, its
+    (shape, leaves), so that adding to it starts from them."""
 
-    __slots__ = ("items", "sorted_prefix")
+    __slots__ = ("items", "sorted_prefix", "base")
 
-    def __init__(self, items: list, sorted_prefix: int = 0):
-        self.items, self.sorted_prefix = items, sorted_prefix
+    def __init__(self, items: list, sorted_prefix: int = 0, base=None):
+        self.items, self.sorted_prefix, self.base = items, sorted_prefix, base
 
 
 class SInterval(Sym):
@@ -246,6 +249,13 @@ def shape_of(v, order: TlcOrder) -> Shape:
 
 def from_leaves(shape: Shape, leaves: Sequence[Expr]):
     """The value stored in ``leaves`` (expressions) as ``shape`` holds it."""
+    v = _from_leaves(shape, leaves)
+    if isinstance(v, Sym):
+        v.origin = (shape, list(leaves))
+    return v
+
+
+def _from_leaves(shape: Shape, leaves: Sequence[Expr]):
     t = type(shape)
     if t is BoolS:
         e = leaves[0]
@@ -333,14 +343,36 @@ class Store:
     def __init__(self, order: TlcOrder):
         self.order = order
         self.overflows: list[tuple[Expr, str]] = []
+        self.conditions: list[Expr] = []  # where the value being stored matters at all
 
     def overflow(self, c: Expr, what: str) -> None:
+        c = and_(*self.conditions, c)
         if c is not FALSE:
             self.overflows.append((c, what))
+
+    def under(self, c: Expr):
+        """Storing a part that matters only where ``c`` holds (a variant's
+        other alternatives, a sequence's slots past its end)."""
+        return _StoreUnder(self, c)
+
+
+class _StoreUnder:
+    def __init__(self, st: Store, c: Expr):
+        self.st, self.c = st, c
+
+    def __enter__(self):
+        self.st.conditions.append(self.c)
+
+    def __exit__(self, *exc):
+        self.st.conditions.pop()
+        return False
 
 
 def to_leaves(v, shape: Shape, st: Store, path: str) -> list[Expr]:
     """The leaves storing ``v`` in ``shape``; ``NotInShape`` where it never fits."""
+    origin = getattr(v, "origin", None)
+    if origin is not None and (origin[0] is shape or origin[0] == shape):
+        return list(origin[1])
     t = type(shape)
     if not is_sym(v):
         if isinstance(v, LazySet):
@@ -516,7 +548,8 @@ def _variant_to_variant(v: SVariant, shape: VariantS, st: Store, path: str) -> l
         if j in inverse:
             i = inverse[j]
             here = eq(v.tag, i)
-            leaves = to_leaves(v.alts[i], b, st, path)
+            with st.under(here):
+                leaves = to_leaves(v.alts[i], b, st, path)
             blank = b.blank()
             out += [ite(here, x, k) for x, k in zip(leaves, blank)]
         else:
@@ -534,8 +567,9 @@ def _seq_to_leaves(v: SSeq, shape: SeqS, st: Store, path: str) -> list[Expr]:
     blank = shape.elem.blank()
     for k in range(cap):
         if k < n:
-            leaves = to_leaves(v.items[k], shape.elem, st, f"{path}[{k + 1}]")
             here = lt(k, v.length)
+            with st.under(here):
+                leaves = to_leaves(v.items[k], shape.elem, st, f"{path}[{k + 1}]")
             out += [ite(here, x, b) if not (is_const(x) and const_value(x) == b) else x
                     for x, b in zip(leaves, blank)]
         else:
@@ -580,7 +614,7 @@ def _bound(v) -> tuple[Expr, int, int]:
     raise EvalError(f"an interval bound must be an integer, got {describe(v)}")
 
 
-def make_set(items: list, order: TlcOrder, sorted_prefix: int = 0):
+def make_set(items: list, order: TlcOrder, sorted_prefix: int = 0, base=None):
     """A set from (present, element) candidates, simplified: absent ones
     dropped, and when every element is concrete, a concrete set (all present)
     or a bitmask over the elements (``sorted_prefix``: how many leading
@@ -588,7 +622,7 @@ def make_set(items: list, order: TlcOrder, sorted_prefix: int = 0):
     kept = [(p, x) for p, x in items if p is not FALSE]
     prefix = sorted_prefix if len(kept) == len(items) else 0
     if any(is_sym(x) for _, x in kept):
-        return SSet(kept, min(prefix, len(kept)))
+        return SSet(kept, min(prefix, len(kept)), base if len(kept) == len(items) else None)
     groups: dict = {}
     for p, x in kept:
         groups.setdefault(x, []).append(p)
@@ -658,8 +692,26 @@ def _set_to_leaves(v, shape: SetS, st: Store, path: str) -> list[Expr]:
         items, prefix = set_items(v, order), 0
     else:
         raise NotInShape(v)
-    encoded = [(p, to_leaves(x, elem, st, f"{path}{{}}")) for p, x in items]
+    base = getattr(v, "base", None) if isinstance(v, SSet) else None
     blank = [const(b) for b in elem.blank()]
+    if base is not None and (base[0] is shape or base[0] == shape) and prefix == cap:
+        # a stored set with elements added: start from its slots as they are
+        leaves0 = base[1]
+        count, slots = leaves0[0], [list(leaves0[1 + k * w:1 + (k + 1) * w]) for k in range(cap)]
+        encoded = []
+        for p, x in items[prefix:]:
+            with st.under(p):
+                encoded.append((p, to_leaves(x, elem, st, f"{path}{{}}")))
+        for p, leaves in encoded:
+            count, slots = _insert(count, slots, p, leaves, elem, cap, st, path)
+        out = [count]
+        for slot in slots:
+            out += slot
+        return out
+    encoded = []
+    for p, x in items:
+        with st.under(p):
+            encoded.append((p, to_leaves(x, elem, st, f"{path}{{}}")))
     # the sorted prefix is compacted, then the others inserted one by one
     head = encoded[:prefix]
     count, slots = _compact(head, cap, blank, st, path)
@@ -986,7 +1038,10 @@ def set_union(a, b, order):
         return frozenset(set_elements(a, None)) | frozenset(set_elements(b, None))
     ia, ib = set_items(a, order), set_items(b, order)
     prefix = a.sorted_prefix if isinstance(a, SSet) else (len(ia) if isinstance(a, SMask) else 0)
-    return make_set(list(ia) + list(ib), order, prefix)
+    base = None
+    if isinstance(a, SSet):
+        base = a.origin if getattr(a, "origin", None) is not None else a.base
+    return make_set(list(ia) + list(ib), order, prefix, base)
 
 
 def set_minus(a, b, order):
