@@ -665,6 +665,10 @@ class Lowerer:
                     if c is TRUE:
                         break
             return self._first(options, node)
+        extreme = _extreme_idiom(pattern, set_node, body)
+        if extreme is not None:
+            from modelcheck.tlaplus.lower_builtins import Max, Min
+            return (Max if extreme == "max" else Min)(self, s)
         items = set_items(s, self.order)
         ordered = isinstance(s, (SMask, SInterval)) or (isinstance(s, SSet) and s.sorted_prefix == len(items))
         options = []
@@ -1130,4 +1134,47 @@ def _expand_definition(L: Lowerer, node: Node, ctx: LCtx):
         d = scope.lookup(name)
         if type(d) is OpBinding and d.opdef.fun_bounds is None and len(d.opdef.params) == len(args):
             return d.opdef.body, ctx.at(d.scope, L.bind_params(d.opdef, args, ctx))
+    return None
+
+
+def same_node(a: Node, b: Node) -> bool:
+    """Whether two syntax trees say the same thing (places aside)."""
+    if a is b:
+        return True
+    if not isinstance(a, Node) or not isinstance(b, Node) or a.kind != b.kind or len(a.args) != len(b.args):
+        return False
+    return all(_same_arg(x, y) for x, y in zip(a.args, b.args))
+
+
+def _same_arg(x, y) -> bool:
+    if isinstance(x, Node):
+        return same_node(x, y)
+    if isinstance(x, tuple):
+        return isinstance(y, tuple) and len(x) == len(y) and all(_same_arg(p, q) for p, q in zip(x, y))
+    return type(x) is type(y) and x == y
+
+
+def _extreme_idiom(pattern, set_node: Node, body: Node) -> str | None:
+    """CHOOSE x \in S : \A y \in S : x >= y (Max) or x =< y (Min): the
+    greatest or least element, found without comparing every pair."""
+    if isinstance(pattern, tuple) or body.kind != "quant" or body.args[0] != "A" or len(body.args[1]) != 1:
+        return None
+    (v, s2), = body.args[1]
+    if isinstance(v, tuple) or not same_node(s2, set_node):
+        return None
+    b = body.args[2]
+    if b.kind != "op" or len(b.args) != 3:
+        return None
+    sym, lhs, rhs = b.args
+    if lhs.kind != "name" or rhs.kind != "name":
+        return None
+    x, y = lhs.args[0], rhs.args[0]
+    if (x, y) == (v, pattern):
+        sym = {">=": "<=", "<=": ">=", ">": "<", "<": ">"}.get(sym, sym)
+    elif (x, y) != (pattern, v):
+        return None
+    if sym in (">=", "\\geq"):
+        return "max"
+    if sym in ("<=", "=<", "\\leq"):
+        return "min"
     return None

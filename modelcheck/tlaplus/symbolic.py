@@ -782,6 +782,10 @@ def value_eq(a, b, order: TlcOrder) -> Expr:
         return lift(tla_equal(_concrete(a), _concrete(b)))
     if not is_sym(a):
         a, b = b, a
+    oa, ob = getattr(a, "origin", None), getattr(b, "origin", None)
+    if oa is not None and ob is not None and (oa[0] is ob[0] or oa[0] == ob[0]):
+        # two stored values of one shape: each has one encoding, so leaf by leaf
+        return and_(*(eq(x, y) for x, y in zip(oa[1], ob[1])))
     t = type(a)
     if t is SBool:
         if b is True or b is False:
