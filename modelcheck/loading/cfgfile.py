@@ -61,6 +61,7 @@ class ConfigFile:
     # NAME <- Op, NAME <- [Module] Op: name -> (Op, Module or None, line)
     substitutions: dict[str, tuple[str, str | None, int]] = field(default_factory=dict)
     words: list[str] = field(default_factory=list)  # the file's names and strings, in order
+    model_values: list[str] = field(default_factory=list)  # constants declared as themselves (r1 = r1)
 
     def unused(self) -> list[str]:
         """Warnings for what only a TLA+ module checked directly uses."""
@@ -209,7 +210,8 @@ class _Reader:
                 continue
             v = self.value()
             if v == name:
-                continue  # a model value declared as itself
+                cfg.model_values.append(name)  # a model value declared as itself
+                continue
             if name in cfg.constants:
                 self.fail(name_line, f"constant {name} is given twice")
             cfg.constants[name] = v

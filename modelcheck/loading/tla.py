@@ -80,6 +80,8 @@ def load_module(path: str, config: str | None = None, consts: Sequence[str] = ()
         constraints=[n for n, _ in cfg.constraints], action_constraints=[n for n, _ in cfg.action_constraints],
         view=cfg.view[0] if cfg.view else None, symmetry=cfg.symmetry[0][0] if cfg.symmetry else None,
         check_deadlock=cfg.check_deadlock, words=list(cfg.words))
+    for name in cfg.model_values:  # X = X: the constant X is the model value X
+        tla_cfg.constants.setdefault(name, name)
     for name, text in given.items():
         tla_cfg.substitutions.pop(name, None)
         tla_cfg.constants[name] = text

@@ -63,6 +63,19 @@ def _renamed(table: dict[str, Builtin], names: dict[str, str]) -> dict[str, Buil
     return table
 
 
+# --- what TLA+ itself defines -----------------------------------------------------------------
+
+def core() -> dict[str, Builtin]:
+    def BOOLEAN(ev):
+        """BOOLEAN, {FALSE, TRUE}."""
+        return frozenset((False, True))
+
+    def STRING(ev):
+        """STRING, the strings (membership only)."""
+        return Infinite("STRING")
+    return _ops("TLA+", BOOLEAN=BOOLEAN, STRING=STRING)
+
+
 # --- Naturals, Integers ------------------------------------------------------------------
 
 def naturals() -> dict[str, Builtin]:

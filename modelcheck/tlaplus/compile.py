@@ -118,20 +118,26 @@ def compile_module(path: str, cfg: TlaConfig, search: tuple[str, ...] = (), lear
     raw, complete = _learn(stepper, init_node, next_node, inits, variables, order, learning, keep)
     for name, s in (extra_shapes or {}).items():
         raw[name] = join(raw[name], s, order)
-    for attempt in range(12):
+    for attempt in range(ROUNDS):
         shapes = {v: finalize(raw[v], order) for v in variables}
         try:
             return _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_node, complete, fairness)
-        except _Misfit as m:
-            if os.environ.get("MODELCHECK_TLA_DEBUG"):
-                print(f"widen {m.variable}: {raw[m.variable]} + {m.wanted}")
-            raw[m.variable] = _widen(raw[m.variable], m.wanted, order)
-    raise TlaError("the shapes of the variables did not settle after 12 rounds of widening")
+        except _Misfits as m:
+            for variable, wanted in m.found:
+                if os.environ.get("MODELCHECK_TLA_DEBUG"):
+                    print(f"widen {variable}: {raw[variable]} + {wanted}")
+                raw[variable] = _widen(raw[variable], wanted, order)
+    raise TlaError(f"the shapes of the variables did not settle after {ROUNDS} rounds of widening")
 
 
-class _Misfit(Exception):
-    def __init__(self, variable: str, wanted: Shape):
-        self.variable, self.wanted = variable, wanted
+ROUNDS = 40  # lowerings, at most, before the shapes hold every value an action assigns
+
+
+class _Misfits(Exception):
+    """Values some actions assign that the shapes cannot hold yet: (variable, the shape wanted)."""
+
+    def __init__(self, found: list):
+        self.found = found
 
 
 def _widen(have: Shape, wanted: Shape, order: TlcOrder) -> Shape:
@@ -143,7 +149,9 @@ def _widen(have: Shape, wanted: Shape, order: TlcOrder) -> Shape:
 def _keep_capacity(s: Shape, learned: Shape) -> Shape:
     if isinstance(s, SetS) and isinstance(learned, SetS):
         cap = learned.capacity if learned.capacity else s.capacity
-        return SetS(_keep_capacity(s.elem, learned.elem), None, max(cap, 1))
+        kinds = dict(s.kinds)
+        kinds.update({k: n for k, n in learned.kinds if n})
+        return SetS(_keep_capacity(s.elem, learned.elem), None, max(cap, 1), tuple(sorted(kinds.items(), key=repr)))
     if isinstance(s, SeqS) and isinstance(learned, SeqS):
         return SeqS(_keep_capacity(s.elem, learned.elem), max(learned.capacity, 1))
     if isinstance(s, RecS) and isinstance(learned, RecS):
@@ -162,6 +170,8 @@ def _constants(program: Program, cfg: TlaConfig, order: TlcOrder) -> dict[str, A
     where = f"{cfg.path}: " if cfg.path else ""
     for name, text in cfg.constants.items():
         if name not in declared:
+            if text == name:
+                continue  # a model value declared for use in other values (r1 = r1)
             raise TlaError(f"{where}the module declares no constant {name}")
         values[name] = constant_value(text, f"{where}{name}: ")
     for name, (op, module) in cfg.substitutions.items():
@@ -323,6 +333,7 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
     constraint = [Node("name", (c,), here) for c in cfg.constraints]
     action_constraint = [Node("name", (c,), here) for c in cfg.action_constraints]
     instances: list[Instance] = []
+    misfits: list = []
     slot_ranges = {}
     for v in variables:
         for i, leaf in enumerate(shapes[v].leaves(v)):
@@ -330,7 +341,14 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
     for path in A.paths(next_node):
         name = path.name or "Next"
         guard = and_(*path.guard)
-        if guard is FALSE:
+        if guard is FALSE and not path.failures:
+            continue
+        if path.failing_only:
+            # an instance that never leads anywhere but where TLC stops with an error
+            failures = [(Simplifier(slot_ranges)(c), m) for c, m in path.failures]
+            failures = [(c, m) for c, m in failures if c is not FALSE]
+            if failures:
+                instances.append(Instance(len(instances), name, tuple(path.params), FALSE, {}, failures))
             continue
         missing = [v for v in variables if v not in path.assigned]
         failures = list(path.failures)
@@ -346,18 +364,21 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
             continue
         updates: dict[int, Expr] = {}
         store.overflows = []
+        misfit = False
         for v in variables:
             try:
                 leaves = to_leaves(path.assigned[v], shapes[v], store, v)
             except NotInShape:
-                if os.environ.get("MODELCHECK_TLA_DEBUG"):
-                    import traceback; traceback.print_exc()
-                raise _Misfit(v, shape_of(path.assigned[v], order)) from None
+                misfits.append((v, shape_of(path.assigned[v], order)))
+                misfit = True
+                continue
             base = layout.base[v]
             for i, e in enumerate(leaves):
                 if not (e.op == "var" and e.args[0] == base + i):
                     updates[base + i] = e
         # what the slots' ranges, narrowed by the guard, already decide
+        if misfit:
+            continue
         guard = Simplifier(slot_ranges)(guard)
         if guard is FALSE:
             continue
@@ -377,9 +398,6 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
             updates[layout.width] = code
         shown = tuple((n, v) for n, v in path.params)
         instances.append(Instance(len(instances), name, shown, guard, updates, failures))
-    invariants = {}
-    for name in cfg.invariants:
-        invariants[name] = _invariant(L, program, name)
     init_leaves = []
     for s in inits:
         row = []
@@ -387,8 +405,13 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
             try:
                 row += encode(shapes[v], s[v], order)
             except NotInShape:
-                raise _Misfit(v, of_value(s[v], order)) from None
+                misfits.append((v, of_value(s[v], order)))
         init_leaves.append(row)
+    if misfits:
+        raise _Misfits(misfits)
+    invariants = {}
+    for name in cfg.invariants:
+        invariants[name] = _invariant(L, program, name)
     view = _view(program, cfg, A, L)
     spec = _spec_definition(program, cfg, ev, order, variables, shapes, layout, instances, invariants, init_leaves,
                             overflow_messages, view)

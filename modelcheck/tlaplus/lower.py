@@ -19,14 +19,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelcheck.language.expr import (FALSE, TRUE, Expr, add, and_, const, const_value, eq, ite, is_const, le,
+from modelcheck.language.expr import (FALSE, TRUE, Expr, add, and_, bit_and, const, const_value, eq, ite, is_const, le,
                                       lift, lt, ne, not_, or_, select, sub, var)
 from modelcheck.language.values import Function, Record
 from modelcheck.tlaplus.evaluate import Ctx, Evaluator, Lazy, OpValue, _INFIX_VALUES, _PREFIX_OPS, _STRICT_OPS, \
     bind_pattern, tla_equal
 from modelcheck.tlaplus.modules import Builtin, Constant, NamedInstance, OpBinding, Scope, Substituted, Variable
 from modelcheck.tlaplus.shapes import RecS, Shape
-from modelcheck.tlaplus.symbolic import (SBool, SFun, SInterval, SMask, SPowerset, SRec, SScalar, SSeq, SSet, STup,
+from modelcheck.tlaplus.symbolic import (SBool, SFun, SInterval, SMask, SPFun, SPowerset, SRec, SScalar, SSeq, SSet,
+                                         STup,
                                          SVariant, Store, Sym, as_int, boolean, cond, describe, from_leaves, is_sym,
                                          ite_value, make_int, make_seq, make_set, member, seq_of, set_cap, set_items,
                                          set_minus, set_size, set_union, shape_of, subseteq, to_leaves, value_eq)
@@ -63,6 +64,7 @@ class LCtx:
 
 
 _AT = "@"
+_FAILS = object()  # a branch that cannot be evaluated wherever it is taken
 
 
 class Layout:
@@ -379,6 +381,8 @@ class Lowerer:
         if sym == "DOMAIN":
             if isinstance(a, SFun):
                 return frozenset(a.domain)
+            if isinstance(a, SPFun):
+                return SMask(a.mask, a.universe)
             s = seq_of(a)
             if s is not None:
                 return self.interval(1, make_int(s[0], 0, len(s[1])))
@@ -471,12 +475,21 @@ class Lowerer:
         return make_int(out, lo, hi)
 
     # --- boolean connectives -------------------------------------------------------------------------
+    def reached(self, node: Node, ctx: LCtx, what: str) -> Expr:
+        """A condition, where TLC may fail to evaluate it: the failure is kept
+        for wherever it is reached, and the condition is then FALSE."""
+        try:
+            return cond(self.eval(node, ctx), what)
+        except EvalError as e:
+            self.fail(TRUE, e.message)
+            return FALSE
+
     def e_and(self, node, ctx):
         parts = []
         pushed = 0
         try:
             for item in node.args:
-                c = cond(self.eval(item, ctx), " (/\\)")
+                c = self.reached(item, ctx, " (/\\)")
                 if c is FALSE:
                     return False
                 parts.append(c)
@@ -493,7 +506,7 @@ class Lowerer:
         pushed = 0
         try:
             for item in node.args:
-                c = cond(self.eval(item, ctx), " (\\/)")
+                c = self.reached(item, ctx, " (\\/)")
                 if c is TRUE:
                     return True
                 parts.append(c)
@@ -513,10 +526,25 @@ class Lowerer:
         if c is FALSE:
             return self.eval(e_node, ctx)
         with self.under(c):
-            t = self.eval(t_node, ctx)
+            t = self.branch(t_node, ctx)
         with self.under(not_(c)):
-            e = self.eval(e_node, ctx)
+            e = self.branch(e_node, ctx)
+        if t is _FAILS and e is _FAILS:
+            raise EvalError("neither branch of this IF can be evaluated", node.loc)
+        if t is _FAILS:
+            return e
+        if e is _FAILS:
+            return t
         return ite_value(c, t, e, self.order, self.store)
+
+    def branch(self, node: Node, ctx: LCtx):
+        """A branch TLC evaluates only where its condition holds: if it
+        cannot be evaluated at all, that is TLC's error there (``_FAILS``)."""
+        try:
+            return self.eval(node, ctx)
+        except EvalError as e:
+            self.fail(TRUE, e.message)
+            return _FAILS
 
     def e_case(self, node, ctx):
         arms, other = node.args
@@ -607,7 +635,7 @@ class Lowerer:
         for names, p in self.bindings(bounds, ctx):
             stop = [not_(e) for e in earlier] if kind == "E" else list(earlier)
             with self.under(and_(*stop)):
-                c = cond(self.eval(body, ctx.bind(names)), " (a quantifier's body)")
+                c = self.reached(body, ctx.bind(names), " (a quantifier's body)")
             if kind == "E":
                 here = and_(p, c)
                 if here is TRUE:
@@ -754,6 +782,12 @@ class Lowerer:
         if not is_sym(s):
             return self.make_fun([(x, self.eval(body, ctx.bind(self.bind(pattern, x, node))))
                                   for x in set_elements(s, self.order)])
+        if isinstance(s, SMask):
+            values = []
+            for i, u in enumerate(s.universe):
+                with self.under(ne(bit_and(s.mask, 1 << i), 0)):
+                    values.append(self.eval(body, ctx.bind(self.bind(pattern, u, node))))
+            return SPFun(s.universe, s.mask, values)
         if isinstance(s, SInterval) and s.lo == 1:
             hi, _, hmax = as_int(s.hi, self, "..")
             items = []
@@ -821,6 +855,19 @@ class Lowerer:
         if isinstance(f, SVariant):
             if not is_sym(arg) and type(arg) is str:
                 return self.field(f, arg, node)
+        if isinstance(f, SPFun):
+            hits = []
+            for i, (u, v) in enumerate(zip(f.universe, f.values)):
+                c = value_eq(arg, u, order) if is_sym(arg) else (TRUE if _same_key(u, arg) else FALSE)
+                if c is not FALSE:
+                    hits.append((and_(c, f.present(i)), v))
+            self.fail(and_(*(not_(c) for c, _ in hits)), "a function applied outside its domain")
+            if not hits:
+                raise EvalError("a function applied outside its domain", node.loc)
+            result = hits[-1][1]
+            for c, v in reversed(hits[:-1]):
+                result = ite_value(c, v, result, order, self.store)
+            return result
         items = None
         if isinstance(f, SFun):
             items = list(zip(f.domain, f.values))
@@ -963,6 +1010,17 @@ class Lowerer:
             if isinstance(value, tuple) and not any(is_sym(x) for x in out):
                 return tuple(out)
             return make_seq(length, out) if isinstance(value, SSeq) else STup(out)
+        if isinstance(value, SPFun):
+            values = []
+            for i, (u, old) in enumerate(zip(value.universe, value.values)):
+                hit = and_(value_eq(key, u, self.order), value.present(i))
+                if hit is FALSE:
+                    values.append(old)
+                    continue
+                with self.under(hit):
+                    nv = updated(old)
+                values.append(ite_value(hit, nv, old, self.order, self.store) if hit is not TRUE else nv)
+            return SPFun(value.universe, value.mask, values)
         if isinstance(value, (SFun, Function)) or (isinstance(value, Record) and is_sym(key)):
             items = list(zip(value.domain, value.values)) if isinstance(value, SFun) else list(value.items())
             out = []
@@ -1135,6 +1193,10 @@ def _expand_definition(L: Lowerer, node: Node, ctx: LCtx):
         if type(d) is OpBinding and d.opdef.fun_bounds is None and len(d.opdef.params) == len(args):
             return d.opdef.body, ctx.at(d.scope, L.bind_params(d.opdef, args, ctx))
     return None
+
+
+def _same_key(u, x) -> bool:
+    return type(u) is type(x) and u == x
 
 
 def same_node(a: Node, b: Node) -> bool:

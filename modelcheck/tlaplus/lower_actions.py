@@ -44,9 +44,11 @@ class Path:
     params: list = field(default_factory=list)
     failures: list = field(default_factory=list)
     name: str | None = None
+    failing_only: bool = False  # the walk stopped where TLC fails: only the failures count
 
     def copy(self) -> "Path":
-        return Path(list(self.guard), dict(self.assigned), list(self.params), list(self.failures), self.name)
+        return Path(list(self.guard), dict(self.assigned), list(self.params), list(self.failures), self.name,
+                    self.failing_only)
 
 
 class ActionLowerer:
@@ -133,18 +135,35 @@ class ActionLowerer:
         L.path, L.failures = list(path.guard), path.failures
         try:
             return cond(L.eval(node, ctx), " (a condition of the action)")
+        except EvalError as e:
+            # TLC fails wherever the action gets this far; nothing follows
+            path.failures.append((and_(*path.guard), e.message))
+            return FALSE
         finally:
             L.path = []
 
     def _value(self, node: Node, ctx: LCtx, path: Path):
+        """A value the action computes (raises _Unreachable where TLC fails
+        whenever the action gets this far: the failure is kept on the path)."""
         L = self.L
         L.path, L.failures = list(path.guard), path.failures
         try:
             return L.eval(node, ctx)
+        except EvalError as e:
+            path.failures.append((and_(*path.guard), e.message))
+            raise _Unreachable() from None
         finally:
             L.path = []
 
     def _walk(self, items: list, path: Path) -> Iterator[Path]:
+        try:
+            yield from self._step(items, path)
+        except _Unreachable:
+            # TLC stops wherever the path gets this far: the path's failure says so
+            if path.failures:
+                yield _failing(path)
+
+    def _step(self, items: list, path: Path) -> Iterator[Path]:
         if not items:
             yield path
             return
@@ -385,6 +404,17 @@ class ActionLowerer:
             if type(d) is OpBinding and not d.opdef.params:
                 return self._unchanged(d.opdef.body, ctx.at(d.scope, {}))
         raise Unsupported("UNCHANGED of something other than variables and tuples of them", node.loc)
+
+
+class _Unreachable(Exception):
+    """A value the action needs cannot be evaluated on this path."""
+
+
+def _failing(path: Path) -> Path:
+    """A path that only fails: its guard is its failures' conditions and it assigns nothing."""
+    out = path.copy()
+    out.failing_only = True
+    return out
 
 
 def _extend(env: dict, names: dict) -> dict:

@@ -180,6 +180,8 @@ class Program:
         """The scope of ``module``; ``subs`` maps its constants and variables to
         what they stand for (None: it is the spec itself or extended by it)."""
         scope = Scope(module, self)
+        for name, b in self.builtins.core().items():  # BOOLEAN and STRING need no module
+            scope.define(name, b, True)
         for name, where in module.extends:
             self._extend(scope, name, where, subs, importer)
         for unit in module.units:

@@ -64,7 +64,12 @@ class Shape:
         raise NotImplementedError
 
     def width(self) -> int:
-        return len(self.leaves(""))
+        """How many leaves (remembered: shapes are immutable)."""
+        found = self.__dict__.get("_width")
+        if found is None:
+            found = len(self.leaves(""))
+            object.__setattr__(self, "_width", found)
+        return found
 
     def encode(self, v: Any) -> list[int]:
         raise NotImplementedError
@@ -73,7 +78,11 @@ class Shape:
         raise NotImplementedError
 
     def blank(self) -> list[int]:
-        return [leaf.blank for leaf in self.leaves("")]
+        found = self.__dict__.get("_blank")
+        if found is None:
+            found = [leaf.blank for leaf in self.leaves("")]
+            object.__setattr__(self, "_blank", found)
+        return list(found)
 
     def key(self, leaves: Sequence[Expr]) -> list[Expr]:
         raise NotImplementedError
@@ -148,7 +157,11 @@ class ScalarS(Shape):
 
     @property
     def constant(self) -> bool:
-        return self.count() == 1
+        found = self.__dict__.get("_constant")
+        if found is None:
+            found = self.count() == 1
+            object.__setattr__(self, "_constant", found)
+        return found
 
     def count(self) -> int:
         n = len(self.atoms)
@@ -214,6 +227,8 @@ class SetS(Shape):
     elem: Shape
     universe_values: tuple | None = None
     capacity: int = 0
+    # learned: the most elements of each kind (variant alternative) seen at once
+    kinds: tuple = ()
 
     @property
     def is_mask(self) -> bool:
@@ -294,6 +309,75 @@ class SetS(Shape):
 
 
 @dataclass(frozen=True)
+class USetS(Shape):
+    """A set of values of several kinds (a message union), held as one slot
+    set per kind: ``parts[i]`` holds the elements of ``variant.alts[i]``.
+    TLC orders such values by kind first, so the parts one after the other,
+    each sorted, are the set in TLC's order; adding an element whose kind
+    is known touches only its part."""
+
+    variant: "VariantS"
+    parts: tuple  # SetS per alternative (slot sets)
+
+    def leaves(self, path):
+        out = []
+        for a, part in zip(self.variant.alts, self.parts):
+            out += part.leaves(f"{path}{{{_kind_name(a)}}}")
+        return out
+
+    def offsets(self) -> list[tuple[int, int]]:
+        out, k = [], 0
+        for part in self.parts:
+            w = part.width()
+            out.append((k, k + w))
+            k += w
+        return out
+
+    def encode_ordered(self, v, order):
+        if not isinstance(v, frozenset):
+            raise NotInShape(v)
+        groups: list[list] = [[] for _ in self.parts]
+        for x in v:
+            groups[self.variant.alt_index(x)].append(x)
+        out = []
+        for part, g in zip(self.parts, groups):
+            out += part.encode_ordered(frozenset(g), order)
+        return out
+
+    def encode(self, v):
+        raise RuntimeError("encoding a slot set needs TLC's order; use encode_ordered")
+
+    def decode(self, ints):
+        out = set()
+        for part, (a, b) in zip(self.parts, self.offsets()):
+            out |= part.decode(ints[a:b])
+        return frozenset(out)
+
+    def key(self, leaves):
+        total = None
+        rest: list = []
+        from modelcheck.language.expr import add, le, ite
+        for part, (a, b) in zip(self.parts, self.offsets()):
+            seg = leaves[a:b]
+            count = seg[0]
+            total = count if total is None else add(total, count)
+            w = part.slot_width()
+            for k in range(part.capacity):
+                rest.append(ite(le(count, k), 1, 0))
+                rest += part.elem.key(seg[1 + k * w:1 + (k + 1) * w])
+        return [total] + rest
+
+
+def _kind_name(a: "Shape") -> str:
+    if isinstance(a, RecS):
+        for n, s in a.fields:
+            if n == "type" and isinstance(s, ScalarS) and s.constant:
+                return str(s.decode([]))
+        return ",".join(a.names())
+    return type(a).__name__
+
+
+@dataclass(frozen=True)
 class RecS(Shape):
     """A record; ``fields`` in TLC's order of the field names."""
 
@@ -360,9 +444,9 @@ def alt_key(s: "Shape") -> tuple:
     or the kind of value."""
     if isinstance(s, RecS):
         return ("record", frozenset(s.names()))
-    if isinstance(s, FunS):
-        return ("function", s.domain)
-    return ({ScalarS: "scalar", BoolS: "boolean", SetS: "set", SeqS: "sequence", TupS: "sequence"}
+    if isinstance(s, (FunS, PFunS)):
+        return ("function", None)
+    return ({ScalarS: "scalar", BoolS: "boolean", SetS: "set", USetS: "set", SeqS: "sequence", TupS: "sequence"}
             .get(type(s), type(s).__name__),)
 
 
@@ -490,6 +574,57 @@ class FunS(Shape):
 
 
 @dataclass(frozen=True)
+class PFunS(Shape):
+    """A function whose domain is some subset of a fixed ``universe`` (in TLC's
+    order): a bitmask of the domain, then each element's value (blank where
+    the element is outside the domain)."""
+
+    universe_values: tuple
+    rng: Shape
+
+    def leaves(self, path):
+        n = len(self.universe_values)
+        out = [Leaf(f"DOMAIN {path}", 0, (1 << n) - 1, 0, "set")]
+        for d in self.universe_values:
+            out += self.rng.leaves(f"{path}[{show(d)}]")
+        return out
+
+    def _items(self, v) -> dict:
+        if isinstance(v, (Function, Record)):
+            return dict(v.items())
+        if isinstance(v, tuple):
+            return dict(enumerate(v, 1))
+        raise NotInShape(v)
+
+    def encode(self, v):
+        items = self._items(v)
+        mask = 0
+        out = []
+        for i, d in enumerate(self.universe_values):
+            if d in items and type(d) is type(next(k for k in items if k == d)):
+                mask |= 1 << i
+                out += self.rng.encode(items[d])
+            else:
+                out += self.rng.blank()
+        if bin(mask).count("1") != len(items):
+            raise NotInShape(v)
+        return [mask] + out
+
+    def decode(self, ints):
+        mask = ints[0]
+        w = self.rng.width()
+        return fcn((d, self.rng.decode(ints[1 + k * w:1 + (k + 1) * w]))
+                   for k, d in enumerate(self.universe_values) if mask >> k & 1)
+
+    def key(self, leaves):
+        w = self.rng.width()
+        out = list(set_order_key(leaves[0], len(self.universe_values)))
+        for k in range(len(self.universe_values)):
+            out += self.rng.key(leaves[1 + k * w:1 + (k + 1) * w])
+        return out
+
+
+@dataclass(frozen=True)
 class TupS(Shape):
     items: tuple[Shape, ...]
 
@@ -585,7 +720,7 @@ class SeqS(Shape):
 
 def encode(shape: Shape, v: Any, order: TlcOrder) -> list[int]:
     """The leaves of ``v`` in ``shape`` (slot sets sorted by TLC's order)."""
-    if isinstance(shape, SetS):
+    if isinstance(shape, (SetS, USetS)):
         return shape.encode_ordered(v, order)
     if isinstance(shape, RecS):
         if not isinstance(v, Record) or set(v.keys()) != set(shape.names()):
@@ -618,6 +753,22 @@ def encode(shape: Shape, v: Any, order: TlcOrder) -> list[int]:
         for s, x in zip(shape.items, v):
             out += encode(s, x, order)
         return out
+    if isinstance(shape, PFunS):
+        items = shape._items(v)
+        mask, out = 0, []
+        index = {}
+        for i, d in enumerate(shape.universe_values):
+            index[d] = i
+        for k in items:
+            if k not in index:
+                raise NotInShape(v)
+        for i, d in enumerate(shape.universe_values):
+            if d in items:
+                mask |= 1 << i
+                out += encode(shape.rng, items[d], order)
+            else:
+                out += shape.rng.blank()
+        return [mask] + out
     if isinstance(shape, SeqS):
         if not isinstance(v, tuple) or len(v) > shape.capacity:
             raise NotInShape(v)
@@ -644,9 +795,12 @@ def of_value(v: Any, order: TlcOrder) -> Shape:
         return ScalarS(None, (v,))
     if t is frozenset:
         elem: Shape = BOTTOM
+        counts: dict = {}
         for x in v:
             elem = join(elem, of_value(x, order), order)
-        return SetS(elem, None, len(v))
+            k = value_alt_key(x)
+            counts[k] = counts.get(k, 0) + 1
+        return SetS(elem, None, len(v), tuple(sorted(counts.items(), key=repr)))
     if t is Record:
         names = sorted(v.keys(), key=order.word)
         return RecS(tuple((n, of_value(v[n], order)) for n in names))
@@ -677,16 +831,20 @@ def join(a: Shape, b: Shape, order: TlcOrder) -> Shape:
         atoms = tuple(sort_values(set(a.atoms) | set(b.atoms), order))
         return ScalarS(ints, atoms)
     if isinstance(a, SetS) and isinstance(b, SetS):
-        return SetS(join(a.elem, b.elem, order), None, max(a.capacity, b.capacity))
+        kinds = dict(a.kinds)
+        for k, n in b.kinds:
+            kinds[k] = max(kinds.get(k, 0), n)
+        return SetS(join(a.elem, b.elem, order), None, max(a.capacity, b.capacity),
+                    tuple(sorted(kinds.items(), key=repr)))
     if isinstance(a, RecS) and isinstance(b, RecS) and set(a.names()) == set(b.names()):
         return _join_rec(a, b, order)
     if isinstance(a, (RecS, VariantS)) and isinstance(b, (RecS, VariantS)):
         return _variant(_alts(a) + _alts(b), order)
-    if isinstance(a, FunS) and isinstance(b, FunS):
-        if a.domain == b.domain:
-            return FunS(a.domain, join(a.rng, b.rng, order))
-        raise Unsupported(f"a variable holding functions over different domains ({show(frozenset(a.domain))} and "
-                          f"{show(frozenset(b.domain))})")
+    if isinstance(a, FunS) and isinstance(b, FunS) and a.domain == b.domain:
+        return FunS(a.domain, join(a.rng, b.rng, order))
+    if isinstance(a, (FunS, PFunS)) and isinstance(b, (FunS, PFunS, TupS)) or \
+            isinstance(b, (FunS, PFunS)) and isinstance(a, TupS):
+        return _partial(a, b, order)
     if isinstance(a, (TupS, SeqS)) and isinstance(b, (TupS, SeqS)):
         if isinstance(a, TupS) and isinstance(b, TupS) and len(a.items) == len(b.items):
             return TupS(tuple(join(x, y, order) for x, y in zip(a.items, b.items)))
@@ -708,6 +866,38 @@ def join(a: Shape, b: Shape, order: TlcOrder) -> Shape:
     if alt_key(a) != alt_key(b) or isinstance(a, VariantS) or isinstance(b, VariantS):
         return _variant(_alts(a) + _alts(b), order)
     raise Unsupported(f"a variable holding values of different kinds ({describe(a)} and {describe(b)})")
+
+
+def _fun_parts(s: Shape) -> tuple[list, Shape]:
+    if isinstance(s, FunS):
+        return list(s.domain), s.rng
+    if isinstance(s, PFunS):
+        return list(s.universe_values), s.rng
+    rng: Shape = BOTTOM
+    for x in s.items:
+        rng = _plain_join(rng, x)
+    return list(range(1, len(s.items) + 1)), rng
+
+
+def _plain_join(a, b):
+    return b if isinstance(a, BottomS) else a if isinstance(b, BottomS) else None
+
+
+def _partial(a: Shape, b: Shape, order: TlcOrder) -> Shape:
+    """Functions over different domains: one shape over the union of the domains."""
+    da, ra = _fun_parts(a) if not isinstance(a, TupS) else (list(range(1, len(a.items) + 1)), None)
+    db, rb = _fun_parts(b) if not isinstance(b, TupS) else (list(range(1, len(b.items) + 1)), None)
+    rng: Shape = BOTTOM
+    for s in (a, b):
+        if isinstance(s, TupS):
+            for x in s.items:
+                rng = join(rng, x, order)
+        else:
+            rng = join(rng, s.rng, order)
+    universe = tuple(sort_values(set(da) | set(db), order))
+    if len(universe) > MASK_LIMIT:
+        raise Unsupported("a variable holding functions over more than 62 different arguments")
+    return PFunS(universe, rng)
 
 
 def _alts(s: Shape) -> list[Shape]:
@@ -740,8 +930,8 @@ def _join_rec(a: RecS, b: RecS, order: TlcOrder) -> RecS:
 
 
 def describe(s: Shape) -> str:
-    return {BoolS: "booleans", ScalarS: "scalars", SetS: "sets", RecS: "records", VariantS: "records",
-            FunS: "functions", TupS: "tuples", SeqS: "sequences", BottomS: "nothing"}.get(type(s), type(s).__name__)
+    return {BoolS: "booleans", ScalarS: "scalars", SetS: "sets", USetS: "sets", RecS: "records", VariantS: "records",
+            FunS: "functions", PFunS: "functions", TupS: "tuples", SeqS: "sequences", BottomS: "nothing"}.get(type(s), type(s).__name__)
 
 
 def finalize(s: Shape, order: TlcOrder, spare: int = 0) -> Shape:
@@ -752,6 +942,15 @@ def finalize(s: Shape, order: TlcOrder, spare: int = 0) -> Shape:
         universe = elem.universe(order, MASK_LIMIT)
         if universe is not None:
             return SetS(elem, tuple(universe), 0)
+        if isinstance(elem, VariantS):
+            kinds = dict(s.kinds)
+            parts = []
+            for a in elem.alts:
+                k = alt_key(a)
+                n = kinds.get(k, 0) if k[0] != "function" else max((c for kk, c in kinds.items()
+                                                                     if kk[0] == "function"), default=0)
+                parts.append(SetS(a, None, max(1, n + spare)))
+            return USetS(elem, tuple(parts))
         return SetS(elem, None, max(1, s.capacity + spare))
     if isinstance(s, RecS):
         return RecS(tuple((n, finalize(x, order, spare)) for n, x in s.fields))
@@ -759,6 +958,8 @@ def finalize(s: Shape, order: TlcOrder, spare: int = 0) -> Shape:
         return VariantS(tuple(finalize(a, order, spare) for a in s.alts))
     if isinstance(s, FunS):
         return FunS(s.domain, finalize(s.rng, order, spare))
+    if isinstance(s, PFunS):
+        return PFunS(s.universe_values, finalize(s.rng, order, spare))
     if isinstance(s, TupS):
         return TupS(tuple(finalize(x, order, spare) for x in s.items))
     if isinstance(s, SeqS):
@@ -805,6 +1006,8 @@ def from_json(shape: Shape, x: Any, path: str) -> Any:
         return json_int(x, path)
     if isinstance(shape, SetS):
         return frozenset(from_json(shape.elem, e, f"{path}{{}}") for e in json_set(x, path))
+    if isinstance(shape, USetS):
+        return frozenset(from_json(shape.variant, e, f"{path}{{}}") for e in json_set(x, path))
     if isinstance(shape, VariantS):
         problems = []
         for a in shape.alts:
@@ -819,6 +1022,24 @@ def from_json(shape: Shape, x: Any, path: str) -> Any:
         if set(shape.names()) != set(x.keys()):
             raise TraceFormatError(f"{path}: a record with fields {', '.join(x)} is not one this spec holds")
         return Record((n, from_json(s, x[n], f"{path}.{n}")) for n, s in shape.fields)
+    if isinstance(shape, PFunS):
+        from modelcheck.language.codec import _json_key
+        if isinstance(x, dict) and set(x) == {"#map"}:
+            pairs = [(_json_key(k, path), v) for k, v in x["#map"]]
+        elif isinstance(x, dict):
+            pairs = list(x.items())
+        elif isinstance(x, list):
+            pairs = [(str(i), v) for i, v in enumerate(x, 1)]
+        else:
+            raise TraceFormatError(f"{path}: expected a function, got {x!r}")
+        by_text = {str.__str__(d) if isinstance(d, str) else str(d): d for d in shape.universe_values}
+        out = []
+        for k, v in pairs:
+            if str(k) not in by_text:
+                raise TraceFormatError(f"{path}: {k} is not an argument this function can have")
+            d = by_text[str(k)]
+            out.append((d, from_json(shape.rng, v, f"{path}[{show(d)}]")))
+        return fcn(out)
     if isinstance(shape, FunS):
         from modelcheck.language.codec import json_function
         values = json_function(x, [str.__str__(d) if isinstance(d, ModelValue) else d for d in shape.domain], path)

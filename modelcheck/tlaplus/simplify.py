@@ -72,48 +72,62 @@ class Simplifier:
         self.bounds: dict[int, tuple[int, int] | None] = {}
 
     def interval(self, e: Expr):
-        key = id(e)
-        if key in self.bounds:
-            return self.bounds[key]
-        out = None
+        """The range of an expression's values (None when unknown); every
+        node's children are rewritten (and so bounded) before it."""
+        return self.bounds.get(id(e))
+
+    def _bound(self, e: Expr):
         op = e.op
+        out = None
         if op == "const":
             v = e.args[0]
             out = (int(v), int(v))
         elif op == "var":
             out = self.ranges.get(e.args[0])
         elif op in ("add", "sub"):
-            a, b = self.interval(e.args[0]), self.interval(e.args[1])
+            a, b = self.bounds.get(id(e.args[0])), self.bounds.get(id(e.args[1]))
             if a is not None and b is not None:
                 out = (a[0] + b[0], a[1] + b[1]) if op == "add" else (a[0] - b[1], a[1] - b[0])
         elif op == "ite":
-            a, b = self.interval(e.args[1]), self.interval(e.args[2])
+            a, b = self.bounds.get(id(e.args[1])), self.bounds.get(id(e.args[2]))
             if a is not None and b is not None:
                 out = (min(a[0], b[0]), max(a[1], b[1]))
         elif op == "band":
-            a, b = self.interval(e.args[0]), self.interval(e.args[1])
+            a, b = self.bounds.get(id(e.args[0])), self.bounds.get(id(e.args[1]))
             if a is not None and b is not None and a[0] >= 0 and b[0] >= 0:
                 out = (0, min(a[1], b[1]))
-        self.bounds[key] = out
-        return out
+        self.bounds[id(e)] = out
 
-    def __call__(self, e: Expr) -> Expr:
-        key = id(e)
-        found = self.memo.get(key)
-        if found is not None:
-            return found
-        out = self._rewrite(e)
-        self.memo[key] = out
-        return out
+    def __call__(self, root: Expr) -> Expr:
+        memo = self.memo
+        if id(root) in memo:
+            return memo[id(root)]
+        stack = [(root, False)]
+        while stack:
+            e, ready = stack.pop()
+            if id(e) in memo:
+                continue
+            if e.op in ("const", "var"):
+                memo[id(e)] = e
+                self._bound(e)
+                continue
+            if not ready:
+                stack.append((e, True))
+                for a in e.args:
+                    if id(a) not in memo:
+                        stack.append((a, False))
+                continue
+            out = self._rewrite(e, [memo[id(a)] for a in e.args])
+            memo[id(e)] = out
+            if id(out) not in self.bounds:
+                self._bound(out)
+        return memo[id(root)]
 
-    def _rewrite(self, e: Expr) -> Expr:
+    def _rewrite(self, e: Expr, args: list) -> Expr:
         op = e.op
-        if op in ("const", "var"):
-            return e
-        args = [self(a) for a in e.args]
         if op in ("lt", "le", "eq", "ne"):
             a, b = args
-            ia, ib = self.interval(a), self.interval(b)
+            ia, ib = self.bounds.get(id(a)), self.bounds.get(id(b))
             if ia is not None and ib is not None:
                 decided = _decide(op, ia, ib)
                 if decided is not None:

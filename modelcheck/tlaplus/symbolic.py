@@ -39,7 +39,7 @@ from typing import Any, Sequence
 from modelcheck.language.expr import (BOOL, FALSE, INT, TRUE, Expr, add, and_, bit_and, bit_or, cardinality, const,
                                       const_value, eq, ite, is_const, le, lex_less, lift, lt, ne, not_, or_, sub)
 from modelcheck.language.values import Function, Record
-from modelcheck.tlaplus.shapes import (BOTTOM, MASK_LIMIT, BoolS, FunS, NotInShape, RecS, ScalarS, SeqS, SetS, Shape,
+from modelcheck.tlaplus.shapes import (BOTTOM, MASK_LIMIT, BoolS, FunS, NotInShape, PFunS, RecS, USetS, ScalarS, SeqS, SetS, Shape,
                                        TupS, VariantS, alt_key, encode, join, of_value, value_alt_key)
 from modelcheck.tlaplus.syntax import EvalError, Unsupported
 from modelcheck.tlaplus.values import (Infinite, Interval, LazySet, ModelValue, PowerSet, ProductSet, RecordSet, SeqSet,
@@ -93,6 +93,18 @@ class SFun(Sym):
 
     def __init__(self, domain: tuple, values: list):
         self.domain, self.values = domain, values
+
+
+class SPFun(Sym):
+    """A function whose domain is the part of ``universe`` the bitmask ``mask`` holds."""
+
+    __slots__ = ("universe", "mask", "values")
+
+    def __init__(self, universe: tuple, mask: Expr, values: list):
+        self.universe, self.mask, self.values = universe, mask, values
+
+    def present(self, i: int) -> Expr:
+        return ne(bit_and(self.mask, 1 << i), 0)
 
 
 class STup(Sym):
@@ -225,6 +237,11 @@ def shape_of(v, order: TlcOrder) -> Shape:
         for x in v.values:
             rng = join(rng, shape_of(x, order), order)
         return FunS(v.domain, rng)
+    if t is SPFun:
+        rng = BOTTOM
+        for x in v.values:
+            rng = join(rng, shape_of(x, order), order)
+        return PFunS(v.universe, rng)
     if t is STup:
         return TupS(tuple(shape_of(x, order) for x in v.items))
     if t is SSeq:
@@ -239,9 +256,16 @@ def shape_of(v, order: TlcOrder) -> Shape:
         return SetS(elem, None, len(v.universe))
     if t is SSet:
         elem = BOTTOM
+        kinds: dict = {}
         for _, x in v.items:
             elem = join(elem, shape_of(x, order), order)
-        return SetS(elem, None, len(v.items))
+            if isinstance(x, SVariant):
+                for a in x.shape.alts:
+                    kinds[alt_key(a)] = kinds.get(alt_key(a), 0) + 1
+            else:
+                k = sym_alt_key(x)
+                kinds[k] = kinds.get(k, 0) + 1
+        return SetS(elem, None, len(v.items), tuple(sorted(kinds.items(), key=repr)))
     raise Unsupported(f"{describe(v)} held in a variable")
 
 
@@ -290,6 +314,14 @@ def _from_leaves(shape: Shape, leaves: Sequence[Expr]):
         if not any(is_sym(x) for x in values):
             return fcn(zip(shape.domain, values))
         return SFun(shape.domain, values)
+    if t is PFunS:
+        w = shape.rng.width()
+        values = [from_leaves(shape.rng, leaves[1 + i * w:1 + (i + 1) * w]) for i in range(len(shape.universe_values))]
+        m = leaves[0]
+        if is_const(m) and not any(is_sym(x) for x in values):
+            mask = const_value(m)
+            return fcn((u, x) for i, (u, x) in enumerate(zip(shape.universe_values, values)) if mask >> i & 1)
+        return SPFun(shape.universe_values, m, values)
     if t is TupS:
         out, k = [], 0
         for s in shape.items:
@@ -306,6 +338,15 @@ def _from_leaves(shape: Shape, leaves: Sequence[Expr]):
         if is_const(length):
             return _seq_value(const_value(length), items)
         return SSeq(length, items)
+    if t is USetS:
+        items = []
+        for part, (a, b) in zip(shape.parts, shape.offsets()):
+            seg = leaves[a:b]
+            w = part.elem.width()
+            count = seg[0]
+            items += [(lt(k, count), from_leaves(part.elem, seg[1 + k * w:1 + (k + 1) * w]))
+                      for k in range(part.capacity)]
+        return SSet(items, len(items))
     if t is SetS:
         if shape.is_mask:
             m = leaves[0]
@@ -426,6 +467,10 @@ def to_leaves(v, shape: Shape, st: Store, path: str) -> list[Expr]:
         for d, x in zip(shape.domain, v.values):
             out += to_leaves(x, shape.rng, st, f"{path}[{show(d)}]")
         return out
+    if t is PFunS:
+        return _pfun_to_leaves(v, shape, st, path)
+    if t is USetS:
+        return _uset_to_leaves(v, shape, st, path)
     if t is TupS:
         if not isinstance(v, STup) or len(v.items) != len(shape.items):
             raise NotInShape(v)
@@ -506,8 +551,8 @@ def sym_alt_key(v) -> tuple:
         return ("set",)
     if t in (SSeq, STup):
         return ("sequence",)
-    if t is SFun:
-        return ("function", v.domain)
+    if t in (SFun, SPFun):
+        return ("function", None)
     return ("?",)
 
 
@@ -554,6 +599,48 @@ def _variant_to_variant(v: SVariant, shape: VariantS, st: Store, path: str) -> l
             out += [ite(here, x, k) for x, k in zip(leaves, blank)]
         else:
             out += [const(x) for x in b.blank()]
+    return out
+
+
+def fun_pairs(v):
+    """(present, argument, value) for every argument a function value may have."""
+    if isinstance(v, SPFun):
+        return [(v.present(i), u, x) for i, (u, x) in enumerate(zip(v.universe, v.values))]
+    if isinstance(v, SFun):
+        return [(TRUE, d, x) for d, x in zip(v.domain, v.values)]
+    if isinstance(v, STup):
+        return [(TRUE, i + 1, x) for i, x in enumerate(v.items)]
+    if isinstance(v, SSeq):
+        return [(lt(i, v.length), i + 1, x) for i, x in enumerate(v.items)]
+    return None
+
+
+def _pfun_to_leaves(v, shape: PFunS, st: Store, path: str) -> list[Expr]:
+    pairs = fun_pairs(v)
+    if pairs is None:
+        raise NotInShape(v)
+    index = {u: i for i, u in enumerate(shape.universe_values)}
+    n = len(shape.universe_values)
+    mask: Expr = const(0)
+    values: list = [None] * n
+    for p, u, x in pairs:
+        if u not in index:
+            if p is FALSE:
+                continue
+            raise NotInShape(u)
+        i = index[u]
+        mask = bit_or(mask, ite(p, 1 << i, 0))
+        values[i] = (p, x)
+    out = [mask]
+    blank = shape.rng.blank()
+    for i in range(n):
+        if values[i] is None:
+            out += [const(b) for b in blank]
+            continue
+        p, x = values[i]
+        with st.under(p):
+            leaves = to_leaves(x, shape.rng, st, f"{path}[{show(shape.universe_values[i])}]")
+        out += [x if p is TRUE else ite(p, x, b) for x, b in zip(leaves, blank)]
     return out
 
 
@@ -637,6 +724,71 @@ def make_set(items: list, order: TlcOrder, sorted_prefix: int = 0, base=None):
     if is_const(mask):
         return frozenset(x for i, x in enumerate(values) if const_value(mask) >> i & 1)
     return SMask(mask, tuple(values))
+
+
+def _uset_to_leaves(v, shape: USetS, st: Store, path: str) -> list[Expr]:
+    """A set stored as one sorted slot set per kind of element."""
+    order = st.order
+    variant = shape.variant
+    if isinstance(v, SSet):
+        items, prefix = v.items, v.sorted_prefix
+        base = v.base
+    elif isinstance(v, (SMask, SInterval, SPowerset)) or is_set(v):
+        items = set_items(v, order)
+        prefix, base = (len(items) if isinstance(v, SMask) else 0), None
+    else:
+        raise NotInShape(v)
+    parts = []  # (count, slots) per part
+    extras: list = []
+    if base is not None and (base[0] is shape or base[0] == shape) and prefix == len(items[:prefix]) and \
+            prefix == sum(p.capacity for p in shape.parts):
+        for part, (a, b) in zip(shape.parts, shape.offsets()):
+            seg = base[1][a:b]
+            w = part.elem.width()
+            parts.append((seg[0], [list(seg[1 + k * w:1 + (k + 1) * w]) for k in range(part.capacity)]))
+        extras = list(items[prefix:])
+    else:
+        groups: list[list] = [[] for _ in shape.parts]
+        for p, x in items[:prefix]:
+            i = variant_index(variant, sym_alt_key(x)) if not isinstance(x, SVariant) else None
+            if i is None:
+                extras.append((p, x))
+            else:
+                groups[i].append((p, x))
+        for part, g in zip(shape.parts, groups):
+            encoded = []
+            for p, x in g:
+                with st.under(p):
+                    encoded.append((p, to_leaves(x, part.elem, st, f"{path}{{}}")))
+            parts.append(_compact(encoded, part.capacity, [const(b) for b in part.elem.blank()], st, path))
+        extras += list(items[prefix:])
+    for p, x in extras:
+        if p is FALSE:
+            continue
+        if isinstance(x, SVariant):
+            routes = []
+            for j, a in enumerate(x.shape.alts):
+                i = variant_index(variant, alt_key(a))
+                if i is None:
+                    raise NotInShape(x)
+                routes.append((i, and_(p, eq(x.tag, j)), x.alts[j]))
+        else:
+            i = variant_index(variant, sym_alt_key(x))
+            if i is None:
+                raise NotInShape(x)
+            routes = [(i, p, x)]
+        for i, q, y in routes:
+            part = shape.parts[i]
+            with st.under(q):
+                leaves = to_leaves(y, part.elem, st, f"{path}{{}}")
+            count, slots = parts[i]
+            parts[i] = _insert(count, slots, q, leaves, part.elem, part.capacity, st, path)
+    out = []
+    for count, slots in parts:
+        out.append(count)
+        for slot in slots:
+            out += slot
+    return out
 
 
 def _set_to_leaves(v, shape: SetS, st: Store, path: str) -> list[Expr]:
@@ -820,6 +972,27 @@ def value_eq(a, b, order: TlcOrder) -> Expr:
         if i is None:
             return FALSE
         return and_(eq(a.tag, i), value_eq(a.alts[i], b, order))
+    if t is SPFun or isinstance(b, SPFun):
+        pa, pb = fun_pairs(a), fun_pairs(b) if is_sym(b) else None
+        if pb is None:
+            items = _fun_items(b)
+            if items is None:
+                return FALSE
+            pb = [(TRUE, k, x) for k, x in items.items()]
+        if pa is None:
+            return FALSE
+        parts = []
+        for p, u, x in pa:
+            match = [(q, y) for q, w, y in pb if _same(u, w)]
+            if not match:
+                parts.append(not_(p))
+                continue
+            q, y = match[0]
+            parts.append(and_(or_(and_(p, q), and_(not_(p), not_(q))), or_(not_(p), value_eq(x, y, order))))
+        for q, w, _ in pb:
+            if not any(_same(u, w) for _, u, _ in pa):
+                parts.append(not_(q))
+        return and_(*parts)
     if t is SFun:
         items = _fun_items(b)
         if items is None:
@@ -1117,6 +1290,9 @@ def ite_value(c: Expr, a, b, order: TlcOrder, st: Store | None = None):
         fa, fb = _record_fields(a), _record_fields(b)
         if set(fa) == set(fb):
             return _fold_rec({n: ite_value(c, fa[n], fb[n], order, st) for n in fa})
+    if isinstance(a, SPFun) and isinstance(b, SPFun) and a.universe == b.universe:
+        return SPFun(a.universe, ite(c, a.mask, b.mask),
+                     [ite_value(c, x, y, order, st) for x, y in zip(a.values, b.values)])
     if _fun_items(a) is not None and _fun_items(b) is not None and not isinstance(a, (Record, SRec)) \
             and not _is_seqlike(a) and not _is_seqlike(b):
         ia, ib = _fun_items(a), _fun_items(b)
