@@ -85,11 +85,16 @@ def load_module(path: str, config: str | None = None, consts: Sequence[str] = ()
     for name, text in given.items():
         tla_cfg.substitutions.pop(name, None)
         tla_cfg.constants[name] = text
+    holder: list[LoadedModule] = []
+
+    def widened(again) -> None:  # a search outgrew the learned bounds: the wider spec replaces this one
+        holder[0].spec, holder[0].compiled = again.spec, again
     try:
-        compiled = compile_module(path, tla_cfg, search_path())
+        compiled = compile_module(path, tla_cfg, search_path(), on_widen=widened)
     except TlaError as e:
         raise InputError(str(e)) from None
     loaded = LoadedModule(compiled.spec, cfg, compiled)
+    holder.append(loaded)
     _COMPILED[key] = loaded
     _BY_NAME[loaded.spec.name] = loaded
     return loaded

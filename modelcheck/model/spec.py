@@ -158,9 +158,19 @@ class SpecDefinition:
     # its layouts (modelcheck.model.display.Layout), called only when a trace is
     # shown. None: the viewer picks a layout by the spec's variables.
     layout: Callable[[], Sequence[Any]] | None = None
+    # Where a port check fails because a state outgrew bounds the spec only
+    # estimated (a TLA+ module's learned shapes): given the model and the
+    # states of the behaviour that got there, the spec with wider bounds, to
+    # search again with; None when it cannot widen them (the failure then
+    # stands). None: the port checks are final.
+    widen: Callable[[Any, Sequence[tuple]], "SpecDefinition | None"] | None = None
+    # ``source()`` says "port of" unless the module is read directly
+    ported: bool = True
 
     def source(self) -> str:
         """The TLA+ module this spec ports and where that module comes from."""
+        if not self.ported:
+            return f"TLA+ module {self.module}, {self.origin}"
         return f"port of TLA+ module {self.module}, {self.origin}"
 
     def invariant_summary(self, name: str) -> str:

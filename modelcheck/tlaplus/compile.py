@@ -89,11 +89,13 @@ class Compiled:
     init_states: list[dict]
     learned_complete: bool
     overflow_messages: list[str] = field(default_factory=list)
+    raw: dict = field(default_factory=dict)  # the learned shapes, before each set's form is chosen
 
 
 def compile_module(path: str, cfg: TlaConfig, search: tuple[str, ...] = (), learning: Learning | None = None,
-                   extra_shapes: dict | None = None) -> Compiled:
-    """The module at ``path`` with ``cfg`` as a spec definition (see the module docstring)."""
+                   on_widen=None) -> Compiled:
+    """The module at ``path`` with ``cfg`` as a spec definition (see the module docstring).
+    ``on_widen`` is told of each spec compiled again with wider bounds."""
     program = Program(path, search)
     order = TlcOrder(list(cfg.words) + program.words())
     constants = _constants(program, cfg, order)
@@ -116,18 +118,112 @@ def compile_module(path: str, cfg: TlaConfig, search: tuple[str, ...] = (), lear
         raise TlaError("Init has no state (within the CONSTRAINT)", init_node.loc)
     learning = learning or Learning()
     raw, complete = _learn(stepper, init_node, next_node, inits, variables, order, learning, keep)
-    for name, s in (extra_shapes or {}).items():
-        raw[name] = join(raw[name], s, order)
-    for attempt in range(ROUNDS):
-        shapes = {v: finalize(raw[v], order) for v in variables}
+    job = _Job(program, cfg, ev, order, variables, inits, init_node, next_node, complete, fairness, stepper, keep,
+               on_widen)
+    return job.compile(raw)
+
+
+class _Job:
+    """Everything one module's compilation needs, kept so that it can be
+    compiled again with wider shapes when a search outgrows them."""
+
+    def __init__(self, program, cfg, ev, order, variables, inits, init_node, next_node, complete, fairness,
+                 stepper, keep, on_widen):
+        self.program, self.cfg, self.ev, self.order = program, cfg, ev, order
+        self.variables, self.inits, self.init_node, self.next_node = variables, inits, init_node, next_node
+        self.complete, self.fairness, self.stepper, self.keep = complete, fairness, stepper, keep
+        self.on_widen = on_widen
+        self.widenings = 0
+        self.grown: dict[str, int] = {}
+
+    def compile(self, raw: dict) -> Compiled:
+        order, variables = self.order, self.variables
+        for attempt in range(ROUNDS):
+            shapes = {v: finalize(raw[v], order) for v in variables}
+            try:
+                compiled = _emit(self.program, self.cfg, self.ev, order, variables, shapes, self.inits,
+                                 self.init_node, self.next_node, self.complete, self.fairness, self)
+            except _Misfits as m:
+                for variable, wanted in m.found:
+                    if os.environ.get("MODELCHECK_TLA_DEBUG"):
+                        print(f"widen {variable}: {raw[variable]} + {wanted}")
+                    raw[variable] = _widen(raw[variable], wanted, order)
+                continue
+            compiled.raw = raw
+            return compiled
+        raise TlaError(f"the shapes of the variables did not settle after {ROUNDS} rounds of widening")
+
+    def widen(self, compiled: "Compiled", model, states) -> SpecDefinition | None:
+        """The spec again, with shapes that hold the values of a behaviour
+        whose last state outgrew them (read back with the reference evaluator)."""
+        fitting = [model.codec.encode(s) for s in states[:-1]]
+        if not fitting:
+            return None
         try:
-            return _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_node, complete, fairness)
-        except _Misfits as m:
-            for variable, wanted in m.found:
-                if os.environ.get("MODELCHECK_TLA_DEBUG"):
-                    print(f"widen {variable}: {raw[variable]} + {wanted}")
-                raw[variable] = _widen(raw[variable], wanted, order)
-    raise TlaError(f"the shapes of the variables did not settle after {ROUNDS} rounds of widening")
+            following = self.stepper.next_states(self.next_node, fitting[-1])
+        except EvalError:
+            following = []
+        if self.keep is not None:
+            following = [s for s in following if self.keep(s)]
+        raw = dict(compiled.raw)
+        self.widenings += 1
+        slack = 1 << min(self.widenings, 6)
+        changed = []
+        for v in self.variables:
+            before = raw[v]
+            after = before
+            for s in fitting + following:
+                after = join(after, of_value(s[v], self.order), self.order)
+            if after != before:
+                raw[v] = _slack(after, before, slack)
+                changed.append(v)
+                self.grown[v] = self.grown.get(v, 0) + 1
+        if not changed:
+            return None
+        for v in changed:
+            if self.grown[v] > UNBOUNDED_AFTER:
+                raise InputError(f"{self.program.root_module.name}: {v} keeps growing past every bound given to it "
+                                 f"({UNBOUNDED_AFTER} widenings): the state space looks unbounded; bound it with a "
+                                 f"CONSTRAINT in the .cfg (or a smaller constant)")
+        widened = self.compile(raw)
+        if self.on_widen is not None:
+            self.on_widen(widened)
+        return widened.spec
+
+
+UNBOUNDED_AFTER = 8  # widenings of one variable before the state space is called unbounded
+
+
+def _slack(s: Shape, before: Shape, amount: int) -> Shape:
+    """``s`` with room to spare where it grew past ``before`` (a counter that
+    outgrew its range once will likely do so again)."""
+    if isinstance(s, ScalarS) and isinstance(before, ScalarS) and s.ints and before.ints and s.ints != before.ints:
+        lo, hi = s.ints
+        if hi > before.ints[1]:
+            hi += amount
+        if lo < before.ints[0]:
+            lo -= amount
+        return ScalarS((lo, hi), s.atoms)
+    if isinstance(s, SetS) and isinstance(before, SetS):
+        cap = s.capacity + amount if s.capacity > before.capacity else s.capacity
+        old = dict(before.kinds)
+        kinds = tuple((k, n + amount if n > old.get(k, 0) else n) for k, n in s.kinds)
+        return SetS(_slack(s.elem, before.elem, amount), s.universe_values, cap, kinds)
+    if isinstance(s, SeqS) and isinstance(before, SeqS):
+        cap = s.capacity + amount if s.capacity > before.capacity else s.capacity
+        return SeqS(_slack(s.elem, before.elem, amount), cap)
+    if isinstance(s, RecS) and isinstance(before, RecS):
+        old = dict(before.fields)
+        return RecS(tuple((n, _slack(x, old[n], amount) if n in old else x) for n, x in s.fields))
+    if isinstance(s, VariantS) and isinstance(before, VariantS):
+        from modelcheck.tlaplus.shapes import alt_key
+        old = {alt_key(a): a for a in before.alts}
+        return VariantS(tuple(_slack(a, old[alt_key(a)], amount) if alt_key(a) in old else a for a in s.alts))
+    if isinstance(s, FunS) and isinstance(before, FunS):
+        return FunS(s.domain, _slack(s.rng, before.rng, amount))
+    if isinstance(s, TupS) and isinstance(before, TupS) and len(s.items) == len(before.items):
+        return TupS(tuple(_slack(x, y, amount) for x, y in zip(s.items, before.items)))
+    return s
 
 
 ROUNDS = 40  # lowerings, at most, before the shapes hold every value an action assigns
@@ -323,7 +419,8 @@ def _learn(stepper, init_node, next_node, inits, variables, order, learning: Lea
 
 # --- lowering and emitting -------------------------------------------------------------------------------
 
-def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_node, complete, fairness) -> Compiled:
+def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_node, complete, fairness,
+          job=None) -> Compiled:
     layout = Layout({v: shapes[v] for v in variables})
     L = Lowerer(ev, layout)
     A = ActionLowerer(L, variables)
@@ -413,10 +510,14 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
     for name in cfg.invariants:
         invariants[name] = _invariant(L, program, name)
     view = _view(program, cfg, A, L)
+    holder: list = []
+    widen = (lambda model, states: job.widen(holder[0], model, states)) if job is not None else None
     spec = _spec_definition(program, cfg, ev, order, variables, shapes, layout, instances, invariants, init_leaves,
-                            overflow_messages, view)
-    return Compiled(spec, program, ev, order, variables, shapes, layout, instances, inits, complete,
-                    overflow_messages)
+                            overflow_messages, view, widen)
+    compiled = Compiled(spec, program, ev, order, variables, shapes, layout, instances, inits, complete,
+                        overflow_messages)
+    holder.append(compiled)
+    return compiled
 
 
 def _constraints_on(L: Lowerer, nodes: list[Node], path, guard: Expr, state: bool) -> Expr:
@@ -500,7 +601,7 @@ def _constant_decls(ev: Evaluator) -> tuple[ConstantDecl, ...]:
 
 
 def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instances, invariants, init_leaves,
-                     overflow_messages, view) -> SpecDefinition:
+                     overflow_messages, view, widen=None) -> SpecDefinition:
     module = program.root_module.name
     width = layout.width
     fields_list = []
@@ -581,7 +682,7 @@ def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instanc
         invariants=tuple(predicates), default_invariants=tuple(cfg.invariants), variables=variables_codec,
         origin=f"read from {where} by modelcheck's TLA+ front-end", view=view, view_default=bool(view),
         instance_order=instance_order, port_checks=(BOUNDS_CHECK,), evaluation_check=EVALUATION_CHECK,
-        check_constants=None)
+        check_constants=None, widen=widen, ported=False)
 
 
 def _unique_names(fields_list: list[Field]) -> list[Field]:

@@ -388,7 +388,7 @@ class Lowerer:
                 return self.interval(1, make_int(s[0], 0, len(s[1])))
             if isinstance(a, SRec):
                 return frozenset(a.fields)
-            raise Unsupported(f"DOMAIN of {describe(a)}", node.loc)
+            raise Unsupported(f"DOMAIN of {describe(a)} ({type(a).__name__})", node.loc)
         if sym == "SUBSET":
             return SPowerset(a)
         raise Unsupported(f"{sym} over values the state decides", node.loc)
@@ -874,7 +874,7 @@ class Lowerer:
         elif isinstance(f, Function):
             items = list(f.items())
         if items is None:
-            raise Unsupported(f"applying {describe(f)} as a function", node.loc)
+            raise EvalError(f"{describe(f)} is applied as a function, but it is not one", node.loc)
         if not is_sym(arg):
             for k, v in items:
                 if type(k) is type(arg) and k == arg:
@@ -994,7 +994,7 @@ class Lowerer:
                         with self.under(eq(value.tag, i)):
                             alts[i] = self.except_(alts[i], keys, new, ctx, node)
                 return SVariant(value.tag, value.shape, alts)
-            raise Unsupported(f"EXCEPT !.{key} on {describe(value)}", node.loc)
+            raise EvalError(f"EXCEPT !.{key} on {describe(value)}, which is not a record", node.loc)
         seq = seq_of(value)
         if seq is not None and not isinstance(value, (SFun, Function, Record)):
             length, items = seq
@@ -1035,7 +1035,7 @@ class Lowerer:
             return self.make_fun(out)
         if isinstance(value, (Record, SRec)):
             return self.except_(value, [(".", key)] + list(rest), new, ctx, node)
-        raise Unsupported(f"EXCEPT on {describe(value)}", node.loc)
+        raise EvalError(f"EXCEPT on {describe(value)}, which is not a function", node.loc)
 
     def _mentions_state(self, new, rest) -> bool:
         return True

@@ -444,9 +444,9 @@ def alt_key(s: "Shape") -> tuple:
     or the kind of value."""
     if isinstance(s, RecS):
         return ("record", frozenset(s.names()))
-    if isinstance(s, (FunS, PFunS)):
-        return ("function", None)
-    return ({ScalarS: "scalar", BoolS: "boolean", SetS: "set", USetS: "set", SeqS: "sequence", TupS: "sequence"}
+    if isinstance(s, (FunS, PFunS, SeqS, TupS)):
+        return ("function", None)  # a sequence is a function too: they meet in one shape
+    return ({ScalarS: "scalar", BoolS: "boolean", SetS: "set", USetS: "set"}
             .get(type(s), type(s).__name__),)
 
 
@@ -459,9 +459,7 @@ def value_alt_key(v) -> tuple:
         return ("scalar",)
     if isinstance(v, frozenset):
         return ("set",)
-    if isinstance(v, tuple):
-        return ("sequence",)
-    if isinstance(v, Function):
+    if isinstance(v, (tuple, Function)):
         return ("function", None)
     return ("?",)
 
@@ -485,8 +483,7 @@ class VariantS(Shape):
         key = value_alt_key(v)
         for i, a in enumerate(self.alts):
             k = alt_key(a)
-            if k == key or (key[0] == "function" and k[0] == "function") or \
-                    (key == ("sequence",) and k[0] == "sequence"):
+            if k == key:
                 return i
         raise NotInShape(v)
 
@@ -842,8 +839,8 @@ def join(a: Shape, b: Shape, order: TlcOrder) -> Shape:
         return _variant(_alts(a) + _alts(b), order)
     if isinstance(a, FunS) and isinstance(b, FunS) and a.domain == b.domain:
         return FunS(a.domain, join(a.rng, b.rng, order))
-    if isinstance(a, (FunS, PFunS)) and isinstance(b, (FunS, PFunS, TupS)) or \
-            isinstance(b, (FunS, PFunS)) and isinstance(a, TupS):
+    if isinstance(a, (FunS, PFunS)) and isinstance(b, (FunS, PFunS, TupS, SeqS)) or \
+            isinstance(b, (FunS, PFunS)) and isinstance(a, (TupS, SeqS)):
         return _partial(a, b, order)
     if isinstance(a, (TupS, SeqS)) and isinstance(b, (TupS, SeqS)):
         if isinstance(a, TupS) and isinstance(b, TupS) and len(a.items) == len(b.items):
@@ -885,13 +882,20 @@ def _plain_join(a, b):
 
 def _partial(a: Shape, b: Shape, order: TlcOrder) -> Shape:
     """Functions over different domains: one shape over the union of the domains."""
-    da, ra = _fun_parts(a) if not isinstance(a, TupS) else (list(range(1, len(a.items) + 1)), None)
-    db, rb = _fun_parts(b) if not isinstance(b, TupS) else (list(range(1, len(b.items) + 1)), None)
+    def domain_of(s):
+        if isinstance(s, TupS):
+            return list(range(1, len(s.items) + 1))
+        if isinstance(s, SeqS):
+            return list(range(1, s.capacity + 1))
+        return _fun_parts(s)[0]
+    da, db = domain_of(a), domain_of(b)
     rng: Shape = BOTTOM
     for s in (a, b):
         if isinstance(s, TupS):
             for x in s.items:
                 rng = join(rng, x, order)
+        elif isinstance(s, SeqS):
+            rng = join(rng, s.elem, order)
         else:
             rng = join(rng, s.rng, order)
     universe = tuple(sort_values(set(da) | set(db), order))
@@ -909,8 +913,6 @@ def _variant(shapes: list, order: TlcOrder) -> Shape:
     alts: dict[tuple, Shape] = {}
     for r in shapes:
         k = alt_key(r)
-        if k[0] == "sequence":
-            k = ("sequence",)
         alts[k] = join(alts[k], r, order) if k in alts else r
     if len(alts) == 1:
         return next(iter(alts.values()))

@@ -549,9 +549,7 @@ def sym_alt_key(v) -> tuple:
         return ("boolean",)
     if t in (SMask, SSet, SInterval, SPowerset):
         return ("set",)
-    if t in (SSeq, STup):
-        return ("sequence",)
-    if t in (SFun, SPFun):
+    if t in (SSeq, STup, SFun, SPFun):
         return ("function", None)
     return ("?",)
 
@@ -559,7 +557,7 @@ def sym_alt_key(v) -> tuple:
 def variant_index(shape: VariantS, key: tuple) -> int | None:
     for i, a in enumerate(shape.alts):
         k = alt_key(a)
-        if k == key or (k[0] == key[0] and k[0] in ("sequence", "function")):
+        if k == key:
             return i
     return None
 
@@ -568,7 +566,7 @@ def _variant_as(v: SVariant, shape: Shape, st: Store, path: str) -> list[Expr]:
     """A variant's value stored where only one of its kinds fits."""
     want = alt_key(shape)
     for i, a in enumerate(v.shape.alts):
-        if alt_key(a) == want or (want[0] == alt_key(a)[0] and want[0] in ("sequence", "function")):
+        if alt_key(a) == want:
             st.overflow(ne(v.tag, i), f"{path} holds a value of another kind")
             return to_leaves(v.alts[i], shape, st, path)
     raise NotInShape(v)
