@@ -27,7 +27,7 @@ from typing import Any
 from modelcheck.errors import InputError, SpecDefinitionError
 from modelcheck.language.codec import StateCodec
 from modelcheck.language.constants import BOOL, INT, REPLICAS, ConstantDecl
-from modelcheck.language.expr import FALSE, TRUE, Expr, and_, const, const_value, eq, ite, is_const, lift, or_, var
+from modelcheck.language.expr import FALSE, TRUE, Expr, and_, const, const_value, eq, ite, is_const, lift, lt, or_, var
 from modelcheck.language.schema import Field
 from modelcheck.model.spec import ActionDef, Domain, PredicateDef, SpecDefinition, written_here
 from modelcheck.tlaplus.actions import Stepper
@@ -37,7 +37,7 @@ from modelcheck.tlaplus.explore import bfs, walks
 from modelcheck.tlaplus.lower import Layout, Lowerer
 from modelcheck.tlaplus.lower_actions import ActionLowerer
 from modelcheck.tlaplus.modules import Constant, OpBinding, Program
-from modelcheck.tlaplus.simplify import Simplifier, narrowed
+from modelcheck.tlaplus.simplify import Intervals, Simplifier, narrowed
 from modelcheck.tlaplus.shapes import (BOTTOM, MASK_LIMIT, BoolS, FunS, NotInShape, RecS, ScalarS, SeqS, SetS, Shape,
                                        ShapeCodec, TupS, VariantS, encode, finalize, join, of_value)
 from modelcheck.tlaplus.symbolic import Store, shape_of, to_leaves
@@ -431,10 +431,14 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
     action_constraint = [Node("name", (c,), here) for c in cfg.action_constraints]
     instances: list[Instance] = []
     misfits: list = []
+    pending: list = []
     slot_ranges = {}
+    slot_names = {}
     for v in variables:
         for i, leaf in enumerate(shapes[v].leaves(v)):
             slot_ranges[layout.base[v] + i] = (leaf.lo, leaf.hi)
+            slot_names[layout.base[v] + i] = leaf.path or v
+    guard_simplify = Simplifier(slot_ranges)
     for path in A.paths(next_node):
         name = path.name or "Next"
         guard = and_(*path.guard)
@@ -442,10 +446,7 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
             continue
         if path.failing_only:
             # an instance that never leads anywhere but where TLC stops with an error
-            failures = [(Simplifier(slot_ranges)(c), m) for c, m in path.failures]
-            failures = [(c, m) for c, m in failures if c is not FALSE]
-            if failures:
-                instances.append(Instance(len(instances), name, tuple(path.params), FALSE, {}, failures))
+            pending.append((name, path, None, None, None, list(path.failures)))
             continue
         missing = [v for v in variables if v not in path.assigned]
         failures = list(path.failures)
@@ -459,9 +460,9 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
         guard = and_(guard, extra)
         if guard is FALSE:
             continue
-        updates: dict[int, Expr] = {}
         store.overflows = []
         misfit = False
+        stored: list[tuple[str, int, Expr]] = []
         for v in variables:
             try:
                 leaves = to_leaves(path.assigned[v], shapes[v], store, v)
@@ -472,20 +473,43 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
             base = layout.base[v]
             for i, e in enumerate(leaves):
                 if not (e.op == "var" and e.args[0] == base + i):
-                    updates[base + i] = e
-        # what the slots' ranges, narrowed by the guard, already decide
-        if misfit:
+                    stored.append((v, base + i, e))
+        if misfit or misfits:
+            continue  # this round only looks for values the shapes cannot hold
+        pending.append((name, path, guard, stored, list(store.overflows), failures))
+    if misfits:
+        raise _Misfits(misfits)
+    base_bounds = Intervals(slot_ranges)
+    for name, path, guard, stored, store_overflows, failures in pending:
+        if guard is None:
+            failures = [(guard_simplify(c), m) for c, m in failures]
+            failures = [(c, m) for c, m in failures if c is not FALSE]
+            if failures:
+                instances.append(Instance(len(instances), name, tuple(path.params), FALSE, {}, failures))
             continue
-        guard = Simplifier(slot_ranges)(guard)
+        guard = guard_simplify(guard)
         if guard is FALSE:
             continue
-        # within the guard, the ranges it narrows hold (not for the guard itself)
-        simplify = Simplifier(narrowed(guard, slot_ranges))
-        updates = {slot: simplify(e) for slot, e in updates.items()}
-        updates = {slot: e for slot, e in updates.items() if not (e.op == "var" and e.args[0] == slot)}
-        failures = [(simplify(c), m) for c, m in failures]
-        overflows = [(simplify(c), what) for c, what in store.overflows]
+        updates: dict[int, Expr] = {}
+        # within the guard, the slot ranges it narrows hold (not for the guard itself)
+        ranges = narrowed(guard, slot_ranges)
+        bounds = None
+        overflows = [(Simplifier(ranges)(c), what) for c, what in store_overflows]
+        for v, slot, e in stored:
+            lo, hi = slot_ranges[slot]
+            iv = base_bounds(e)
+            if iv is None or not (lo <= iv[0] and iv[1] <= hi):
+                bounds = bounds or Intervals(ranges)
+                iv = bounds(e)
+            if iv is not None and lo <= iv[0] and iv[1] <= hi:
+                updates[slot] = e
+                continue
+            # a value the ranges cannot vouch for: checked in the kernel, never stored wrapped
+            outside = or_(lt(e, lo), lt(hi, e))
+            overflows.append((outside, f"{slot_names[slot]} outside {lo}..{hi}"))
+            updates[slot] = ite(outside, lo, e)
         overflows = [(c, what) for c, what in overflows if c is not FALSE]
+        failures = [(guard_simplify(c), m) for c, m in failures]
         if overflows:
             code: Expr = const(0)
             for c, what in reversed(overflows):

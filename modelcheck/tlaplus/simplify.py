@@ -74,7 +74,8 @@ class Simplifier:
     def interval(self, e: Expr):
         """The range of an expression's values (None when unknown); every
         node's children are rewritten (and so bounded) before it."""
-        return self.bounds.get(id(e))
+        hit = self.bounds.get(id(e))
+        return hit[1] if hit is not None and hit[0] is e else None
 
     def _bound(self, e: Expr):
         op = e.op
@@ -85,49 +86,52 @@ class Simplifier:
         elif op == "var":
             out = self.ranges.get(e.args[0])
         elif op in ("add", "sub"):
-            a, b = self.bounds.get(id(e.args[0])), self.bounds.get(id(e.args[1]))
+            a, b = self.interval(e.args[0]), self.interval(e.args[1])
             if a is not None and b is not None:
                 out = (a[0] + b[0], a[1] + b[1]) if op == "add" else (a[0] - b[1], a[1] - b[0])
         elif op == "ite":
-            a, b = self.bounds.get(id(e.args[1])), self.bounds.get(id(e.args[2]))
+            a, b = self.interval(e.args[1]), self.interval(e.args[2])
             if a is not None and b is not None:
                 out = (min(a[0], b[0]), max(a[1], b[1]))
         elif op == "band":
-            a, b = self.bounds.get(id(e.args[0])), self.bounds.get(id(e.args[1]))
+            a, b = self.interval(e.args[0]), self.interval(e.args[1])
             if a is not None and b is not None and a[0] >= 0 and b[0] >= 0:
                 out = (0, min(a[1], b[1]))
-        self.bounds[id(e)] = out
+        self.bounds[id(e)] = (e, out)
 
     def __call__(self, root: Expr) -> Expr:
-        memo = self.memo
-        if id(root) in memo:
-            return memo[id(root)]
+        memo = self.memo  # id -> (the node, its rewriting): the node is kept so its id stays its own
+        hit = memo.get(id(root))
+        if hit is not None and hit[0] is root:
+            return hit[1]
         stack = [(root, False)]
         while stack:
             e, ready = stack.pop()
-            if id(e) in memo:
+            hit = memo.get(id(e))
+            if hit is not None and hit[0] is e:
                 continue
             if e.op in ("const", "var"):
-                memo[id(e)] = e
+                memo[id(e)] = (e, e)
                 self._bound(e)
                 continue
             if not ready:
                 stack.append((e, True))
                 for a in e.args:
-                    if id(a) not in memo:
+                    h = memo.get(id(a))
+                    if h is None or h[0] is not a:
                         stack.append((a, False))
                 continue
-            out = self._rewrite(e, [memo[id(a)] for a in e.args])
-            memo[id(e)] = out
-            if id(out) not in self.bounds:
+            out = self._rewrite(e, [memo[id(a)][1] for a in e.args])
+            memo[id(e)] = (e, out)
+            if id(out) not in self.bounds or self.bounds[id(out)][0] is not out:
                 self._bound(out)
-        return memo[id(root)]
+        return memo[id(root)][1]
 
     def _rewrite(self, e: Expr, args: list) -> Expr:
         op = e.op
         if op in ("lt", "le", "eq", "ne"):
             a, b = args
-            ia, ib = self.bounds.get(id(a)), self.bounds.get(id(b))
+            ia, ib = self.interval(a), self.interval(b)
             if ia is not None and ib is not None:
                 decided = _decide(op, ia, ib)
                 if decided is not None:
@@ -178,3 +182,60 @@ def _decide(op: str, a: tuple, b: tuple):
         if a[0] == a[1] == b[0] == b[1]:
             return False
     return None
+
+
+class Intervals:
+    """The range of each expression's values under fixed slot ranges (None:
+    unknown), computed once per node, without rewriting anything. Meant for
+    one instance's expressions, which stay alive while it is used."""
+
+    def __init__(self, ranges: Ranges):
+        self.ranges = ranges
+        self.memo: dict[int, tuple] = {}  # id -> (the node, its range)
+
+    def _get(self, e: Expr):
+        hit = self.memo.get(id(e))
+        return hit if hit is not None and hit[0] is e else None
+
+    def __call__(self, root: Expr):
+        memo = self.memo
+        hit = self._get(root)
+        if hit is not None:
+            return hit[1]
+        stack = [(root, False)]
+        while stack:
+            e, ready = stack.pop()
+            if self._get(e) is not None:
+                continue
+            op = e.op
+            k = id(e)
+            if op == "const":
+                v = e.args[0]
+                memo[k] = (e, (int(v), int(v)))
+                continue
+            if op == "var":
+                memo[k] = (e, self.ranges.get(e.args[0]))
+                continue
+            if op not in ("add", "sub", "ite", "band"):
+                memo[k] = (e, None)
+                continue
+            kids = e.args[1:] if op == "ite" else e.args
+            if not ready:
+                stack.append((e, True))
+                for a in kids:
+                    if self._get(a) is None:
+                        stack.append((a, False))
+                continue
+            a, b = self._get(kids[0])[1], self._get(kids[1])[1]
+            out = None
+            if a is not None and b is not None:
+                if op == "add":
+                    out = (a[0] + b[0], a[1] + b[1])
+                elif op == "sub":
+                    out = (a[0] - b[1], a[1] - b[0])
+                elif op == "ite":
+                    out = (min(a[0], b[0]), max(a[1], b[1]))
+                elif a[0] >= 0 and b[0] >= 0:
+                    out = (0, min(a[1], b[1]))
+            memo[k] = (e, out)
+        return memo[id(root)][1]

@@ -521,7 +521,9 @@ def _recode(v: SScalar, target: ScalarS, st: Store, path: str) -> Expr:
         tl, th = target.ints if target.ints else (None, None)
         if target.ints is None:
             raise NotInShape(v)
-        if lo < tl or hi > th:
+        if (lo < tl or hi > th) and target.atoms:
+            # an integer out of range would read as one of the atoms coded just below it:
+            # checked here (a pure integer slot is range-checked when the step is emitted)
             is_int = le(src.ints[0], e) if src.atoms else TRUE
             out_of_range.append(and_(is_int, or_(lt(e, tl), lt(th, e))))
     if out_of_range:
