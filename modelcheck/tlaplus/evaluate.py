@@ -516,13 +516,19 @@ class Evaluator:
         return fcn(pairs)
 
     def recursive_function(self, d: OpBinding, ctx: Ctx):
-        """f[x \\in S] == e (f may appear in e): built over S, which must be finite."""
+        """f[x \\in S] == e, where e may apply f: each value computed once, on
+        demand (so f may recur on smaller arguments); S must be finite."""
         opdef = d.opdef
         key = ("recfun", id(d))
         if key in self._constant_cache:
             return self._constant_cache[key]
-        node = Node("fundef", (opdef.fun_bounds, opdef.body), opdef.loc)
-        value = self.eval(node, ctx.at(d.scope, {}))
+        if len(opdef.fun_bounds) != 1:
+            raise Unsupported("a recursive function of several arguments", opdef.loc)
+        (pattern, set_node), = opdef.fun_bounds
+        base = ctx.at(d.scope, {})
+        domain = self.domain_elements(self.eval(set_node, base), set_node)
+        lazy = _RecFun(self, opdef.name, pattern, opdef.body, base, domain)
+        value = fcn((x, lazy.at(x, opdef.body)) for x in domain)
         if self.is_constant_level(d):
             self._constant_cache[key] = value
         return value
@@ -545,6 +551,8 @@ class Evaluator:
                 pass
         elif isinstance(f, OpValue):
             return f.call([arg])
+        elif isinstance(f, _RecFun):
+            return f.at(arg, node)
         else:
             raise EvalError(f"{show(f, self.order)} is applied to {show(arg, self.order)}, but it is not a "
                             f"function", node.loc)
@@ -629,6 +637,36 @@ class Evaluator:
 
     def e_diaact(self, node, ctx):
         raise Unsupported("<<A>>_v inside an expression", node.loc)
+
+
+class _RecFun:
+    """A recursive function while it is being computed: its own name is bound
+    to this, so the body's applications of it compute (and keep) the values
+    they need."""
+
+    def __init__(self, ev: "Evaluator", name: str, pattern, body: Node, ctx: Ctx, domain: list):
+        self.ev, self.name, self.pattern, self.body = ev, name, pattern, body
+        self.ctx, self.domain = ctx, domain
+        self.values: dict = {}
+        self.busy: set = set()
+
+    def at(self, x, node: Node):
+        for k, v in self.values.items():
+            if type(k) is type(x) and k == x:
+                return v
+        if not any(type(d) is type(x) and d == x for d in self.domain):
+            raise EvalError(f"{show(x)} is not in the domain of the function {self.name}", node.loc)
+        if x in self.busy:
+            raise EvalError(f"the function {self.name} is defined in terms of itself at {show(x)}", node.loc)
+        self.busy.add(x)
+        try:
+            names = bind_pattern(self.pattern, x, node)
+            names[self.name] = self
+            v = normal(self.ev.eval(self.body, self.ctx.bind(names)))
+        finally:
+            self.busy.discard(x)
+        self.values[x] = v
+        return v
 
 
 def _brief(text: str) -> str:

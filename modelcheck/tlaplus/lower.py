@@ -651,7 +651,7 @@ class Lowerer:
         return boolean(or_(*parts) if kind == "E" else and_(*parts))
 
     def pinned_bound(self, bounds, body: Node, ctx: LCtx):
-        """\E x \in S : ... x = e ... as e \in S /\ body(x <- e), when the
+        """\\E x \\in S : ... x = e ... as e \\in S /\\ body(x <- e), when the
         first bound is fixed by such a conjunct and its set is not constant
         of one element (then nothing is gained)."""
         (pattern, set_node), rest = bounds[0], bounds[1:]
@@ -1217,7 +1217,7 @@ def _same_arg(x, y) -> bool:
 
 
 def _extreme_idiom(pattern, set_node: Node, body: Node) -> str | None:
-    """CHOOSE x \in S : \A y \in S : x >= y (Max) or x =< y (Min): the
+    """CHOOSE x \\in S : \\A y \\in S : x >= y (Max) or x =< y (Min): the
     greatest or least element, found without comparing every pair."""
     if isinstance(pattern, tuple) or body.kind != "quant" or body.args[0] != "A" or len(body.args[1]) != 1:
         return None
