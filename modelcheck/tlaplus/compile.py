@@ -689,8 +689,13 @@ def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instanc
     predicates.append(PredicateDef(BOUNDS_CHECK, lambda s: eq(var(width), 0),
                                    "Every state fits the bounds the front-end gave its variables.", "invariant",
                                    explain_overflow))
+    def explain_evaluation(probe):
+        code = probe.value(var(width + 1))
+        messages = probe.model.failure_messages
+        what = messages[code - 1] if 0 < code <= len(messages) else "a value it needs"
+        return f"TLC cannot evaluate the next step: {what}"
     predicates.append(PredicateDef(EVALUATION_CHECK, lambda s: eq(var(width + 1), 0),
-                                   "TLC can evaluate every step taken.", "invariant"))
+                                   "TLC can evaluate every step taken.", "invariant", explain_evaluation))
 
     def variables_codec(c, schema):
         codecs = {}

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from modelcheck.tlaplus.actions import Stepper
-from modelcheck.tlaplus.syntax import Node
+from modelcheck.tlaplus.syntax import EvalError, Node
 
 
 def freeze(state: dict, variables: list[str]) -> tuple:
@@ -31,6 +31,7 @@ class Exploration:
     complete: bool = True
     # parent index of each state (None for initial states), for traces
     parents: list[int | None] = field(default_factory=list)
+    error: Exception | None = None  # what TLC could not evaluate, where the search stopped
 
 
 def bfs(stepper: Stepper, init: Node, next_: Node, max_states: int | None = None, seconds: float | None = None,
@@ -57,7 +58,12 @@ def bfs(stepper: Stepper, init: Node, next_: Node, max_states: int | None = None
     while frontier:
         following: list[int] = []
         for i in frontier:
-            for t in stepper.next_states(next_, out.states[i]):
+            try:
+                successors = stepper.next_states(next_, out.states[i])
+            except EvalError as e:  # TLC stops here too
+                out.error, out.complete, out.depth = e, False, depth
+                return out
+            for t in successors:
                 if keep is not None and not keep(t):
                     continue
                 k = ident(t)
@@ -93,7 +99,10 @@ def walks(stepper: Stepper, init: Node, next_: Node, count: int, length: int, se
             break
         s = rng.choice(inits)
         for _ in range(length):
-            succ = [t for t in stepper.next_states(next_, s) if keep is None or keep(t)]
+            try:
+                succ = [t for t in stepper.next_states(next_, s) if keep is None or keep(t)]
+            except EvalError:
+                break
             if not succ:
                 break
             s = rng.choice(succ)

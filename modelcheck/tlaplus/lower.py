@@ -97,13 +97,15 @@ class Lowerer:
         self.failures: list[tuple[Expr, str]] = []
         self.store = Store(self.order)
         self._state_cache: dict[int, tuple[Any, list]] = {}
+        self._loc = None  # where the expression being lowered is (for failures)
 
     # --- failures ---------------------------------------------------------------------
     def fail(self, c, message: str) -> None:
         c = lift(c)
         if c is FALSE:
             return
-        self.failures.append((and_(*self.path, c), message))
+        where = f" ({self._loc})" if self._loc is not None and self._loc.line else ""
+        self.failures.append((and_(*self.path, c), message + where))
 
     def under(self, c: Expr):
         return _Under(self, c)
@@ -117,12 +119,16 @@ class Lowerer:
 
     # --- the walk ----------------------------------------------------------------------------
     def eval(self, node: Node, ctx: LCtx):
+        outer = self._loc
+        self._loc = node.loc
         try:
             return getattr(self, "e_" + node.kind)(node, ctx)
         except TlaError as e:
             if e.loc is None:
                 e.loc = node.loc
             raise
+        finally:
+            self._loc = outer
 
     def force(self, t: LThunk):
         if not t.done:
@@ -483,6 +489,7 @@ class Lowerer:
         except EvalError as e:
             self.fail(TRUE, e.message)
             return FALSE
+
 
     def e_and(self, node, ctx):
         parts = []

@@ -137,7 +137,7 @@ class ActionLowerer:
             return cond(L.eval(node, ctx), " (a condition of the action)")
         except EvalError as e:
             # TLC fails wherever the action gets this far; nothing follows
-            path.failures.append((and_(*path.guard), e.message))
+            path.failures.append((and_(*path.guard), _placed(e)))
             return FALSE
         finally:
             L.path = []
@@ -150,7 +150,7 @@ class ActionLowerer:
         try:
             return L.eval(node, ctx)
         except EvalError as e:
-            path.failures.append((and_(*path.guard), e.message))
+            path.failures.append((and_(*path.guard), _placed(e)))
             raise _Unreachable() from None
         finally:
             L.path = []
@@ -404,6 +404,10 @@ class ActionLowerer:
             if type(d) is OpBinding and not d.opdef.params:
                 return self._unchanged(d.opdef.body, ctx.at(d.scope, {}))
         raise Unsupported("UNCHANGED of something other than variables and tuples of them", node.loc)
+
+
+def _placed(e: EvalError) -> str:
+    return f"{e.message} ({e.loc})" if e.loc is not None and e.loc.line else e.message
 
 
 class _Unreachable(Exception):
