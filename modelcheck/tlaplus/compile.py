@@ -37,7 +37,7 @@ from modelcheck.tlaplus.explore import bfs, walks
 from modelcheck.tlaplus.lower import Layout, Lowerer
 from modelcheck.tlaplus.lower_actions import ActionLowerer
 from modelcheck.tlaplus.modules import Constant, OpBinding, Program
-from modelcheck.tlaplus.simplify import Intervals, Simplifier, narrowed
+from modelcheck.tlaplus.simplify import Intervals, Simplifier, impossible, narrowed
 from modelcheck.tlaplus.shapes import (BOTTOM, MASK_LIMIT, BoolS, FunS, NotInShape, RecS, ScalarS, SeqS, SetS, Shape,
                                        ShapeCodec, TupS, VariantS, encode, finalize, join, of_value)
 from modelcheck.tlaplus.symbolic import Store, shape_of, to_leaves
@@ -476,14 +476,14 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
                     stored.append((v, base + i, e))
         if misfit or misfits:
             continue  # this round only looks for values the shapes cannot hold
-        pending.append((name, path, guard, stored, list(store.overflows), failures))
+        pending.append((name, path, guard, stored, list(store.overflows) + path.overflows, failures))
     if misfits:
         raise _Misfits(misfits)
     base_bounds = Intervals(slot_ranges)
     for name, path, guard, stored, store_overflows, failures in pending:
         if guard is None:
             failures = [(guard_simplify(c), m) for c, m in failures]
-            failures = [(c, m) for c, m in failures if c is not FALSE]
+            failures = [(c, m) for c, m in failures if c is not FALSE and not impossible(c, slot_ranges)]
             if failures:
                 instances.append(Instance(len(instances), name, tuple(path.params), FALSE, {}, failures))
             continue
@@ -510,6 +510,8 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
             updates[slot] = ite(outside, lo, e)
         overflows = [(c, what) for c, what in overflows if c is not FALSE]
         failures = [(guard_simplify(c), m) for c, m in failures]
+        failures = [(c, m) for c, m in failures if c is not FALSE and not impossible(c, slot_ranges)]
+        overflows = [(c, what) for c, what in overflows if not impossible(c, ranges)]
         if overflows:
             code: Expr = const(0)
             for c, what in reversed(overflows):
@@ -641,14 +643,14 @@ def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instanc
     for inst in instances:
         by_action.setdefault(inst.action, []).append(inst)
 
+    failure_texts: list[str] = []
+
     def make_action(name: str, group: list[Instance]) -> ActionDef:
         def fn(s, n, _i):
             inst = group[_i]
-            n.require(inst.guard)
-            for slot, e in inst.updates.items():
+            for slot, e in _with_failures(inst, width + 1, failure_texts).items():
                 n._assign(slot, e)
-            for c, message in inst.failures:
-                n.fails_if(c, message)
+            n.require(_guard_with_failures(inst))
             n._shown = inst.shown
         domain = Domain(f"{name} instances", lambda c, k=len(group): range(k))
         return ActionDef(name, fn, (("_i", domain),), None, f"{name}, lowered from the TLA+ module")
@@ -691,7 +693,7 @@ def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instanc
                                    explain_overflow))
     def explain_evaluation(probe):
         code = probe.value(var(width + 1))
-        messages = probe.model.failure_messages
+        messages = failure_texts
         what = messages[code - 1] if 0 < code <= len(messages) else "a value it needs"
         return f"TLC cannot evaluate the next step: {what}"
     predicates.append(PredicateDef(EVALUATION_CHECK, lambda s: eq(var(width + 1), 0),
@@ -712,6 +714,44 @@ def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instanc
         origin=f"read from {where} by modelcheck's TLA+ front-end", view=view, view_default=bool(view),
         instance_order=instance_order, port_checks=(BOUNDS_CHECK,), evaluation_check=EVALUATION_CHECK,
         check_constants=None, widen=widen, ported=False)
+
+
+def _failing(inst: Instance) -> Expr:
+    """Where the instance's step is one TLC cannot evaluate (given its guard,
+    whose own conjuncts are left out)."""
+    guard = inst.guard.args if inst.guard.op == "and" else (inst.guard,)
+    known = {id(g) for g in guard}
+    parts = []
+    for c, _ in inst.failures:
+        rest = [a for a in (c.args if c.op == "and" else (c,)) if id(a) not in known]
+        parts.append(and_(*rest))
+    return or_(*parts)
+
+
+def _guard_with_failures(inst: Instance) -> Expr:
+    if inst.guard is FALSE:  # an instance that only fails
+        return or_(*(c for c, _ in inst.failures))
+    return inst.guard
+
+
+def _with_failures(inst: Instance, error_slot: int, texts: list[str]) -> dict[int, Expr]:
+    """The instance's assignments, where TLC cannot evaluate its step turned
+    into a state that records which evaluation failed (the evaluation check
+    then stops the run there, as TLC stops): one instance, not a second one
+    with the same guard, so the guard is computed once."""
+    if not inst.failures:
+        return dict(inst.updates)
+    code: Expr = const(0)
+    for c, message in reversed(inst.failures):
+        if message not in texts:
+            texts.append(message)
+        code = ite(c, texts.index(message) + 1, code)
+    if inst.guard is FALSE:
+        return {error_slot: code}
+    failing = _failing(inst)
+    out = {slot: ite(failing, var(slot), e) for slot, e in inst.updates.items()}
+    out[error_slot] = code
+    return out
 
 
 def _unique_names(fields_list: list[Field]) -> list[Field]:

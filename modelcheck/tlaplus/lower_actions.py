@@ -26,11 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from modelcheck.language.expr import FALSE, TRUE, Expr, and_, not_
+from modelcheck.language.expr import FALSE, TRUE, Expr, and_, ite, not_, or_
 from modelcheck.tlaplus.evaluate import OpValue
 from modelcheck.tlaplus.lower import LCtx, LThunk, Lowerer, find_pin
 from modelcheck.tlaplus.modules import OpBinding, Scope, Substituted, Variable
-from modelcheck.tlaplus.symbolic import cond, is_sym, member, set_items, value_eq
+from modelcheck.tlaplus.shapes import NotInShape
+from modelcheck.tlaplus.symbolic import Store, cond, from_leaves, is_sym, ite_value, member, set_items, to_leaves, value_eq
 from modelcheck.tlaplus.syntax import EvalError, Node, TlaError, Unsupported
 from modelcheck.tlaplus.values import is_set
 
@@ -45,10 +46,11 @@ class Path:
     failures: list = field(default_factory=list)
     name: str | None = None
     failing_only: bool = False  # the walk stopped where TLC fails: only the failures count
+    overflows: list = field(default_factory=list)  # found storing merged branches' values
 
     def copy(self) -> "Path":
         return Path(list(self.guard), dict(self.assigned), list(self.params), list(self.failures), self.name,
-                    self.failing_only)
+                    self.failing_only, list(self.overflows))
 
 
 class ActionLowerer:
@@ -183,6 +185,11 @@ class ActionLowerer:
         if kind == "if" and self.is_action(node, ctx.scope, ctx.env):
             c_node, then, other = node.args
             c = self._cond(c_node, ctx, path)
+            if c is not TRUE and c is not FALSE:
+                merged = self._merge([(c, then), (not_(c), other)], ctx, path)
+                if merged is not None:
+                    yield from self._walk(rest, merged)
+                    return
             if c is not FALSE:
                 taken = path.copy() if c is not TRUE else path
                 if c is not TRUE:
@@ -289,8 +296,57 @@ class ActionLowerer:
             yield from self._bind(more, body, LCtx(ctx.scope, _extend(ctx.env, names), branch.assigned, ctx.primed),
                                   rest, branch)
 
+    def _merge(self, arms: list, ctx: LCtx, path: Path) -> Path | None:
+        """Exclusive branches (an IF's, a CASE's arms), each taking one way
+        through, as one path: the guard holds where some arm's condition and
+        its own conditions do, and each variable the arms assign gets the
+        value of the arm that applies. None where they cannot be merged
+        (an arm that branches, binds parameters or assigns other variables
+        than the rest), and the walk then takes each arm as its own path."""
+        if path.name is None:
+            return None  # arms that are different actions keep their own names
+        start = len(path.guard)
+        outcomes = []
+        for c, node in arms:
+            if c is FALSE:
+                continue
+            trial = path.copy()
+            trial.guard.append(c)
+            found = list(self._walk([(node, ctx)], trial))
+            if len(found) != 1:
+                if not found:
+                    continue  # the arm never fires
+                return None
+            p = found[0]
+            if p.failing_only or len(p.params) != len(path.params) or p.name != path.name:
+                return None
+            outcomes.append((c, p))
+        if not outcomes:
+            return None
+        assigned_before = set(path.assigned)
+        new_vars = set(outcomes[0][1].assigned) - assigned_before
+        if any(set(p.assigned) - assigned_before != new_vars for _, p in outcomes):
+            return None
+        order, store = self.L.order, self.L.store
+        merged = path.copy()
+        merged.guard.append(or_(*(and_(*p.guard[start:]) for _, p in outcomes)))
+        for v in new_vars:
+            merged.assigned[v] = self._merged_value(v, outcomes, merged)
+        seen = {id(f) for f in merged.failures}
+        known = {id(o) for o in merged.overflows}
+        for _, p in outcomes:
+            merged.overflows.extend(o for o in p.overflows if id(o) not in known)
+            known.update(id(o) for o in p.overflows)
+            merged.failures.extend(f for f in p.failures if id(f) not in seen)
+            seen.update(id(f) for f in p.failures)
+        return merged
+
     def _case(self, node: Node, ctx: LCtx, rest: list, path: Path) -> Iterator[Path]:
         arms, other = node.args
+        merged = self._merge_case(node, ctx, path)
+        if merged is not None:
+            yield from self._walk(rest, merged)
+            return
         earlier: list[Expr] = []
         for c_node, value in arms:
             probe = path.copy()
@@ -312,6 +368,57 @@ class ActionLowerer:
             final.failures.append((and_(*final.guard), "no arm of this CASE applies, and it has no OTHER"))
             return
         yield from self._walk([(other, ctx)] + rest, final)
+
+    def _merged_value(self, v: str, outcomes: list, merged: Path):
+        """The value the arms give ``v``, chosen by their conditions: stored
+        arm by arm and chosen leaf by leaf (so that each arm's changes to a set
+        cost what they cost alone), or through ``ite_value`` where a value does
+        not fit the variable's shape yet."""
+        shape = self.L.layout.shapes[v]
+        store = Store(self.L.order)
+        try:
+            stored = []
+            for c, p in outcomes:
+                with store.under(c):
+                    stored.append((c, to_leaves(p.assigned[v], shape, store, v)))
+        except NotInShape:
+            value = outcomes[-1][1].assigned[v]
+            for c, p in reversed(outcomes[:-1]):
+                value = ite_value(c, p.assigned[v], value, self.L.order, self.L.store)
+            return value
+        merged.overflows.extend(store.overflows)
+        leaves = list(stored[-1][1])
+        for c, arm in reversed(stored[:-1]):
+            leaves = [x if x is y else ite(c, x, y) for x, y in zip(arm, leaves)]
+        return from_leaves(shape, leaves)
+
+    def _merge_case(self, node: Node, ctx: LCtx, path: Path) -> Path | None:
+        """A CASE whose arms can be merged (see ``_merge``): arm k applies where
+        its condition holds and no earlier one's does; with no OTHER, where no
+        condition holds TLC fails."""
+        arms, other = node.args
+        branches = []
+        earlier: list[Expr] = []
+        probe = path.copy()
+        for c_node, value in arms:
+            c = self._cond(c_node, ctx, probe)
+            here = and_(c, *(not_(e) for e in earlier))
+            branches.append((here, value))
+            earlier.append(c)
+            if c is TRUE:
+                break
+        rest = and_(*(not_(e) for e in earlier))
+        if other is not None:
+            branches.append((rest, other))
+        elif rest is not FALSE:
+            return None  # where no arm applies TLC fails: taken arm by arm
+        if sum(1 for c, _ in branches if c is not FALSE) < 2:
+            return None
+        merged = self._merge(branches, ctx, path)
+        if merged is not None:
+            known = {id(f) for f in merged.failures}
+            merged.failures.extend(f for f in probe.failures if id(f) not in known)
+        return merged
 
     def _expand(self, node: Node, ctx: LCtx, path: Path):
         """An action operator's body where it is applied (its name names the path)."""

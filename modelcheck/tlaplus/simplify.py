@@ -24,6 +24,15 @@ def narrowed(guard: Expr, ranges: Ranges) -> Ranges:
     return out
 
 
+def impossible(c: Expr, ranges: Ranges) -> bool:
+    """Whether the conjuncts of ``c`` of the form ``slot op constant`` leave
+    some slot no value (so ``c`` never holds)."""
+    if c.op != "and":
+        return False
+    narrow = narrowed(c, ranges)
+    return any(lo > hi for lo, hi in (narrow[s] for s in narrow if narrow[s] != ranges.get(s)))
+
+
 def _narrow(a: Expr, out: Ranges, holds: bool) -> None:
     if a.op == "not":
         _narrow(a.args[0], out, not holds)
