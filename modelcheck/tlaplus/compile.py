@@ -72,6 +72,7 @@ class Instance:
     guard: Expr
     updates: dict
     failures: list
+    overflows: list = field(default_factory=list)  # (condition, what outgrew its bound)
 
 
 @dataclass
@@ -512,15 +513,8 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
         failures = [(guard_simplify(c), m) for c, m in failures]
         failures = [(c, m) for c, m in failures if c is not FALSE and not impossible(c, slot_ranges)]
         overflows = [(c, what) for c, what in overflows if not impossible(c, ranges)]
-        if overflows:
-            code: Expr = const(0)
-            for c, what in reversed(overflows):
-                if what not in overflow_messages:
-                    overflow_messages.append(what)
-                code = ite(c, overflow_messages.index(what) + 1, code)
-            updates[layout.width] = code
         shown = tuple((n, v) for n, v in path.params)
-        instances.append(Instance(len(instances), name, shown, guard, updates, failures))
+        instances.append(Instance(len(instances), name, shown, guard, updates, failures, overflows))
     init_leaves = []
     for s in inits:
         row = []
@@ -536,6 +530,16 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
     for name in cfg.invariants:
         invariants[name] = _invariant(L, program, name)
     view = _view(program, cfg, A, L)
+    if view:
+        _untrack_unread(instances, invariants, view, layout)
+    for inst in instances:
+        if inst.overflows:
+            code: Expr = const(0)
+            for c, what in reversed(inst.overflows):
+                if what not in overflow_messages:
+                    overflow_messages.append(what)
+                code = ite(c, overflow_messages.index(what) + 1, code)
+            inst.updates[layout.width] = code
     holder: list = []
     widen = (lambda model, states: job.widen(holder[0], model, states)) if job is not None else None
     spec = _spec_definition(program, cfg, ev, order, variables, shapes, layout, instances, invariants, init_leaves,
@@ -544,6 +548,40 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
                         overflow_messages)
     holder.append(compiled)
     return compiled
+
+
+def _untrack_unread(instances: list, invariants: dict, view: tuple, layout: Layout) -> None:
+    """Under a VIEW, the slots of variables outside it that nothing reads (no
+    guard, no invariant, no assignment to a slot that matters) change nothing
+    the search decides: TLC fingerprints the VIEW only, and such a slot feeds
+    nothing that reaches it. Their assignments (and the overflow checks that
+    guard them) are dropped, so they stay as Init left them; a trace shows the
+    variables they belong to as recomputed from the module (``full_states``)."""
+    from modelcheck.language.expr import slots_read
+    live: set[int] = set()
+    for v in view:
+        live.update(range(layout.base[v], layout.base[v] + layout.shapes[v].width()))
+    roots = [i.guard for i in instances] + [c for i in instances for c, _ in i.failures] + list(invariants.values())
+    live |= slots_read(*roots) if roots else set()
+    feeds: dict[int, list] = {}
+    for inst in instances:
+        for slot, e in inst.updates.items():
+            feeds.setdefault(slot, []).append(e)
+    todo = list(live)
+    while todo:
+        slot = todo.pop()
+        for e in feeds.get(slot, ()):
+            for read in slots_read(e):
+                if read not in live:
+                    live.add(read)
+                    todo.append(read)
+    dead = set(range(layout.width)) - live
+    if not dead:
+        return
+    for inst in instances:
+        inst.updates = {slot: e for slot, e in inst.updates.items() if slot not in dead}
+        inst.overflows = [(c, what) for c, what in inst.overflows if not (slots_read(c) & dead)]
+    layout.untracked = dead
 
 
 def _constraints_on(L: Lowerer, nodes: list[Node], path, guard: Expr, state: bool) -> Expr:

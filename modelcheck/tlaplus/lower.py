@@ -73,6 +73,7 @@ class Layout:
     def __init__(self, shapes: dict[str, Shape], first_slot: int = 0):
         self.shapes = dict(shapes)
         self.base: dict[str, int] = {}
+        self.untracked: set[int] = set()  # slots nothing reads (see compile._untrack_unread)
         slot = first_slot
         for name, s in self.shapes.items():
             self.base[name] = slot

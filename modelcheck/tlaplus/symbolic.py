@@ -875,8 +875,42 @@ def _set_to_leaves(v, shape: SetS, st: Store, path: str) -> list[Expr]:
     return out
 
 
+def _stored_count(items: list, cap: int):
+    """When ``items`` are a stored slot set's slots, each present exactly as
+    stored (slot i where i < count) but for at most one taken out (FALSE):
+    (count, the index taken out or None); else None."""
+    if len(items) != cap or not items:
+        return None
+    count = None
+    taken = None
+    for i, (p, _) in enumerate(items):
+        if p is FALSE:
+            if taken is not None:
+                return None
+            taken = i
+            continue
+        if p.op != "lt" or not is_const(p.args[0]) or const_value(p.args[0]) != i:
+            return None
+        if count is None:
+            count = p.args[1]
+        elif p.args[1] is not count:
+            return None
+    if count is None:
+        return None
+    return count, taken
+
+
 def _compact(items: list, cap: int, blank: list, st: Store, path: str):
     """Present items (already in order, distinct) moved to the front of ``cap`` slots."""
+    stored = _stored_count(items, cap)
+    if stored is not None:
+        count, taken = stored
+        if taken is None:  # the set as stored
+            return count, [list(leaves) for _, leaves in items]
+        # one element taken out: those after it move down one slot
+        slots = [list(items[j][1]) if j < taken else (list(items[j + 1][1]) if j + 1 < cap else list(blank))
+                 for j in range(cap)]
+        return sub(count, 1), slots
     rank: list[Expr] = []
     total: Expr = const(0)
     for p, _ in items:
@@ -1231,7 +1265,26 @@ def set_minus(a, b, order):
         return _minus(None, a, b)
     ia = set_items(a, order)
     prefix = a.sorted_prefix if isinstance(a, SSet) else (len(ia) if isinstance(a, SMask) else 0)
+    taken = _taken_element(a, b)
+    if taken is not None:
+        # a \ {a's own k-th element}: the stored elements are distinct, so only that one goes
+        return make_set([(FALSE if i == taken else p, x) for i, (p, x) in enumerate(ia)], order, prefix)
     return make_set([(and_(p, not_(member(x, b, order))), x) for p, x in ia], order, prefix)
+
+
+def _taken_element(a, b) -> int | None:
+    """The index, among a stored set's sorted elements, of the one element of
+    ``b`` when ``b`` is {that very element}; else None."""
+    if not isinstance(a, SSet) or not a.sorted_prefix:
+        return None
+    items = set_items(b, None) if isinstance(b, SSet) else None
+    if items is None or len(items) != 1 or items[0][0] is not TRUE:
+        return None
+    x = items[0][1]
+    for i, (_, y) in enumerate(a.items[:a.sorted_prefix]):
+        if y is x:
+            return i
+    return None
 
 
 def set_cap(a, b, order):
@@ -1302,6 +1355,9 @@ def ite_value(c: Expr, a, b, order: TlcOrder, st: Store | None = None):
     if _is_seqlike(a) and _is_seqlike(b):
         la, xa = _seq_parts(a)
         lb, xb = _seq_parts(b)
+        if is_const(la) and is_const(lb) and const_value(la) == const_value(lb):
+            # two tuples of one length: a tuple, component by component
+            return _seq_value(const_value(la), [ite_value(c, x, y, order, st) for x, y in zip(xa, xb)])
         n = max(len(xa), len(xb))
         items = []
         for k in range(n):
@@ -1309,7 +1365,7 @@ def ite_value(c: Expr, a, b, order: TlcOrder, st: Store | None = None):
                 items.append(ite_value(c, xa[k], xb[k], order, st))
             else:
                 items.append(xa[k] if k < len(xa) else xb[k])
-        return SSeq(ite(c, la, lb), items)
+        return make_seq(ite(c, la, lb), items)
     # scalars and everything else: through a common shape
     shape = join(shape_of(a, order), shape_of(b, order), order)
     from modelcheck.tlaplus.shapes import finalize
