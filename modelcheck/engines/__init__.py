@@ -81,7 +81,7 @@ ENGINES: dict[str, EngineEntry] = {e.name: e for e in (
         "spark", "bfs on a Spark cluster or local[*]; at a violation, the whole\n"
                  "level is counted and another shortest trace may be shown",
         "modelcheck.engines.spark:SparkChecker",
-        frozenset({EXHAUSTIVE, SYMMETRY, CHECKPOINT, SIMULATION}),
+        frozenset({EXHAUSTIVE, SYMMETRY, CHECKPOINT, SIMULATION, VIEW}),
         options=SPARK_OPTIONS, settings="modelcheck.spark.settings:SparkSettings",
         simulator="modelcheck.engines.spark:SwarmSimulator", requires=Extra("spark", ("pyspark", "psutil")),
         logs_levels=True, commands=(("cluster", "modelcheck.spark.commands:cluster"),),

@@ -19,6 +19,11 @@ successors are checkpointed, which bounds what Spark recomputes after
 losing an executor; with a checkpoint directory the user named, such a
 level is also where ``--resume`` continues a run whose driver died
 (modelcheck.spark.resume).
+
+Under a VIEW, the state kept for each view is the first TLC finds, so a
+level is two stages with the driver between them: the partitions keep
+their new states, the driver ranks the whole level in TLC's order, and the
+partitions expand their states keyed by those ranks (``modelcheck.spark.order``).
 """
 
 from __future__ import annotations
@@ -32,8 +37,8 @@ from modelcheck.engines.simulate import Simulator
 from modelcheck.search.checkpoint import RunIdentity
 from modelcheck.runtime.dirlock import holding
 from modelcheck.runtime.limits import MAX_MEMORY
-from modelcheck.language.packing import Packing, fingerprints
-from modelcheck.spark import integrity, resume
+from modelcheck.language.packing import Packing
+from modelcheck.spark import integrity, order, resume
 from modelcheck.spark.session import SparkRun, import_pyspark, run_master, spark_launch
 from modelcheck.spark.settings import SparkSettings
 
@@ -121,6 +126,7 @@ class LevelSearch:
         self.lead_in = None
         self.origin_checked = False
         self.words = Packing(model.schema).words
+        self.ordered = bool(model.view)  # keep TLC's first state of each view (modelcheck.spark.order)
         # a successor on its way to its partition: fingerprint, parent, action, packed state
         self.candidate_bytes = 8 + 8 + 4 + 8 * self.words
 
@@ -129,7 +135,8 @@ class LevelSearch:
         """Runs in the launch's thread once the context is up (and so must not
         touch the search's state): ready the executors for this model."""
         config = blocks.StepConfig(self.key, run.partitions, 0, "", tuple(self.options.invariants),
-                                   tuple(self.sometimes), self.options.check_deadlock, self.canonical is not None)
+                                   tuple(self.sometimes), self.options.check_deadlock, self.canonical is not None,
+                                   ordered=self.ordered, instances=len(self.model.instances))
         lead.warm_up(run.sc, config)
 
     def _spark(self) -> SparkRun:
@@ -157,7 +164,8 @@ class LevelSearch:
     def _config(self, level: int, probe: bool = False) -> blocks.StepConfig:
         pending = tuple(name for name, depth in self.sometimes.items() if depth is None)
         return blocks.StepConfig(self.key, self.partitions, level, self.visited_dir, tuple(self.options.invariants),
-                                 pending, self.options.check_deadlock, self.canonical is not None, probe)
+                                 pending, self.options.check_deadlock, self.canonical is not None, probe,
+                                 self.ordered, len(self.model.instances))
 
     def _first_level(self):
         """Level 1 on the initial states, routed to their partitions, in the
@@ -173,6 +181,7 @@ class LevelSearch:
 
     def _next_level(self, current, level: int):
         """Run level ``level`` where it belongs (see ``lead.LeadIn``)."""
+        current = self._successors(current)
         if isinstance(current, lead.Frontier):
             if self.lead_in.keeps(current):
                 self._note_launch()
@@ -200,14 +209,29 @@ class LevelSearch:
     def _level(self, arriving, level: int):
         """Run level ``level``: each partition's step on the successor blocks
         ``arriving`` for it. Returns its own successors, shuffled to their
-        partitions: the next level's input, computed and kept by Spark."""
+        partitions: the next level's input, computed and kept by Spark.
+        Under a VIEW it returns the level's new states, to be expanded once
+        ranked (``_successors``)."""
         step = partial(blocks.step, self._config(level), self.report)
-        successors = self._shuffle(arriving.mapPartitionsWithIndex(step))
-        run_map_stage(self.sc, successors)
-        return successors
+        out = self._shuffle(arriving.mapPartitionsWithIndex(step))
+        run_map_stage(self.sc, out)
+        return OrderedLevel(level, out) if self.ordered else out
+
+    def _successors(self, current):
+        """The successors of ``current``: itself, unless it is a level of
+        new states under a VIEW, which is then ranked and expanded (once)."""
+        if not isinstance(current, OrderedLevel):
+            return current
+        if current.successors is None:
+            order.assign(self.visited_dir, self.partitions, current.level, len(self.model.instances))
+            expand = partial(blocks.expand_step, self._config(current.level))
+            current.successors = self._shuffle(current.frontier.mapPartitionsWithIndex(expand))
+            run_map_stage(self.sc, current.successors)
+        return current.successors
 
     def _probe(self, arriving, level: int) -> list[blocks.LevelSummary]:
         """How many states lie one level beyond --max-depth (nothing is kept)."""
+        arriving = self._successors(arriving)
         if isinstance(arriving, lead.Frontier):
             lead.run_level(self._config(level, probe=True), self.driver_report, arriving, self.words)
             return self._summaries(level)
@@ -310,6 +334,7 @@ class LevelSearch:
         losing an executor, and, in a directory the user named, is where
         ``--resume`` continues: the manifest names it once it is written,
         and only then is the checkpoint before it deleted."""
+        successors = self._successors(successors)
         successors.checkpoint()
         successors._jrdd.count()  # the shuffle is done: this only reads its blocks, and writes them
         path = successors.getCheckpointFile()
@@ -324,6 +349,8 @@ class LevelSearch:
         if self.last_checkpoint:
             resume.delete_files(self.sc, self.last_checkpoint)
         self.last_checkpoint = path
+        if self.ordered:  # no task will run again for these levels: the lineage starts at the checkpoint
+            order.forget_before(self.visited_dir, self.partitions, depth + 1)
         # the shuffles before the checkpoint are no longer anyone's lineage:
         # a JVM collection lets Spark's cleaner delete their files now
         self.sc._jvm.System.gc()
@@ -377,10 +404,21 @@ class LevelSearch:
         path.reverse()
         states, actions = self.rebuild(self.model, path)
         last_state = self.canonical.states(states[-1:]) if self.canonical is not None else states[-1:]
-        last = fingerprints(Packing(self.model.schema).pack_states(last_state))[0]
+        packing = Packing(self.model.schema)
+        last = packing.fingerprints(packing.pack_states(last_state))[0]
         if len(states) != depth or int(last) != target:
             raise RuntimeError(f"trace rebuilding: the replayed path does not end in the state found at depth {depth}")
         return Violation(invariant, states, actions)
+
+
+class OrderedLevel:
+    """A level's new states under a VIEW, partition by partition in TLC's
+    order (a shuffle's output), and, once ranked and expanded, its successors."""
+
+    def __init__(self, level: int, frontier):
+        self.level = level
+        self.frontier = frontier
+        self.successors = None
 
 
 def run_map_stage(sc, shuffled) -> None:
