@@ -117,9 +117,14 @@ def entry(name: str) -> EngineEntry:
     return ENGINES[name]
 
 
+def listed(names: list[str], last: str) -> str:
+    """``a, b{last}c``: the names joined as a sentence would join them."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + last + names[-1]
+
+
 def refusal(name: str, capability: Capability) -> str:
     """The line that refuses ``capability`` to the engine ``name``."""
-    line = capability.refusal.format(engine=name, engines=capability.joiner.join(engines_with(capability)))
+    line = capability.refusal.format(engine=name, engines=listed(engines_with(capability), capability.joiner))
     remark = entry(name).remarks.get(capability.name)
     if remark:
         return f"{line} ({remark})"
