@@ -13,23 +13,13 @@ parent, each parent's action instances in order) however the states are
 split between threads; ctypes releases the GIL while C runs, so threads use
 every core.
 
-The shared library is built once per source (named by its hash) in a cache
-directory (``kernel_cache_dir``); a later run with the same model loads it.
-``build`` says which happened and how long it took, and raises
-``CompilerUnavailable`` when no working compiler could build it.
+The shared library is built once per source in the kernel cache, and a
+later run with the same model loads it, once checked
+(``modelcheck.backends.native``, which raises ``LibraryUnavailable`` when it
+can be neither built nor loaded).
 """
 
 from __future__ import annotations
-
-import ctypes
-import hashlib
-import os
-import shutil
-import signal
-import subprocess
-import tempfile
-import time
-from dataclasses import dataclass
 
 from modelcheck.backends.python_codegen import shared_temps
 from modelcheck.language.expr import Expr
@@ -43,19 +33,6 @@ FLAGS = ("-O1", "-shared", "-fPIC", "-std=c99", "-w")
 
 _INFIX = {"add": "+", "sub": "-", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
           "band": "&", "bor": "|", "bxor": "^", "and": "&&", "or": "||"}
-
-
-class CompilerUnavailable(Exception):
-    """No working C compiler could build the kernel; the message says why."""
-
-
-def kernel_cache_dir() -> str:
-    """Where built kernels are kept: $MODELCHECK_KERNEL_CACHE, else the user's cache directory."""
-    given = os.environ.get("MODELCHECK_KERNEL_CACHE")
-    if given:
-        return given
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "modelcheck", "kernels")
 
 
 def to_c(e: Expr, temps: dict[int, str] | None = None, var: str = "v{}") -> str:
@@ -399,111 +376,3 @@ def kernel_source(instances, predicates: list[Expr], layout) -> str:
     lines += _expand(instances, layout, split) + [""]
     lines += _predicates(predicates, layout, split)
     return "\n".join(lines) + "\n"
-
-
-@dataclass
-class Built:
-    """A loaded kernel library, and how it was obtained."""
-
-    library: ctypes.CDLL
-    path: str
-    seconds: float  # building it, or loading it from the cache
-    cached: bool
-
-
-def compiler() -> str:
-    """The C compiler: $CC if set, else cc, gcc or clang, whichever is found first."""
-    given = os.environ.get("CC")
-    found = shutil.which(given) if given else (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang"))
-    if not found:
-        raise CompilerUnavailable(f"the C compiler {given!r} was not found" if given
-                                  else "no C compiler found (set CC, or install gcc)")
-    return found
-
-
-def _writable(path: str) -> str:
-    try:
-        os.makedirs(path, exist_ok=True)
-        if os.access(path, os.W_OK):
-            return path
-    except OSError:
-        pass
-    fallback = os.path.join(tempfile.gettempdir(), "modelcheck-kernels")
-    os.makedirs(fallback, exist_ok=True)
-    return fallback
-
-
-def _library_path(source: str, cc: str, cache_dir: str | None) -> str:
-    """Where the library of ``source`` is kept: named by a hash of the compiler, its flags and the source."""
-    digest = hashlib.sha256("\0".join((cc, *FLAGS, source)).encode()).hexdigest()[:24]
-    return os.path.join(_writable(cache_dir or kernel_cache_dir()), f"kernel_{digest}.so")
-
-
-def is_built(source: str, cache_dir: str | None = None) -> bool:
-    """Whether the library of ``source`` is in the cache already (raises
-    ``CompilerUnavailable`` without a compiler)."""
-    return os.path.exists(_library_path(source, compiler(), cache_dir))
-
-
-@dataclass
-class CompilerRun:
-    """A compiler at work. The driver (cc) runs its passes (cc1, as, ld) as
-    processes of its own, which hold its output pipe. A build beside a
-    search gets a process group of its own, so that stopping it stops every
-    one of them, not the driver alone while cc1 compiles on (and so that a
-    Ctrl-C meant for the search does not fail the build). A build the
-    search waits for stays in the terminal's group: Ctrl-C stops it at once."""
-
-    process: subprocess.Popen
-    own_group: bool
-
-    def stop(self) -> None:
-        if self.process.returncode is not None:  # reaped: its id, and group, may be another's now
-            return
-        try:
-            if self.own_group:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            else:
-                self.process.kill()
-        except ProcessLookupError:
-            pass
-
-
-def build(source: str, cache_dir: str | None = None, started_compiler=None) -> Built:
-    """The library of ``source``: loaded from the cache, or compiled into it.
-    ``started_compiler(run)`` is told of the ``CompilerRun`` (so that a
-    build beside a search can be stopped when the search ends first)."""
-    started = time.perf_counter()
-    cc = compiler()
-    path = _library_path(source, cc, cache_dir)
-    directory = os.path.dirname(path)
-    cached = os.path.exists(path)
-    if not cached:
-        with tempfile.TemporaryDirectory(dir=directory) as scratch:
-            c_file, so_file = os.path.join(scratch, "kernel.c"), os.path.join(scratch, "kernel.so")
-            with open(c_file, "w") as f:
-                f.write(source)
-            try:
-                beside = started_compiler is not None
-                process = subprocess.Popen([cc, *FLAGS, "-o", so_file, c_file], stdout=subprocess.DEVNULL,
-                                           stderr=subprocess.PIPE, text=True, start_new_session=beside)
-            except OSError as e:
-                raise CompilerUnavailable(f"{cc} did not start: {e}") from None
-            run = CompilerRun(process, own_group=beside)
-            if beside:
-                started_compiler(run)
-            try:
-                _, errors = process.communicate()
-            except BaseException:  # leaving early (an exception in this thread): no compiler left behind
-                run.stop()
-                process.wait()
-                raise
-            if process.returncode != 0:
-                first = (errors.strip().splitlines() or ["no message"])[0]
-                raise CompilerUnavailable(f"{cc} failed: {first}")
-            os.replace(so_file, path)  # atomic: a concurrent run sees the whole library or none
-    try:
-        library = ctypes.CDLL(path)
-    except OSError as e:
-        raise CompilerUnavailable(f"the built kernel did not load: {e}") from None
-    return Built(library, path, time.perf_counter() - started, cached)

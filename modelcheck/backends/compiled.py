@@ -1,6 +1,7 @@
 """A model's compiled kernel, called on numpy batches of packed states.
 
-``compile_kernel`` builds (or loads from the cache) the C kernel of
+``compile_kernel`` builds (or loads from the cache, once checked:
+``modelcheck.backends.native``) the C kernel of
 ``modelcheck.backends.c_codegen`` and wraps it for the batch engines:
 ``successors`` and ``predicates`` take a (words, n) uint64 chunk, as the
 numpy kernel's callers hold it, and split its states into ranges, one per
@@ -19,10 +20,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from modelcheck.backends.c_codegen import Built, CompilerUnavailable, build, is_built, kernel_source
+from modelcheck.backends import native
+from modelcheck.backends.c_codegen import FLAGS, kernel_source
+from modelcheck.backends.native import Built, LibraryUnavailable
 
-__all__ = ["CompiledKernel", "CompilerUnavailable", "compile_kernel", "default_workers", "is_built",
+__all__ = ["CompiledKernel", "LibraryUnavailable", "compile_kernel", "default_workers", "is_built",
            "kernel_source_of"]
+
+PREFIX = "kernel"  # of the libraries' names in the kernel cache
 
 _I64, _PTR = ctypes.c_int64, ctypes.c_void_p
 
@@ -378,11 +383,23 @@ def kernel_source_of(model, packing, predicate_names: list[str], instances=None)
     return kernel_source(instances, [exprs[n] for n in predicate_names], packing)
 
 
+def is_built(source: str, cache_dir: str | None = None) -> bool:
+    """Whether the kernel cache seems to hold the library of ``source``
+    (``compile_kernel`` checks it before loading it)."""
+    return native.is_cached(source, PREFIX, FLAGS, cache_dir)
+
+
+def build(source: str, cache_dir: str | None = None, started_compiler=None) -> Built:
+    """The library of a kernel's C source, checked from the cache or built
+    into it. Raises ``LibraryUnavailable``."""
+    return native.load(source, PREFIX, FLAGS, cache_dir, started_compiler)
+
+
 def compile_kernel(model, packing, predicate_names: list[str], workers: int = 1, instances=None,
                    cache_dir: str | None = None, source: str | None = None,
                    started_compiler=None) -> CompiledKernel:
     """The compiled kernel of ``kernel_source_of`` (``source``, when it is
-    given already). Raises ``CompilerUnavailable``."""
+    given already). Raises ``LibraryUnavailable``."""
     count = len(model.instances if instances is None else instances)
     source = kernel_source_of(model, packing, predicate_names, instances) if source is None else source
     return CompiledKernel(build(source, cache_dir, started_compiler), packing.words, count, list(predicate_names),

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from support import model, reachable, run_subprocess, small_model
-from modelcheck.backends.c_codegen import CompilerUnavailable, build, compiler
-from modelcheck.backends.compiled import compile_kernel
+from modelcheck.backends.compiled import LibraryUnavailable, build, compile_kernel
+from modelcheck.backends.native import compiler
 from modelcheck.search.expansion import Expander
 from modelcheck.language.packing import Packing
 from modelcheck.specs import all_specs
@@ -249,10 +249,10 @@ def test_a_kernel_is_built_once_then_loaded_from_the_cache(tmp_path):
 
 def test_a_missing_compiler_is_said_plainly(monkeypatch, tmp_path):
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
-    with pytest.raises(CompilerUnavailable, match="no-such-cc"):
+    with pytest.raises(LibraryUnavailable, match="no-such-cc"):
         build("int x;\n", str(tmp_path))
     monkeypatch.setenv("CC", "false")  # a compiler that fails
-    with pytest.raises(CompilerUnavailable, match="failed"):
+    with pytest.raises(LibraryUnavailable, match="failed"):
         build("int y;\n", str(tmp_path))
 
 

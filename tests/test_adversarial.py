@@ -1,0 +1,160 @@
+"""Attacks on the checker, each made as an attacker (or an accident) would
+make it, in real processes, on real files and as real users: each once
+made modelcheck give a wrong count, crash, run another user's code, lose a
+verdict or damage a file. The next attacks start from these.
+
+* the kernel cache: a library copied over another's name, cut short, or
+  not modelcheck's at all; a cache another user can write to; a full one;
+* checkpoints resumed under a spec whose code changed;
+* a checkpoint directory's lock file that is a symbolic link;
+* ``--overwrite`` aimed at a FIFO or a device;
+* a standard output that is full or closed;
+* bounds: ``--workers``, ``simulate --seed`` and ``--depth``, and
+  contradictory flags.
+
+Tests that need other users run only as root (they are skipped otherwise,
+saying so); the Spark resume's report is in tests/test_cli_spark.py.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from adversaries import ATTACKER, VICTIM, as_user, give, planted_library, shared_directory
+from fulldisk import fill, small_filesystem
+from support import run_subprocess
+
+KIP320 = ("run", "kip320", "-q")  # 737,794 states, none violating an invariant
+SMALL = ("run", "kip320", "--const", "Replicas=2", "--const", "MaxLeaderEpoch=1", "-q")  # 957 states
+
+
+def counted(stdout: str) -> str:
+    return stdout.split("distinct states")[1].split()[0]
+
+
+def libraries(directory, prefix: str = "kernel_") -> set[str]:
+    return {os.path.basename(p) for p in glob.glob(os.path.join(str(directory), f"{prefix}*.so"))}
+
+
+# --- the kernel cache: checked before it is trusted ------------------------------------------
+
+@pytest.fixture
+def cache(tmp_path):
+    return {"MODELCHECK_KERNEL_CACHE": str(tmp_path / "cache")}
+
+
+def built_kernel(args, env, before: set[str] = frozenset()) -> str:
+    """The run's kernel, built into the cache (which held ``before``)."""
+    r = run_subprocess(*args, "--kernels", "compiled", env=env)
+    assert r.returncode == 0, r.stderr
+    new = libraries(env["MODELCHECK_KERNEL_CACHE"]) - set(before)
+    assert len(new) == 1, new
+    return os.path.join(env["MODELCHECK_KERNEL_CACHE"], new.pop())
+
+
+def test_a_kernel_copied_over_another_models_name_is_built_again_not_trusted(cache):
+    two = built_kernel(("run", "kip320", "--const", "Replicas=2", "-q"), cache)
+    three = built_kernel(KIP320, cache, {os.path.basename(two)})
+    shutil.copyfile(two, three)
+    r = run_subprocess(*KIP320, "--kernels", "compiled", env=cache)
+    assert r.returncode == 0, r.stderr
+    assert counted(r.stdout) == "737,794"
+    assert r.stderr.count("\n") == 1 and "was built from another source; it was built again" in r.stderr
+    again = run_subprocess(*KIP320, "--kernels", "compiled", env=cache)  # now whole: loaded, silently
+    assert (again.returncode, counted(again.stdout), again.stderr) == (0, "737,794", "")
+
+
+@pytest.mark.parametrize("symmetry", [False, True], ids=["kernel", "orbit-canonicaliser"])
+def test_a_library_cut_short_is_built_again_not_loaded(cache, symmetry):
+    """A truncated shared library, once loaded, faults when its missing
+    pages are touched (SIGBUS, on every later run)."""
+    args = KIP320 + (("--symmetry",) if symmetry else ())
+    first = run_subprocess(*args, "--kernels", "compiled", env=cache)
+    assert first.returncode == 0, first.stderr
+    expected = counted(first.stdout)
+    path = sorted(libraries(cache["MODELCHECK_KERNEL_CACHE"], "canonical_" if symmetry else "kernel_"))[0]
+    path = os.path.join(cache["MODELCHECK_KERNEL_CACHE"], path)
+    with open(path, "r+b") as f:
+        f.truncate(min(20_000, os.path.getsize(path) // 2))
+    r = run_subprocess(*args, "--kernels", "compiled", env=cache)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    assert counted(r.stdout) == expected
+    assert "cut short" in r.stderr and "it was built again" in r.stderr
+
+
+def test_a_foreign_library_over_the_canonicaliser_is_not_loaded(cache, tmp_path):
+    args = KIP320 + ("--symmetry",)
+    first = run_subprocess(*args, env=cache)
+    assert first.returncode == 0, first.stderr
+    [name] = libraries(cache["MODELCHECK_KERNEL_CACHE"], "canonical_")
+    marker = str(tmp_path / "ran")
+    planted_library(os.path.join(cache["MODELCHECK_KERNEL_CACHE"], name), marker)
+    r = run_subprocess(*args, env=cache)
+    assert r.returncode == 0, r.stderr
+    assert counted(r.stdout) == counted(first.stdout) and "internal error" not in r.stderr
+    assert not os.path.exists(marker)  # its constructor never ran: it was not loaded
+
+
+def test_a_full_kernel_cache_leaves_the_search_on_numpy_with_one_line(tmp_path):
+    with small_filesystem(str(tmp_path / "disk"), size="64k", full=False) as disk:
+        os.chmod(disk, 0o755)
+        os.mkdir(os.path.join(disk, "cache"), 0o700)
+        fill(disk)
+        r = run_subprocess(*SMALL, "--kernels", "compiled", env={"MODELCHECK_KERNEL_CACHE": f"{disk}/cache"})
+    assert r.returncode == 0, r.stderr
+    assert counted(r.stdout) == "957"
+    assert r.stderr.count("\n") == 1 and "No space left on device" in r.stderr
+    assert "searching with numpy" in r.stderr and "Traceback" not in r.stderr
+
+
+# --- the kernel cache: nothing loaded from where another user can write --------------------------
+
+@pytest.fixture
+def shared():
+    path = shared_directory()
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def users_env(shared: str) -> dict:
+    """A user whose HOME cannot be written: the cache goes to the temporary directory."""
+    return {"HOME": "/nonexistent", "TMPDIR": shared}
+
+
+def test_a_second_user_without_a_writable_home_gets_the_verdict(shared):
+    first = as_user(ATTACKER, *SMALL, env=users_env(shared), cwd=shared)
+    assert first.returncode == 0, first.stderr
+    second = as_user(VICTIM, *SMALL, env=users_env(shared), cwd=shared)
+    assert second.returncode == 0, second.stderr
+    assert counted(second.stdout) == "957" and "internal error" not in second.stderr
+
+
+def test_a_library_planted_by_another_user_is_never_loaded(shared):
+    """The attacker runs modelcheck once to learn the kernel's name, then
+    plants a library of its own under that name wherever the victim might
+    look: the fallback directories, made first and left open to everyone."""
+    attacker = as_user(ATTACKER, *SMALL, env=users_env(shared), cwd=shared)
+    assert attacker.returncode == 0, attacker.stderr
+    names = {os.path.basename(p) for p in glob.glob(os.path.join(shared, "*", "kernel_*.so"))}
+    assert names
+    marker = os.path.join(shared, "the-planted-library-ran")
+    planted = os.path.join(shared, "planted.so")
+    planted_library(planted, marker)
+    for directory in ("modelcheck-kernels", f"modelcheck-kernels-{VICTIM}"):
+        where = os.path.join(shared, directory)
+        os.makedirs(where, exist_ok=True)
+        give(where, ATTACKER, 0o777)
+        for name in names:
+            shutil.copyfile(planted, os.path.join(where, name))
+            give(os.path.join(where, name), ATTACKER, 0o755)
+    victim = as_user(VICTIM, *SMALL, env=users_env(shared), cwd=shared)
+    assert not os.path.exists(marker), "the victim ran the attacker's library"
+    assert victim.returncode == 0, victim.stderr
+    assert counted(victim.stdout) == "957"
+    assert victim.stderr.count("\n") == 1 and "private to this run" in victim.stderr
