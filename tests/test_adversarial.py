@@ -158,3 +158,43 @@ def test_a_library_planted_by_another_user_is_never_loaded(shared):
     assert victim.returncode == 0, victim.stderr
     assert counted(victim.stdout) == "957"
     assert victim.stderr.count("\n") == 1 and "private to this run" in victim.stderr
+
+
+# --- checkpoints know the code that made them ------------------------------------------------
+
+DROP_AN_ACTION = ("import dataclasses, modelcheck.specs.kip320 as m; m.SPEC = dataclasses.replace(m.SPEC, "
+                  "next=tuple(a for a in m.SPEC.next if a.name != 'FencedLeaderShrinkIsr'))")
+REORDER_ACTIONS = ("import dataclasses, modelcheck.specs.kip320_first_try as m; "
+                   "m.SPEC = dataclasses.replace(m.SPEC, next=tuple(reversed(m.SPEC.next)))")
+
+
+def run_edited(edit: str, *args, cwd=None, env=None) -> subprocess.CompletedProcess:
+    """modelcheck in a fresh process whose spec module was edited (as a user
+    edits the file between two runs) by the Python statement ``edit``."""
+    import sys
+    from support import ROOT
+    full_env = dict(os.environ, **(env or {}))
+    full_env["PYTHONPATH"] = ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-c", f"{edit}\nfrom cli import main; main()", *args], cwd=cwd,
+                          env=full_env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("edit, args", [
+    (DROP_AN_ACTION, ("run", "kip320", "--max-states", "100000")),
+    (REORDER_ACTIONS, ("run", "kip320-first-try", "--const", "Replicas=3", "--inv", "StrongIsr",
+                       "--max-states", "200")),
+], ids=["an-action-dropped", "actions-reordered"])
+def test_a_checkpoint_is_never_resumed_under_other_code(tmp_path, edit, args):
+    saved = str(tmp_path / "ck")
+    first = run_subprocess(*args, "--checkpoint", saved, "-q")
+    assert first.returncode == 0 and "The search is saved in" in first.stdout, first.stderr
+    before = open(os.path.join(saved, "checkpoint.json")).read()
+    resumed = run_edited(edit, *args[:-2], "--resume", saved, "-q")
+    assert resumed.returncode == 2, (resumed.returncode, resumed.stdout, resumed.stderr)
+    line = resumed.stderr.strip()
+    assert "\n" not in line and line.startswith("modelcheck: error: --resume")
+    assert "another definition of" in line and "Traceback" not in resumed.stderr
+    assert open(os.path.join(saved, "checkpoint.json")).read() == before  # the checkpoint is left as it was
+    same = run_subprocess(*args[:-2], "--resume", saved, "-q")  # the unedited code carries on
+    assert same.returncode == (0 if args[1] == "kip320" else 12), same.stderr
+    assert counted(same.stdout) == ("737,794" if args[1] == "kip320" else "13")

@@ -107,8 +107,10 @@ def cache_dir(given: str | None = None) -> str:
 
 
 def identity_of(cc: str, flags: tuple[str, ...], source: str) -> str:
-    """What a library is: a SHA-256 of the compiler, its flags and the source."""
-    return hashlib.sha256("\0".join((cc, *flags, source)).encode()).hexdigest()
+    """What a library is: a SHA-256 of the compiler, its flags and the source
+    (and of the form it is kept in, so that no library of an earlier form
+    has its name)."""
+    return hashlib.sha256("\0".join((MAGIC.decode().strip(), cc, *flags, source)).encode()).hexdigest()
 
 
 def _path(prefix: str, identity: str, directory: str) -> str:

@@ -149,7 +149,8 @@ class _Search:
         self.orbit_states = 0 if self.canonical is not None and self.settings.orbit_sizes else None
         self.checkpoint_dir = self.settings.directory
         self.checkpoint_every = float(self.settings.checkpoint_every)
-        self.identity = ckpt.RunIdentity.of(model, options)
+        # only a run that saves or resumes needs it (the model's digest takes a second on a large spec)
+        self.identity = ckpt.RunIdentity.of(model, options) if self.checkpoint_dir else None
         self.saver = ckpt.Saver(self.checkpoint_dir, self.identity) if self.checkpoint_dir else None
         self.frontier = Frontier(self.packing.words, spill_threshold(options.limits.max_memory))
         self.visited, self.store = self.visited_set(), ParentStore(frontier=self.frontier)
