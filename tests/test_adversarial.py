@@ -198,3 +198,50 @@ def test_a_checkpoint_is_never_resumed_under_other_code(tmp_path, edit, args):
     same = run_subprocess(*args[:-2], "--resume", saved, "-q")  # the unedited code carries on
     assert same.returncode == (0 if args[1] == "kip320" else 12), same.stderr
     assert counted(same.stdout) == ("737,794" if args[1] == "kip320" else "13")
+
+
+# --- nothing of the user's damaged at the edges ----------------------------------------------
+
+def test_a_lock_file_linked_to_a_users_file_is_refused_and_the_file_kept(tmp_path):
+    precious = tmp_path / "precious"
+    precious.write_text("a year of notes\n")
+    shared = tmp_path / "shared-checkpoints"
+    shared.mkdir()
+    (shared / ".modelcheck.lock").symlink_to(precious)
+    r = run_subprocess("run", "kip320", "--const", "Replicas=2", "--checkpoint", str(shared), "-q")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("modelcheck: error: --checkpoint") and r.stderr.count("\n") == 1
+    assert "not a regular file" in r.stderr
+    assert precious.read_text() == "a year of notes\n"
+
+
+VIOLATING = ("run", "truncate-to-hw", "--const", "Replicas=2", "-q")  # WeakIsr violated in state 9
+
+
+@pytest.fixture(params=["fifo", "character-device"])
+def not_a_file(request, tmp_path):
+    path = tmp_path / "special"
+    if request.param == "fifo":
+        os.mkfifo(path)
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("needs root to make a device node")
+        os.mknod(path, 0o666 | __import__("stat").S_IFCHR, os.makedev(1, 3))  # as /dev/null is
+    return path
+
+
+@pytest.mark.parametrize("command", [VIOLATING + ("--trace-out",), ("show", "traces/kip320-first-try-StrongIsr.itf.json",
+                                                                      "--html")], ids=["trace-out", "html"])
+def test_overwrite_never_replaces_what_is_not_a_regular_file(not_a_file, command):
+    from support import ROOT
+    kind = os.stat(not_a_file).st_mode
+    r = run_subprocess(*command, str(not_a_file), "--overwrite", cwd=ROOT)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stderr.count("\n") == 1 and "not a regular file" in r.stderr and "--overwrite" not in r.stderr
+    assert os.stat(not_a_file).st_mode == kind  # still what it was
+
+
+def test_the_overwrite_hint_is_not_offered_for_dev_null(tmp_path):
+    r = run_subprocess(*VIOLATING, "--trace-out", "/dev/null", cwd=str(tmp_path))
+    assert r.returncode == 2
+    assert "is a character device, not a regular file" in r.stderr and "--overwrite" not in r.stderr
