@@ -245,3 +245,41 @@ def test_the_overwrite_hint_is_not_offered_for_dev_null(tmp_path):
     r = run_subprocess(*VIOLATING, "--trace-out", "/dev/null", cwd=str(tmp_path))
     assert r.returncode == 2
     assert "is a character device, not a regular file" in r.stderr and "--overwrite" not in r.stderr
+
+
+# --- the verdict's exit code, whatever happens to stdout -------------------------------------
+
+def run_into(stdout, *args, cwd) -> subprocess.CompletedProcess:
+    import sys
+    from support import ROOT
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return subprocess.run([sys.executable, "-c", "from cli import main; main()", *args], cwd=cwd, env=env,
+                          stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_a_full_stdout_keeps_the_verdict_and_the_trace(tmp_path, as_json):
+    trace = tmp_path / "trace.itf.json"
+    with open("/dev/full", "w") as full:
+        r = run_into(full, *VIOLATING, "--trace-out", str(trace), *(("--json",) if as_json else ()), cwd=tmp_path)
+    assert r.returncode == 12, r.stderr
+    assert r.stderr.count("\n") == 1 and "No space left on device" in r.stderr and "internal error" not in r.stderr
+    assert len(json.load(open(trace))["states"]) == 9
+    with open("/dev/full", "w") as full:
+        ok = run_into(full, *SMALL, cwd=tmp_path)
+    assert ok.returncode == 0 and "internal error" not in ok.stderr
+
+
+def test_a_reader_that_stops_early_keeps_the_verdict(tmp_path):
+    """As ``modelcheck run ... | head -1``: the pipe closes after the first line."""
+    import sys
+    from support import ROOT
+    proc = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", *VIOLATING, "--trace-out",
+                             str(tmp_path / "t.itf.json")], cwd=tmp_path, env=dict(os.environ, PYTHONPATH=ROOT),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=300) == 12, err
+    assert first.startswith("modelcheck ") and "internal error" not in err and "Traceback" not in err
+    assert os.path.exists(tmp_path / "t.itf.json")

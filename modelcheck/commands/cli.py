@@ -9,7 +9,10 @@ choices and their own options come from the engine registry
 a failure the user can fix is one ``modelcheck: error:`` line and exit 2,
 a violated invariant exits 12, a temporal property 13, a reached deadlock
 11 (TLC's codes), Ctrl-C 130; anything unexpected is an internal error,
-exit 1, with the traceback shown only when MODELCHECK_DEBUG is set.
+exit 1, with the traceback shown only when MODELCHECK_DEBUG is set. A
+standard output that is closed or full is said once on stderr and costs
+nothing else: the command carries on and exits with its verdict's code
+(``modelcheck.runtime.streams``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from modelcheck.engines import engine_commands, entry, load_command
 from modelcheck.engines.contract import SIMULATE, SIMULATION
 from modelcheck.errors import InputError
 from modelcheck.runtime.limits import Terminated, terminating_as_interrupts
+from modelcheck.runtime.streams import guarded_stdout
 from modelcheck.commands.options import (INTEGER, NUMBER, SYMMETRY_HELP, config_option, const_option, coverage_option,
                                          engine_option, engine_options, engine_values, engines_epilog, inv_option, json_option,
                                          quiet_option, trace_out_options)
@@ -50,7 +54,8 @@ class OneLineGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def main(self, args=None, prog_name=None, **extra):
-        with terminating_as_interrupts():
+        # a closed or full stdout loses the rest of the report, never the run or its exit code
+        with terminating_as_interrupts(), guarded_stdout():
             return self._main(args, prog_name, **extra)
 
     def _main(self, args=None, prog_name=None, **extra):
