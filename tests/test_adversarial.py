@@ -283,3 +283,22 @@ def test_a_reader_that_stops_early_keeps_the_verdict(tmp_path):
     assert proc.wait(timeout=300) == 12, err
     assert first.startswith("modelcheck ") and "internal error" not in err and "Traceback" not in err
     assert os.path.exists(tmp_path / "t.itf.json")
+
+
+# --- bounds and small errors ------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, said", [
+    (("run", "kip320", "--workers", "1000"), "--workers 1000 is more than this machine can use"),
+    (("run", "kip320", "--workers", "99999999999"), "--workers 99999999999 is more than this machine can use"),
+    (("simulate", "kip320", "--seed", "-1"), "--seed"),
+    (("simulate", "kip320", "--depth", "100000000"), "--depth"),
+    (("run", "kip320", "--view", "--no-view"), "--view and --no-view"),
+    (("run", "kip320", "--check-deadlock", "--no-check-deadlock"), "--check-deadlock and --no-check-deadlock"),
+    (("simulate", "kip320", "--shrink", "--no-shrink"), "--shrink and --no-shrink"),
+], ids=["workers-1000", "workers-huge", "seed-negative", "depth-huge", "view-no-view", "deadlock-both",
+        "shrink-both"])
+def test_out_of_bounds_and_contradictions_are_one_line(tmp_path, args, said):
+    r = run_subprocess(*args, cwd=str(tmp_path), timeout=120)
+    assert r.returncode == 2, (r.returncode, r.stdout[-500:], r.stderr)
+    assert r.stderr.startswith("modelcheck: error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert said in r.stderr and "Traceback" not in r.stderr

@@ -280,6 +280,7 @@ class FingerprintSet:
         # room for its share in each part, as full as a table gets after growing (a set made from a
         # checkpoint of a large search takes the tables the search had, not twice as large)
         self.caps = [_capacity_for(-(-expected // self.parts))] * self.parts
+        self.room(self.nbytes)  # asked before any table is made: a refusal (raised) leaves nothing allocated
         self.tables = [_zeroed_table(cap + 1) for cap in self.caps]
         self.counts = [0] * self.parts
         self.crowded = False  # whether a table filled past MAX_LOAD, its growth refused

@@ -34,9 +34,26 @@ from modelcheck.commands.options import (INTEGER, NUMBER, SYMMETRY_HELP, config_
                                          quiet_option, trace_out_options)
 
 
+class OneLineCommand(click.Command):
+    """A command that refuses a flag given together with its opposite
+    (``--view --no-view``): click would let the last one win in silence."""
+
+    def parse_args(self, ctx, args):
+        given = args[:args.index("--")] if "--" in args else args
+        for param in self.params:
+            if isinstance(param, click.Option) and param.is_flag and param.secondary_opts:
+                on = next((a for a in given if a in param.opts), None)
+                off = next((a for a in given if a in param.secondary_opts), None)
+                if on and off:
+                    raise click.UsageError(f"{on} and {off} contradict each other; give one of them", ctx)
+        return super().parse_args(ctx, args)
+
+
 class OneLineGroup(click.Group):
     """Reports click's own usage errors as one line, like ours; lists the
     commands engines bring (``cluster``) and loads one only when it is used."""
+
+    command_class = OneLineCommand
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(engine_commands()))

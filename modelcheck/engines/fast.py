@@ -169,9 +169,17 @@ class _Search:
         compiled = self.kernels.ready(time.perf_counter() - self.started)
         if compiled is None:
             return
+        try:
+            visited = HashedVisited(compiled.fingerprint_set(self.visited.fps, self.options.limits.make_room))
+        except SearchStopped:  # its tables would pass --max-memory: the search stays on numpy
+            self.kernels.compiled = None
+            compiled.close()
+            self.options.progress.note("the compiled kernel was not taken up: its hash tables would pass "
+                                       "--max-memory; the search goes on with numpy")
+            return
         self.predicates = compiled.predicates
         self.expander.use_compiled(compiled)
-        self.visited = HashedVisited(compiled.fingerprint_set(self.visited.fps, self.options.limits.make_room))
+        self.visited = visited
         self.options.progress.note(self.kernels.told)
 
     def visited_set(self, fps: np.ndarray | None = None):
@@ -308,7 +316,12 @@ class _Search:
     def run(self) -> CheckResult:
         options, progress = self.options, self.options.progress
         if self.settings.resume:
-            depth, level_words, level_start = self.restore()
+            try:
+                depth, level_words, level_start = self.restore()
+            except SearchStopped as stopped:  # its visited set's tables would pass --max-memory
+                result = self.finish("bounded-ok", 0, stopped=stopped.reason, found=0)
+                result.saved = self.settings.resume  # untouched: a resume with more memory continues it
+                return result
         else:
             started = self.start()
             if isinstance(started, CheckResult):

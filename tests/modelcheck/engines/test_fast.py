@@ -146,3 +146,28 @@ def test_a_visited_set_too_large_for_max_memory_stops_the_search_before_it_grows
     assert any("filled past 70%" in n for n in r.notes)
     monkeypatch.undo()
     assert r.distinct_states == run(FastChecker(), m, engine_options=engine, max_depth=r.depth).distinct_states
+
+
+def test_the_tables_made_for_each_worker_are_counted_under_max_memory(tmp_path, monkeypatch):
+    """Each worker's parts of the visited set are made before the first
+    state is found (four tables of 128 KiB each): --max-memory counts them
+    before they are made."""
+    from modelcheck.backends.compiled import PARTS_PER_WORKER
+    from modelcheck.engines.settings import max_workers
+    from modelcheck.runtime.limits import MAX_MEMORY, resident_bytes
+    monkeypatch.setenv("MODELCHECK_KERNEL_CACHE", str(tmp_path))
+    m = model("kip320", Replicas=2, MaxLeaderEpoch=1)
+    engine = {"kernels": "compiled", "workers": max_workers()}
+    assert run(FastChecker(), m, engine_options=engine).distinct_states == 957  # the kernel built, and loaded
+    made = max_workers() * PARTS_PER_WORKER * ((1 << 14) + 1) * 8
+    limits = Limits(max_memory=resident_bytes() + made // 2)
+    r = run(FastChecker(), m, engine_options=engine, limits=limits)
+    assert (r.stopped, r.distinct_states) == (MAX_MEMORY, 0)
+
+
+def test_more_workers_than_the_machine_can_use_are_refused():
+    from modelcheck.engines.settings import FastSettings, max_workers
+    from modelcheck.errors import InputError
+    assert FastSettings(workers=max_workers()).workers == max_workers()
+    with pytest.raises(InputError, match=f"at most {max_workers()}"):
+        FastSettings(workers=max_workers() + 1)
