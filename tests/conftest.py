@@ -35,6 +35,7 @@ SPARK = {
     "test_cli_spark.py": ALL,
     "test_cli_spark_signals.py": ALL,
     "test_soak_signals.py": {"test_soak_spark"},
+    "test_adversarial.py": {"test_a_spark_checkpoint_is_resumed_only_by_its_own_code_and_says_what_it_resumed"},
 }
 
 Z3 = {
@@ -140,6 +141,13 @@ SLOW = {
     "test_cli_symmetry.py": {"test_graph_with_symmetry_has_one_node_per_orbit"},
     "test_cli_temporal_limits.py": {"test_ctrl_c_during_a_temporal_run_gives_the_partial_report"},
     "test_soak_signals.py": ALL,
+    "test_adversarial.py": {
+        "test_a_kernel_copied_over_another_models_name_is_built_again_not_trusted",
+        "test_a_library_cut_short_is_built_again_not_loaded",
+        "test_a_foreign_library_over_the_canonicaliser_is_not_loaded",
+        "test_a_library_planted_by_another_user_is_never_loaded",
+        "test_a_checkpoint_is_never_resumed_under_other_code",
+        "test_a_spark_checkpoint_is_resumed_only_by_its_own_code_and_says_what_it_resumed"},
     "test_traces.py": {
         "test_committed_trace_is_what_the_checker_finds", "test_kip320_has_no_violation_at_the_same_constants",
         "test_kraft_traces_replay_and_are_explained",

@@ -71,9 +71,25 @@ class OneLineGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def main(self, args=None, prog_name=None, **extra):
-        # a closed or full stdout loses the rest of the report, never the run or its exit code
-        with terminating_as_interrupts(), guarded_stdout():
-            return self._main(args, prog_name, **extra)
+        decided = []  # the exit code, once the command has one
+        program = args is None  # run as the process's own program (not called with arguments, as by tests)
+        try:
+            # a closed or full stdout loses the rest of the report, never the run or its exit code
+            with terminating_as_interrupts(), guarded_stdout():
+                try:
+                    return self._main(args, prog_name, **extra)
+                except SystemExit as e:
+                    decided.append(e.code)
+                    if program:
+                        _leaving()
+                    raise
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM as the process leaves: the code it had stands
+            if not decided:
+                raise
+            sys.exit(decided[0])
+        finally:
+            if program and decided:
+                _leaving()
 
     def _main(self, args=None, prog_name=None, **extra):
         try:
@@ -100,6 +116,18 @@ class OneLineGroup(click.Group):
                        f"(set MODELCHECK_DEBUG=1 for the traceback)", err=True)
             sys.exit(exitcodes.INTERNAL_ERROR)
         sys.exit(rv if isinstance(rv, int) else exitcodes.OK)
+
+
+def _leaving() -> None:
+    """The exit code is decided and the process only ends: a Ctrl-C or
+    SIGTERM now (the interpreter's shutdown takes a moment, and at its end
+    gives signals their default, which would kill the process) must not
+    replace the code with a death by signal."""
+    import signal
+    import threading
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
 
 
 def _fail(message: str) -> None:
