@@ -202,6 +202,7 @@ class _Search:
                         violation, self.generated, self.sometimes_seen, list(self.notes), stopped,
                         self.graph if self.options.graph is not None else None)
         r.resumed_with, r.resume_seconds = self.resumed_with, self.resume_seconds
+        r.fingerprint_bits = 64
         if self.visited.crowded:
             r.notes.append("--max-memory left no room to grow the visited set's hash tables, so they filled past "
                            "70% (up to 90%): lookups took longer, and nothing found changed")

@@ -364,7 +364,7 @@ class LevelSearch:
         if self.resumed:  # as the fast engine says it: the report's rate counts only the states found since
             notes.insert(0, f"resumed at depth {self.resumed.depth} with {self.resumed.total:,} states")
         found = CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
-                            self.generated, dict(self.sometimes), notes, stopped=stopped)
+                            self.generated, dict(self.sometimes), notes, stopped=stopped, fingerprint_bits=64)
         if self.resumed:
             found.resumed_with, found.resume_seconds = self.resumed.total, self.resume_seconds
         return found
