@@ -293,3 +293,19 @@ def test_run_help_names_every_engine(in_tmp):
     # one entry each: the name four spaces in, its description after it (continued further in)
     assert [line.split()[0] for line in engines if line.startswith("    ") and not line.startswith("     ")] \
         == ["bfs", "fast", "spark", "z3"]
+
+
+@pytest.mark.parametrize("args, said", [
+    (("--fingerprint-bits", "96"), "--fingerprint-bits must be 64 or 128, not 96"),
+    (("--fingerprint-bits", "128", "--engine", "bfs"), "--fingerprint-bits applies only to --engine fast"),
+    (("--fingerprint-bits", "128", "--prop", "LeaderEventuallyElected"), "--fingerprint-bits 128 is for invariant"),
+])
+def test_fingerprint_bits_that_cannot_be_had_are_one_line(in_tmp, args, said):
+    code, _, err = invoke("run", "kip320", "--const", "Replicas=2", *args)
+    assert code == 2 and said in one_error_line(err)
+
+
+def test_128_bit_fingerprints_are_reported(in_tmp):
+    code, out, _ = invoke_json("run", "kip320", "--const", "Replicas=2", "--fingerprint-bits", "128")
+    assert code == 0 and (out["distinct_states"], out["fingerprint_bits"]) == (5973, 128)
+    assert out["collision_probability"] == pytest.approx(5973 * 5972 / 2 ** 129)

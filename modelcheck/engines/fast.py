@@ -129,8 +129,8 @@ class _Search:
         from modelcheck.backends.numpy_codegen import compile_numpy
         self.model, self.options = model, options
         self.started = time.perf_counter()
-        self.packing = Packing(model.schema)
         self.settings = FastSettings.of(options.engine_options)
+        self.packing = Packing(model.schema, self.settings.fingerprint_bits)
         predicate_names = list(dict.fromkeys(list(options.invariants) + list(model.sometimes)))
         self.kernels = choose_kernels(model, self.packing, predicate_names, self.settings.kernels,
                                       self.settings.workers, stopped=lambda: options.limits.stop.requested)
@@ -145,12 +145,13 @@ class _Search:
             self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.graph = options.graph.batched(model) if options.graph is not None else NO_GRAPH
         self.expander = Expander(model, options.check_deadlock, coverage=options.coverage, canonical=self.canonical,
-                                 graph=self.graph, compiled=self.kernels.compiled)
+                                 graph=self.graph, compiled=self.kernels.compiled, packing=self.packing)
         self.orbit_states = 0 if self.canonical is not None and self.settings.orbit_sizes else None
         self.checkpoint_dir = self.settings.directory
         self.checkpoint_every = float(self.settings.checkpoint_every)
         # only a run that saves or resumes needs it (the model's digest takes a second on a large spec)
-        self.identity = ckpt.RunIdentity.of(model, options) if self.checkpoint_dir else None
+        self.identity = ckpt.RunIdentity.of(model, options, self.packing.fingerprint_bits) if self.checkpoint_dir \
+            else None
         self.saver = ckpt.Saver(self.checkpoint_dir, self.identity) if self.checkpoint_dir else None
         self.frontier = Frontier(self.packing.words, spill_threshold(options.limits.max_memory))
         self.visited, self.store = self.visited_set(), ParentStore(frontier=self.frontier)
@@ -187,7 +188,7 @@ class _Search:
         array. ``fps``: fingerprints to start with, in any order."""
         compiled = self.kernels.compiled
         if compiled is None:
-            return SortedVisited(None if fps is None else np.unique(fps))
+            return SortedVisited(None if fps is None else np.unique(fps), self.packing.fingerprint_dtype)
         # its tables ask before they grow; past --max-memory they fill further, then stop the search
         return HashedVisited(compiled.fingerprint_set(fps, self.options.limits.make_room))
 
@@ -202,7 +203,7 @@ class _Search:
                         violation, self.generated, self.sometimes_seen, list(self.notes), stopped,
                         self.graph if self.options.graph is not None else None)
         r.resumed_with, r.resume_seconds = self.resumed_with, self.resume_seconds
-        r.fingerprint_bits = 64
+        r.fingerprint_bits = self.packing.fingerprint_bits
         if self.visited.crowded:
             r.notes.append("--max-memory left no room to grow the visited set's hash tables, so they filled past "
                            "70% (up to 90%): lookups took longer, and nothing found changed")
@@ -422,7 +423,7 @@ class _Search:
         the set, its count and a checkpoint hold whole levels only."""
         self.visited.forget(writer.parts)
         writer.discard()
-        return Expansion.empty(self.packing.words)
+        return Expansion.empty(self.packing.words, self.packing.fingerprint_dtype)
 
     def on_file(self, write, *args) -> tuple[object, str | None]:
         """``write(*args)``, which may write a level or the parent store to

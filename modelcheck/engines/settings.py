@@ -56,7 +56,9 @@ class FastSettings:
     without symmetry); ``kernels``: "auto" (C built from the spec's
     expression trees, taken up once built; ``modelcheck.engines.kernels``),
     "compiled" (built before the search) or "numpy"; ``workers``: the threads the compiled
-    kernel splits each chunk between (default: the cores available)."""
+    kernel splits each chunk between (default: the cores available);
+    ``fingerprint_bits``: 64, or 128 to tell states apart by 128-bit
+    fingerprints (the visited set then takes twice the memory per slot)."""
 
     checkpoint: str | None = None
     checkpoint_every: float = 60.0
@@ -64,10 +66,13 @@ class FastSettings:
     orbit_sizes: bool = False
     kernels: str = "auto"
     workers: int | None = None
+    fingerprint_bits: int = 64
 
     def __post_init__(self):
         if self.kernels not in ("auto", "compiled", "numpy"):
             raise InputError(f"--kernels must be auto, compiled or numpy, not {self.kernels!r}")
+        if self.fingerprint_bits not in (64, 128):
+            raise InputError(f"--fingerprint-bits must be 64 or 128, not {self.fingerprint_bits}")
         if self.workers is not None and int(self.workers) < 1:
             raise InputError("--workers must be at least 1")
         if self.workers is not None and int(self.workers) > max_workers():

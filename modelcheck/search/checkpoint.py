@@ -42,7 +42,7 @@ import numpy as np
 
 from modelcheck import __version__
 from modelcheck.runtime.atomic import current_umask, write_atomically
-from modelcheck.search.checkpoint_files import ArrayWriter, Damaged, map_arrays
+from modelcheck.search.checkpoint_files import ArrayWriter, Damaged, dtypes, map_arrays
 from modelcheck.search.checkpoint_files import json_digest as header_digest  # covers each array's shape and SHA-256
 from modelcheck.runtime.destinations import make_writable_dir
 from modelcheck.errors import InputError
@@ -69,11 +69,12 @@ class RunIdentity:
     symmetry: bool = False  # its states are orbit representatives
     view: bool = False  # its fingerprints are of the spec's VIEW
     definition: str = ""  # Model.definition_digest(): the code that found its states
+    fingerprint_bits: int = 64  # of its visited set's fingerprints
 
     @classmethod
-    def of(cls, model, options) -> "RunIdentity":
+    def of(cls, model, options, fingerprint_bits: int = 64) -> "RunIdentity":
         return cls(model.spec.name, model.json_constants(), list(options.invariants), bool(options.check_deadlock),
-                   bool(options.symmetry), bool(model.view), model.definition_digest())
+                   bool(options.symmetry), bool(model.view), model.definition_digest(), fingerprint_bits)
 
     def refusal(self, saved: "RunIdentity") -> str | None:
         """Why a checkpoint saved as ``saved`` cannot be resumed by this run, or None."""
@@ -90,7 +91,8 @@ class RunIdentity:
                           for k, v in self.constants.items())
         return f"{self.spec} ({consts}; invariants {', '.join(self.invariants)}" + \
                ("; deadlock checked" if self.check_deadlock else "") + ("; symmetry" if self.symmetry else "") + \
-            ("; under the VIEW" if self.view else "") + ")"
+            ("; under the VIEW" if self.view else "") + \
+            (f"; {self.fingerprint_bits}-bit fingerprints" if self.fingerprint_bits != 64 else "") + ")"
 
 
 @dataclass
@@ -145,8 +147,8 @@ def _frontier_rows(level, rows: int) -> Iterable[np.ndarray]:
         yield transposed(level[:, start:start + rows])
 
 
-def _save_arrays(data: str, state: SearchState) -> dict:
-    out = ArrayWriter(data)
+def _save_arrays(data: str, state: SearchState, fingerprint_bits: int = 64) -> dict:
+    out = ArrayWriter(data, dtypes(fingerprint_bits))
     out.write("level_sizes", [np.array([p.size for p in state.parents], dtype=np.int64)])
     out.write("parents", state.parents)
     out.write("actions", state.actions)
@@ -166,7 +168,7 @@ def save(directory: str, identity: RunIdentity, state: SearchState) -> float:
     data = tempfile.mkdtemp(prefix=DATA_PREFIX, dir=directory)
     try:
         os.chmod(data, 0o777 & ~current_umask())  # as an ordinary new directory would have (mkdtemp's is private)
-        arrays = _save_arrays(data, state)
+        arrays = _save_arrays(data, state, identity.fingerprint_bits)
         if arrays["visited"]["shape"][0] != state.states:
             raise RuntimeError(f"the visited set gave {arrays['visited']['shape'][0]} fingerprints, "
                                f"not {state.states}")
@@ -235,7 +237,8 @@ def load(directory: str, identity: RunIdentity, max_depth: int | None = None,
     header = read_header(directory)
     try:
         data = os.path.join(directory, os.path.basename(str(header["data"])))
-        arrays = map_arrays(data, header["arrays"], refuse)
+        bits = header["identity"].get("fingerprint_bits", 64) if isinstance(header["identity"], dict) else 64
+        arrays = map_arrays(data, header["arrays"], refuse, dtypes(128 if bits == 128 else 64))
     except Damaged as e:
         raise InputError(f"{refuse} the checkpoint is damaged ({e}); it cannot be resumed") from None
     except KeyError:

@@ -271,3 +271,37 @@ def test_without_a_compiler_the_search_falls_back_to_numpy_and_says_so_once(tmp_
 
 def test_the_compiler_is_found():
     assert subprocess.run([compiler(), "--version"], capture_output=True).returncode == 0
+
+
+def wide_kernel(m, cache, workers=1):
+    """The kernel of a search with 128-bit fingerprints."""
+    return compile_kernel(m, Packing(m.schema, 128), predicate_names(m), workers, cache_dir=cache)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_128_bit_fingerprints_are_numpys_and_the_set_tells_apart_what_64_bits_cannot(cache, workers):
+    from modelcheck.language.packing import FP128
+    m = small_model("kip320")
+    words = Packing(m.schema).pack_states(reachable(m))
+    k = wide_kernel(m, cache, workers)
+    all_words, parents, actions, fps = k.successors(words)
+    assert fps.dtype == FP128 and np.array_equal(fps, Packing(m.schema, 128).fingerprints(all_words))
+    assert np.array_equal(fps["hi"], Packing(m.schema).fingerprints(all_words))  # the first word: the 64-bit one
+    s = k.fingerprint_set()
+    twins = np.zeros(4, FP128)  # two pairs sharing their first word, and the fingerprint 0 itself
+    twins["hi"], twins["lo"] = [7 << 30, 7 << 30, 0, 0], [1, 2, 0, 5]
+    assert s.add(twins).all() and len(s) == 4 and not s.add(twins).any()
+    assert np.array_equal(np.sort(np.concatenate(list(s.held_chunks()))), np.sort(twins))
+    s.remove(twins[:1])
+    assert s.unseen(twins).tolist() == [True, False, False, False]
+    narrow = kernel(m, cache, workers).fingerprint_set()
+    assert narrow.add(twins["hi"]).tolist() == [True, False, True, False]  # what 64 bits take for one
+    big = np.zeros(200_000, FP128)  # growth, a part at a time, keeps every pair
+    big["hi"] = np.random.default_rng(1).integers(1, 2 ** 63, big.size, dtype=np.uint64)
+    big["lo"] = np.arange(big.size)
+    s.add(big)
+    assert len(s) == 3 + big.size and not s.unseen(big).any() and s.nbytes == sum((c + 1) * 16 for c in s.caps)
+    got = k.unvisited_successors(words, k.fingerprint_set(fps[::2]))
+    keep = k.fingerprint_set(fps[::2]).unseen(fps)
+    assert np.array_equal(got.fps, fps[keep]) and np.array_equal(got.words, all_words[:, keep])
+    k.close()

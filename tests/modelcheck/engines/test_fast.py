@@ -171,3 +171,32 @@ def test_more_workers_than_the_machine_can_use_are_refused():
     assert FastSettings(workers=max_workers()).workers == max_workers()
     with pytest.raises(InputError, match=f"at most {max_workers()}"):
         FastSettings(workers=max_workers() + 1)
+
+
+WIDE = [{"kernels": "compiled", "workers": 2, "fingerprint_bits": 128}, {"kernels": "numpy", "fingerprint_bits": 128}]
+
+
+@pytest.mark.parametrize("kernels", WIDE, ids=lambda k: k["kernels"])
+@pytest.mark.parametrize("name, consts, invariants", [CASES[0], CASES[6], CASES[7], CASES[12]])
+def test_128_bit_fingerprints_change_nothing_found(name, consts, invariants, kernels):
+    m = model(name, **consts)
+    reference = reference_run(name, tuple(sorted(consts.items())), invariants)
+    fast = run(FastChecker(), m, invariants, engine_options=kernels)
+    assert (fast.result, fast.depth, fast.distinct_states, fast.sometimes, fast.fingerprint_bits) == \
+        (reference.result, reference.depth, reference.distinct_states, reference.sometimes, 128)
+    if reference.result == "violation":
+        assert (fast.violation.states, fast.violation.actions) == (reference.violation.states,
+                                                                  reference.violation.actions)
+
+
+def test_128_bit_fingerprints_under_symmetry_and_a_view():
+    wide = {"kernels": "compiled", "fingerprint_bits": 128}
+    m = model("kip320", Replicas=3)
+    a = run(FastChecker(), m, symmetry=True)
+    b = run(FastChecker(), m, symmetry=True, engine_options=wide)
+    assert (a.result, a.distinct_states, a.depth) == (b.result, b.distinct_states, b.depth)
+    from support import small_model
+    k = small_model("kraft-3.5")
+    viewed = k.spec.instantiate(k.constants, view=True)
+    a, b = run(FastChecker(), viewed), run(FastChecker(), viewed, engine_options=wide)
+    assert (a.result, a.distinct_states, a.depth) == (b.result, b.distinct_states, b.depth)
