@@ -38,8 +38,8 @@ RESUME = Option("--resume", "resume", "continue the search saved in DIR (spark: 
 # keeps fingerprints (its settings' ``fingerprint_bits``)
 FINGERPRINT_BITS = Option(
     "--fingerprint-bits", "fingerprint_bits", "64 (default) or 128: the fingerprints states are told apart by. "
-    "With 128, two states sharing one is out of reach at any size (2e-21 at a billion states, against 4e-2 "
-    "with 64), for more memory per state.", kind=int, metavar="BITS", commands=(RUN,))
+    "With 128, the chance that two states share one is 2e-21 at a billion states (4e-2 with 64), for twice "
+    "the visited set's memory and a slower search.", kind=int, metavar="BITS", commands=(RUN,))
 
 FAST_OPTIONS = (
     Option("--checkpoint", "checkpoint", "save the search into DIR at level boundaries, and when stopped.",
