@@ -129,14 +129,18 @@ def test_the_set_grows_a_part_at_a_time(cache, monkeypatch):
 def test_a_growth_refused_leaves_the_set_as_it_was(cache):
     """The set asks before it grows (--max-memory's check, which a poll
     between chunks would make only once the tables were there)."""
-    asked = []
+    asked, made = [], []
 
     def room(nbytes):
+        if not made:  # the first tables, made with the set, are let through
+            made.append(nbytes)
+            return
         asked.append(nbytes)
         raise MemoryError("refused")
 
     k = kernel(small_model("kip320"), cache, workers=2)
     s = k.fingerprint_set(room=room)
+    assert made == [s.nbytes]  # asked for before they were made
     rng = np.random.default_rng(7)
     first = rng.integers(1, 2 ** 63, 1_000, dtype=np.uint64)
     s.add(first)  # fits in the first tables: nothing asked
@@ -152,8 +156,12 @@ def test_a_growth_refused_fills_the_tables_up_to_crowded_load_then_stops(cache):
     """--max-memory refusing a growth costs speed, not the search: the
     tables fill past MAX_LOAD up to CROWDED_LOAD, and only a batch that
     would take one past that is refused, the set left as it was."""
+    made = []
+
     def room(nbytes):
-        raise MemoryError("refused")
+        if made:  # the first tables, made with the set, are let through
+            raise MemoryError("refused")
+        made.append(nbytes)
 
     k = kernel(small_model("kip320"), cache, workers=1)
     s = k.fingerprint_set(room=room)
