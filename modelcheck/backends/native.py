@@ -258,14 +258,20 @@ def load(source: str, prefix: str, flags: tuple[str, ...], cache_dir_given: str 
         _build(cc, flags, with_identity(source, identity), identity, path, started_compiler)
         library = _checked_library(path, identity)
     except (OSError, Unusable, LibraryUnavailable) as e:
-        why = f"{e.strerror or e}" if isinstance(e, OSError) else (f"the library just built {e}"
-                                                                  if isinstance(e, Unusable) else str(e))
-        if isinstance(e, OSError):
-            why = f"it could not be built in {directory}: {why}"
+        why = _failure(e, directory)
         raise LibraryUnavailable(f"{damaged}, and building it again failed: {why}" if damaged else why) from None
     if damaged:
         tell_once(f"{damaged}; it was built again")
     return Built(library, path, time.perf_counter() - started, False)
+
+
+def _failure(error: Exception, directory: str) -> str:
+    """Why a build failed, in a few words."""
+    if isinstance(error, OSError):  # a full disk, a directory that cannot be written...
+        return f"it could not be built in {directory}: {error.strerror or error}"
+    if isinstance(error, Unusable):
+        return f"the library just built {error}"
+    return str(error)
 
 
 def _build(cc: str, flags: tuple[str, ...], source: str, identity: str, path: str, started_compiler) -> None:
