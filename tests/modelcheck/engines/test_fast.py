@@ -160,8 +160,14 @@ def test_the_tables_made_for_each_worker_are_counted_under_max_memory(tmp_path, 
     engine = {"kernels": "compiled", "workers": max_workers()}
     assert run(FastChecker(), m, engine_options=engine).distinct_states == 957  # the kernel built, and loaded
     made = max_workers() * PARTS_PER_WORKER * ((1 << 14) + 1) * 8
-    limits = Limits(max_memory=resident_bytes() + made // 2)
-    r = run(FastChecker(), m, engine_options=engine, limits=limits)
+    asked = []
+    limits = Limits(max_memory=1 << 40)
+    make_room = limits.make_room
+    limits.make_room = lambda nbytes: (asked.append(nbytes), make_room(nbytes))
+    assert run(FastChecker(), m, engine_options=engine, limits=limits).distinct_states == 957
+    assert asked[:1] == [made]  # the first question, before any table was made
+    refused = Limits(max_memory=resident_bytes() - (1 << 20))  # no room at all: refused before the first state
+    r = run(FastChecker(), m, engine_options=engine, limits=refused)
     assert (r.stopped, r.distinct_states) == (MAX_MEMORY, 0)
 
 
