@@ -41,15 +41,18 @@ FINGERPRINT_BITS = Option(
     "With 128, the chance that two states share one is 2e-21 at a billion states (4e-2 with 64), for twice "
     "the visited set's memory and a slower search.", kind=int, metavar="BITS", commands=(RUN,))
 
+KERNELS = Option("--kernels", "kernels", "auto (default: C built from the spec, from the cache at once, else built "
+                 "beside a search that outlasts a second and taken up between levels), compiled (built before the "
+                 "search) or numpy. Without a C compiler, numpy. Spark's executors load or build the same C.",
+                 metavar="KIND", commands=(RUN,))
+
 FAST_OPTIONS = (
     Option("--checkpoint", "checkpoint", "save the search into DIR at level boundaries, and when stopped.",
            metavar="DIR", commands=(RUN,)),
     Option("--checkpoint-every", "checkpoint_every", "save at most this often (default 60).", kind=float,
            metavar="SECONDS", commands=(RUN,)),
     RESUME,
-    Option("--kernels", "kernels", "auto (default: C built from the spec, from the cache at once, else built "
-           "beside a search that outlasts a second and taken up between levels), compiled (built before the "
-           "search) or numpy. Without a C compiler, numpy.", metavar="KIND", commands=(RUN,)),
+    KERNELS,
     Option("--workers", "workers", "threads the compiled kernels split each level between (default: the cores "
            "available; at most 4 per core).", kind=int, metavar="N", commands=(RUN,)),
     FINGERPRINT_BITS,
@@ -72,6 +75,7 @@ SPARK_OPTIONS = (
            "N successors (default 2,000,000; 0: the executors run every level).", kind=int, metavar="N",
            commands=(RUN,)),
     Option("--verbose", "verbose", "show Spark's own log.", kind="flag"),
+    KERNELS,
 )
 
 ENGINES: dict[str, EngineEntry] = {e.name: e for e in (

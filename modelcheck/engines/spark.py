@@ -28,6 +28,7 @@ partitions expand their states keyed by those ranks (``modelcheck.spark.order``)
 
 from __future__ import annotations
 
+import threading
 import time
 from functools import partial
 
@@ -38,7 +39,11 @@ from modelcheck.search.checkpoint import RunIdentity
 from modelcheck.runtime.dirlock import holding
 from modelcheck.runtime.limits import MAX_MEMORY
 from modelcheck.language.packing import Packing
-from modelcheck.spark import integrity, order, resume
+from modelcheck.backends.compiled import compile_kernel, kernel_source_of
+from modelcheck.backends.native import LibraryUnavailable
+from modelcheck.engines.kernels import generated_source
+from modelcheck.runtime.private import tell_once
+from modelcheck.spark import integrity, kernels, order, resume
 from modelcheck.spark.session import SparkRun, import_pyspark, run_master, spark_launch
 from modelcheck.spark.settings import SparkSettings
 
@@ -128,6 +133,11 @@ class LevelSearch:
         self.report = None  # the summary accumulator, once on Spark
         self.driver_report = lead.Report()
         self.lead_in = None
+        self.kernel = DriverKernel(model, tuple(dict.fromkeys(tuple(options.invariants) + tuple(model.sometimes))),
+                                   settings.kernels)
+        self.kernel_broadcast = None  # the plan with its source broadcast, once on Spark
+        self.told_numpy: set[str] = set()
+        self.compiled_from: int | None = None  # the first level the executors ran on the C kernel
         self.origin_checked = False
         self.words = Packing(model.schema).words
         self.ordered = bool(model.view)  # keep TLC's first state of each view (modelcheck.spark.order)
@@ -140,7 +150,8 @@ class LevelSearch:
         touch the search's state): ready the executors for this model."""
         config = blocks.StepConfig(self.key, run.partitions, 0, "", tuple(self.options.invariants),
                                    tuple(self.sometimes), self.options.check_deadlock, self.canonical is not None,
-                                   ordered=self.ordered, instances=len(self.model.instances))
+                                   ordered=self.ordered, instances=len(self.model.instances),
+                                   kernel=self.kernel.plan())
         lead.warm_up(run.sc, config)
 
     def _spark(self) -> SparkRun:
@@ -169,7 +180,22 @@ class LevelSearch:
         pending = tuple(name for name, depth in self.sometimes.items() if depth is None)
         return blocks.StepConfig(self.key, self.partitions, level, self.visited_dir, tuple(self.options.invariants),
                                  pending, self.options.check_deadlock, self.canonical is not None, probe,
-                                 self.ordered, len(self.model.instances))
+                                 self.ordered, len(self.model.instances), self._kernel_plan())
+
+    def _kernel_plan(self):
+        """The C kernel the level's steps use: its plan with the source as a
+        Spark broadcast once Spark runs (made once), as text in the driver's
+        lead-in; None while it is being built, and for numpy."""
+        plan = self.kernel.plan()
+        if plan is None:
+            return None
+        if self.run_ is None:
+            return plan
+        if self.kernel_broadcast is None:
+            self.kernel_broadcast = plan._replace(source=self.sc.broadcast(plan.source))
+            self.options.progress.note(f"spark: executors load or build the C kernel "
+                                       f"({len(plan.source) / 1e6:.1f} MB of C, broadcast)")
+        return self.kernel_broadcast
 
     def _first_level(self):
         """Level 1 on the initial states, routed to their partitions, in the
@@ -255,6 +281,11 @@ class LevelSearch:
         if on_spark and not self.origin_checked:  # the first level the executors ran
             check_code_origin(summaries, self.run_.code_zip)
             self.origin_checked = True
+        if on_spark and self.compiled_from is None and all(s.compiled for s in summaries):
+            self.compiled_from = level
+        for why in sorted({s.numpy_because for s in summaries} - self.told_numpy - {""}):
+            self.told_numpy.add(why)
+            tell_once(f"spark: an executor expands with numpy, not the C kernel ({why})")
         return summaries
 
     # --- the search ------------------------------------------------------------
@@ -263,6 +294,7 @@ class LevelSearch:
         starting. Without a resumed run and with ``--lead-in`` above 0 the
         first levels run in the driver meanwhile."""
         self.launch = launch
+        self.kernel.start(lambda: self.options.limits.stop.requested)
         self.visited_dir = visited.prepare(launch.checkpoint_dir, self.resumed.visited if self.resumed else None)
         if not self.resumed and self.settings.lead_in > 0:
             self.lead_in = lead.LeadIn(self.settings.lead_in, launch)
@@ -390,6 +422,8 @@ class LevelSearch:
                              f"(the lead-in, {self.lead_in.seconds:.1f} s)")
         if self.resumed:  # as the fast engine says it: the report's rate counts only the states found since
             notes.insert(0, f"resumed at depth {self.resumed.depth} with {self.resumed.total:,} states")
+        notes += [f"an executor expanded with numpy, not the C kernel ({why})" for why in sorted(self.told_numpy)]
+        notes += self.kernel.notes(on_executors, self.compiled_from)
         found = CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
                             self.generated, dict(self.sometimes), notes, stopped=stopped, fingerprint_bits=64)
         if self.resumed:
@@ -420,6 +454,65 @@ class LevelSearch:
         if len(states) != depth or int(last) != target:
             raise RuntimeError(f"trace rebuilding: the replayed path does not end in the state found at depth {depth}")
         return Violation(invariant, states, actions)
+
+
+class DriverKernel:
+    """The run's C kernel, as the driver has it: built (or loaded from its
+    cache) before the search with ``--kernels compiled``, on a thread of its
+    own beside the first levels with ``auto`` (levels on numpy until then),
+    never with ``numpy``. Executors on this machine then load it from the
+    cache; others build it from the source the driver broadcasts
+    (``modelcheck.spark.kernels``)."""
+
+    def __init__(self, model, names: tuple[str, ...], setting: str):
+        self.model, self.names, self.setting = model, names, setting
+        self._plan = None
+        self._why_not: str | None = None
+        self._seconds = 0.0
+        self._thread: threading.Thread | None = None
+
+    def start(self, stopped) -> None:
+        if self.setting == "numpy":
+            return
+        if self.setting == "compiled":  # before the search, Ctrl-C heard while the source is generated
+            packing = Packing(self.model.schema)
+            self._build(generated_source(self.model, packing, list(self.names), stopped))
+            return
+        self._thread = threading.Thread(target=self._build, name="modelcheck-spark-kernel", daemon=True)
+        self._thread.start()
+
+    def _build(self, source: str | None = None) -> None:
+        started = time.perf_counter()
+        packing = Packing(self.model.schema)
+        try:
+            if source is None:
+                source = kernel_source_of(self.model, packing, list(self.names))
+            compiled = compile_kernel(self.model, packing, list(self.names), workers=1, source=source)
+        except LibraryUnavailable as e:
+            self._why_not = str(e)
+            return
+        plan = kernels.plan(self.names, source)
+        kernels.adopt(self.model.key(), plan, compiled)
+        self._seconds = time.perf_counter() - started
+        self._plan = plan
+
+    def plan(self):
+        """The kernel's plan once it is built, else None."""
+        return self._plan
+
+    def notes(self, on_executors: bool, compiled_from: int | None) -> list[str]:
+        """What the report says of the kernels: which levels ran on C."""
+        if self.setting == "numpy":
+            return []
+        if self._why_not is not None:
+            return [f"the levels ran on numpy: the C kernel is unavailable ({self._why_not})"]
+        if self._plan is None:
+            return ["the search ended before the C kernel was built: every level ran on numpy"]
+        if on_executors and compiled_from is not None:
+            built = f", built in {self._seconds:.1f} s" if self._seconds >= 0.5 else ""
+            since = "every level" if compiled_from == 1 else f"levels {compiled_from} on"
+            return [f"the executors expanded {since} with the C kernel{built}"]
+        return []
 
 
 class OrderedLevel:

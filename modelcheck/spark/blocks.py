@@ -2,8 +2,9 @@
 
 Executors work on the fast engine's representation: states are bit-packed
 words (``modelcheck.language.packing``), expanded with the fast engine's own
-``Expander`` (the generated numpy kernels), fingerprinted with
-``packing.fingerprints`` and checked with the generated numpy predicates.
+``Expander`` on its C kernel (``modelcheck.spark.kernels``; the generated
+numpy kernels where C is unavailable), fingerprinted as the fast engine
+fingerprints them and checked with the same kernel's predicates.
 
 Spark moves *blocks*, not states: one record carries the numpy arrays of
 many states, so the per-record costs of Spark and of Python's pickling are
@@ -56,7 +57,8 @@ from pyspark.accumulators import AccumulatorParam
 from modelcheck.search import expansion
 from modelcheck.search.expansion import CHUNK, Expander
 from modelcheck.language.packing import Packing
-from modelcheck.spark import order, visited
+from modelcheck.spark import kernels, order, visited
+from modelcheck.spark.kernels import KernelPlan
 from modelcheck.specs import load_model
 
 SUCCESSORS = "successors"
@@ -91,6 +93,7 @@ class StepConfig(NamedTuple):
     probe: bool = False  # only count the new states (the search is at --max-depth)
     ordered: bool = False  # under a VIEW: keep TLC's first state of each view (modelcheck.spark.order)
     instances: int = 0  # the model's action instances (order keys count in them)
+    kernel: KernelPlan | None = None  # the run's C kernel, once the driver has one (else numpy)
 
 
 class LevelSummary(NamedTuple):
@@ -103,6 +106,8 @@ class LevelSummary(NamedTuple):
     sometimes: tuple[str, ...]  # reachability checks some new state satisfies
     deadlock: int | None  # the smallest fingerprint of a state without successors
     code_origin: str  # where this executor imported modelcheck from
+    numpy_because: str = ""  # why this task expanded with numpy though the run has a C kernel, if it did
+    compiled: bool = False  # whether this task expanded and checked on the C kernel
 
 
 class SummaryParam(AccumulatorParam):
@@ -125,11 +130,38 @@ def partition_index(key: int) -> int:
 # --- what an executor builds once per model (Python workers are reused) ----------
 
 @lru_cache(maxsize=8)
-def expander(model_key: tuple, check_deadlock: bool, symmetric: bool = False) -> Expander:
-    """The fast engine's expander; under symmetry every successor it returns
-    is already its orbit's representative, as in the fast engine."""
+def numpy_expander(model_key: tuple, check_deadlock: bool, symmetric: bool = False) -> Expander:
+    """The fast engine's expander on numpy; under symmetry every successor it
+    returns is already its orbit's representative, as in the fast engine."""
     model = load_model(model_key)
     return Expander(model, check_deadlock, canonical=canonicaliser(model_key) if symmetric else None)
+
+
+_compiled_expanders: dict[tuple, Expander] = {}
+
+
+class Kernels(NamedTuple):
+    """What a task expands and checks states with."""
+
+    expand: Expander
+    check: object  # packed words -> {predicate name: values}
+    numpy_because: str  # why numpy, though the run has a C kernel ("" otherwise)
+    compiled: bool = False
+
+
+def kernels_for(config: StepConfig, names: tuple[str, ...]) -> Kernels:
+    """The task's expander and predicates ``names``: on the run's C kernel
+    when the config names one and this worker has it, else on numpy."""
+    base = numpy_expander(config.model_key, config.check_deadlock, config.symmetric)
+    compiled, why = (None, "") if config.kernel is None else kernels.compiled(base.model, config.model_key,
+                                                                              config.kernel)
+    if compiled is None:
+        return Kernels(base, kernels.predicates_of(None, predicates(config.model_key, names), base.packing), why)
+    key = (config.model_key, config.check_deadlock, config.symmetric, config.kernel.digest)
+    if key not in _compiled_expanders:
+        _compiled_expanders[key] = Expander(base.model, config.check_deadlock, canonical=base.canonical,
+                                            compiled=compiled)
+    return Kernels(_compiled_expanders[key], compiled.predicates, "", True)
 
 
 @lru_cache(maxsize=8)
@@ -147,8 +179,7 @@ def predicates(model_key: tuple, names: tuple[str, ...]):
 def warm(config: StepConfig, split: int, _records) -> Iterator[tuple[int, tuple[str, Successors]]]:
     """A warm-up task (``modelcheck.spark.lead``): build what the steps of
     ``config``'s model will use, and route empty blocks, as a step would."""
-    expand = expander(config.model_key, config.check_deadlock, config.symmetric)
-    predicates(config.model_key, config.invariants + config.sometimes)
+    expand = kernels_for(config, config.invariants + config.sometimes).expand
     empty = np.zeros((expand.packing.words, 0), dtype=np.uint64)
     yield from route(_EMPTY_FPS, _EMPTY_FPS, _EMPTY_ACTIONS, empty, config.partitions, 0, split)
 
@@ -313,7 +344,8 @@ def step(config: StepConfig, report, split: int, records: Iterable) -> Iterator[
     """
     import modelcheck
 
-    expand = expander(config.model_key, config.check_deadlock, config.symmetric)
+    task = kernels_for(config, config.invariants + config.sometimes)
+    expand = task.expand
     parts = arrivals(records, split)
     fps, parents, actions, words, orders = merge_candidates(parts, expand.packing.words, config.ordered)
     before = visited.seen_before(config.visited_dir, split, config.level)
@@ -327,12 +359,11 @@ def step(config: StepConfig, report, split: int, records: Iterable) -> Iterator[
     deadlock = int(dead.min()) if len(dead) else None
     summary = partial(LevelSummary, split, len(fps), len(before) + len(fps), generated, arrived)
     if config.probe:
-        report.add({(config.level, split): summary(None, (), None, modelcheck.__file__)})
+        report.add({(config.level, split): summary(None, (), None, modelcheck.__file__, task.numpy_because, task.compiled)})
         return
     visited.add_level(config.visited_dir, split, config.level, before, visited.Run(fps, parents, actions))
-    violation, seen = check_states(predicates(config.model_key, config.invariants + config.sometimes), expand.packing,
-                                   config.invariants, config.sometimes, fps, words)
-    report.add({(config.level, split): summary(violation, seen, deadlock, modelcheck.__file__)})
+    violation, seen = check_states(task.check, config.invariants, config.sometimes, fps, words)
+    report.add({(config.level, split): summary(violation, seen, deadlock, modelcheck.__file__, task.numpy_because, task.compiled)})
     if violation is not None:
         return  # the search ends at this level: its successors are not needed
     if config.ordered:  # expanded once the driver has ranked the level (expand_step)
@@ -361,7 +392,7 @@ def expand_step(config: StepConfig, split: int, records: Iterable) -> Iterator[t
     ``config.level``: expand its new states (its frontier, in TLC's order),
     each successor keyed by its parent's rank over the whole level, which
     the driver has written (``modelcheck.spark.order``)."""
-    expand = expander(config.model_key, config.check_deadlock, config.symmetric)
+    expand = kernels_for(config, config.invariants + config.sometimes).expand
     parts = arrivals(records, split)
     if len(parts) != 1:
         raise RuntimeError(f"partition {split} received {len(parts)} frontiers for level {config.level}, not one")
@@ -376,14 +407,15 @@ def expand_step(config: StepConfig, split: int, records: Iterable) -> Iterator[t
                      split % config.partitions, stuck, order.keys(ranks[out_rows], out_actions, config.instances))
 
 
-def check_states(kernel, packing: Packing, invariants: tuple[str, ...], sometimes: tuple[str, ...],
+def check_states(check, invariants: tuple[str, ...], sometimes: tuple[str, ...],
                  fps: np.ndarray, words: np.ndarray) -> tuple[tuple[int, int] | None, tuple[str, ...]]:
     """The smallest (invariant rank, fingerprint) among states that break an
     invariant, where a state's rank is that of the first invariant it breaks
-    in the order the user gave; and the reachability checks some state meets."""
+    in the order the user gave; and the reachability checks some state meets.
+    ``check``: packed words -> each predicate's values."""
     best, seen = None, set()
     for start in range(0, fps.size, CHUNK):
-        results = kernel(packing.unpack(words[:, start:start + CHUNK]))
+        results = check(words[:, start:start + CHUNK])
         rank = np.full(min(CHUNK, fps.size - start), len(invariants))
         for r in reversed(range(len(invariants))):
             rank[~np.asarray(results[invariants[r]], dtype=bool)] = r
