@@ -273,3 +273,23 @@ def test_under_the_view_kip966_without_shutdowns_gives_tlcs_count(context):
     m = model("kraft-kip966", DataLossShutdownLimit=0)
     spark = SparkChecker(context).check(m, CheckOptions(tuple(CFG_INVARIANTS)))
     assert (spark.result, spark.distinct_states, spark.depth) == ("ok", 2_931_613, 46)
+
+
+def test_executors_expand_on_the_c_kernel(context):
+    """With --kernels compiled the driver builds the fast engine's kernel
+    before the search and every level's tasks expand and check on it."""
+    m = model("kip320", Replicas=2)
+    bfs = BfsChecker().check(m, CheckOptions(("TypeOk", "StrongIsr")))
+    spark = SparkChecker(context).check(m, CheckOptions(("TypeOk", "StrongIsr"),
+                                                        engine_options={"lead_in": 0, "kernels": "compiled"}))
+    assert (spark.result, spark.distinct_states, spark.depth) == (bfs.result, bfs.distinct_states, bfs.depth)
+    assert any(n.startswith("the executors expanded every level with the C kernel") for n in spark.notes)
+
+
+def test_a_violation_found_on_the_c_kernel_is_the_shortest(context):
+    m = model("kip320-first-try", Replicas=3)
+    bfs = BfsChecker().check(m, CheckOptions(("StrongIsr",)))
+    spark = SparkChecker(context).check(m, CheckOptions(("StrongIsr",),
+                                                        engine_options={"lead_in": 0, "kernels": "compiled"}))
+    assert spark.violation.invariant == "StrongIsr" and spark.violation.length == bfs.violation.length == 13
+    assert any("with the C kernel" in n for n in spark.notes)
