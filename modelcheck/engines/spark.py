@@ -193,8 +193,6 @@ class LevelSearch:
             return plan
         if self.kernel_broadcast is None:
             self.kernel_broadcast = plan._replace(source=self.sc.broadcast(plan.source))
-            self.options.progress.note(f"spark: executors load or build the C kernel "
-                                       f"({len(plan.source) / 1e6:.1f} MB of C, broadcast)")
         return self.kernel_broadcast
 
     def _first_level(self):
