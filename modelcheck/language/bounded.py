@@ -45,7 +45,7 @@ from modelcheck.language.codec import Codec, json_set
 from modelcheck.errors import SpecDefinitionError, TraceFormatError
 from modelcheck.language.expr import (FALSE, TRUE, Expr, add, and_, const, eq, ite, le, lift, lt, max_, not_, or_, select,
                                       sub, var)
-from modelcheck.language.records import ContainerWriter, RecordType, RecordView, SlotQueries
+from modelcheck.language.records import ContainerWriter, RecordType, RecordView, SlotQueries, record_type
 from modelcheck.language.schema import Field
 
 
@@ -348,9 +348,9 @@ class SetWriter(ContainerWriter):
         self._set(self.container.empty())
 
     def _check(self, record: RecordView) -> None:
-        if record.type is not self.container.rtype:
+        if record_type(record) is not self.container.rtype:
             raise SpecDefinitionError(f"{self.container.name} holds {self.container.rtype.name} records, "
-                                      f"not {record.type.name}")
+                                      f"not {record_type(record).name}")
 
 
 # --- sequences -------------------------------------------------------------------
@@ -477,7 +477,7 @@ class SeqWriter(ContainerWriter):
 
     def append(self, record: RecordView) -> None:
         """s' = Append(s, record)."""
-        if record.type is not self.container.rtype:
+        if record_type(record) is not self.container.rtype:
             raise SpecDefinitionError(f"{self.container.name} holds {self.container.rtype.name} records")
         self._set(seq_append(self.container, self._contents, record))
 

@@ -3,7 +3,9 @@
 A spec module declares, once:
 
 * its constants (``ConstantDecl``) and the fields of its state;
-* ``Init``, written against a ``NextState`` builder;
+* ``Init``, written against a ``NextState`` builder; ``n.one_of(values)``
+  makes it a set of initial states (TLA+'s ``x \\in S``), enumerated in
+  TLC's order;
 * its actions, each a function decorated with ``@action(param=DOMAIN, ...)``
   that reads ``s`` (the current state) and writes ``n`` (the next state and the
   guard);
@@ -21,12 +23,15 @@ from __future__ import annotations
 
 import gc
 import itertools
+import os
+import sysconfig
+import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from modelcheck.language.constants import ConstantDecl, Constants, resolve
-from modelcheck.errors import InputError, SpecDefinitionError
+from modelcheck.errors import InputError, SpecDefinitionError, TraceFormatError
 from modelcheck.language.expr import BOOL, FALSE, TRUE, Expr, and_, const_value, is_const, ite, lift, not_, or_
 from modelcheck.language.schema import Field, NextState, Schema, StateView
 
@@ -42,6 +47,26 @@ class Domain:
     name: str
     values: Callable[[Constants], Sequence[int]]
     show: Callable[[Constants, int], Any] = lambda c, v: v
+
+
+def members_of(constant: str) -> Domain:
+    """A parameter over the members of a set constant (``\\E rm \\in RM``):
+    its positions 0, 1, ... in the constant's (TLC's) order, shown as the members."""
+    return Domain(constant, lambda c: range(len(c[constant])), lambda c, i: c[constant][i])
+
+
+def interval(lo: int | Callable[[Constants], int], hi: int | Callable[[Constants], int], name: str = "") -> Domain:
+    """A parameter over the integers lo..hi (each bound a number or a
+    function of the constants)."""
+    low = lo if callable(lo) else (lambda c: lo)
+    high = hi if callable(hi) else (lambda c: hi)
+    return Domain(name or "integers", lambda c: range(low(c), high(c) + 1))
+
+
+def values_of(constant: str) -> Domain:
+    """A parameter over the values of a set constant themselves (a set of
+    integers such as ``Ballot``, or of sets such as ``Quorum``), in TLC's order."""
+    return Domain(constant, lambda c: list(c[constant]))
 
 
 @dataclass(frozen=True)
@@ -103,6 +128,8 @@ def sometimes(fn) -> PredicateDef:
 
 UPSTREAM = "from github.com/hachikuji/kafka-specification"
 
+_MISSING = object()
+
 
 def written_here(path: str, relation: str = "") -> str:
     """The origin of a TLA+ module written in this repository: where its text
@@ -112,16 +139,26 @@ def written_here(path: str, relation: str = "") -> str:
 
 @dataclass(frozen=True)
 class SpecDefinition:
+    """A spec, declared once; every engine reads it through ``instantiate``.
+
+    Required: ``name`` (what the command line calls it), ``fields`` (a
+    function of the constants giving the state's fields), ``init`` and
+    ``next`` (its actions). ``variables`` (how the fields read as TLA+
+    variables) may be left out when every field says what TLA+ values it
+    holds (``enumerated``, ``subset`` of values, ``keys``, records and sets
+    of records): it is then derived from them."""
+
     name: str  # the CLI name
-    module: str  # the TLA+ module it carries over
-    summary: str
-    constants: tuple[ConstantDecl, ...]
-    fields: Callable[[Constants], list[Field]]
-    init: Callable[[StateView, NextState], None]
-    next: tuple[ActionDef, ...]
-    invariants: tuple[PredicateDef, ...]
-    default_invariants: tuple[str, ...]
-    variables: Callable[[Constants, Schema], Any]  # -> codec.StateCodec
+    module: str = ""  # the TLA+ module it carries over (default: its name)
+    summary: str = ""
+    constants: tuple[ConstantDecl, ...] = ()
+    fields: Callable[[Constants], list[Field]] = None  # type: ignore[assignment]
+    init: Callable[[StateView, NextState], None] = None  # type: ignore[assignment]
+    next: tuple[ActionDef, ...] = ()
+    invariants: tuple[PredicateDef, ...] = ()
+    # the invariants a run checks when not told (default: all of them)
+    default_invariants: tuple[str, ...] = None  # type: ignore[assignment]
+    variables: Callable[[Constants, Schema], Any] | None = None  # -> codec.StateCodec; None: derived from the fields
     sometimes: tuple[PredicateDef, ...] = ()
     notes: str = ""
     check_constants: Callable[[Constants], None] | None = None
@@ -135,7 +172,7 @@ class SpecDefinition:
     # they are checked under; the first is the default and is called "Spec".
     properties: tuple[Any, ...] = ()
     specifications: tuple[Any, ...] = ()
-    origin: str = UPSTREAM  # where the TLA+ module comes from: upstream, or written_here(path)
+    origin: str = ""  # where the TLA+ module comes from: UPSTREAM, or written_here(path)
     # TLC's VIEW, when the module defines one as a tuple of its variables: the
     # names of the variables it keeps (see Model.view). ``view_default``: whether
     # a run applies it when not told (the module's own .cfg does).
@@ -158,10 +195,44 @@ class SpecDefinition:
     # its layouts (modelcheck.model.display.Layout), called only when a trace is
     # shown. None: the viewer picks a layout by the spec's variables.
     layout: Callable[[], Sequence[Any]] | None = None
+    # Values a .cfg's substitutions may name (``Acceptor <- MCAcceptor``):
+    # definition name -> its value, in TLA+ notation ("{a1, a2, a3}") or as
+    # a Python value of the constant's kind.
+    definitions: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    # Small models of this spec, as constants (name -> value in TLA+ notation):
+    # the tests that run over every spec explore the first whole (a few
+    # thousand states at most); none: the defaults.
+    small_models: tuple[Mapping[str, str], ...] = field(default=(), hash=False, compare=False)
+    # Where the spec was found (a modelcheck.loading.registry.SpecSource), set
+    # when it is loaded: what a trace records so that it can be found again.
+    loaded_from: Any = field(default=None, hash=False, compare=False)
+
+    def __post_init__(self):
+        missing = [n for n in ("fields", "init") if getattr(self, n) is None]
+        if not self.name or missing:
+            raise SpecDefinitionError(f"SpecDefinition {self.name or '(no name)'}: give "
+                                      f"{', '.join(missing or ['a name'])}")
+        if not self.module:
+            object.__setattr__(self, "module", self.name)
+        if self.default_invariants is None:
+            object.__setattr__(self, "default_invariants", tuple(p.name for p in self.invariants))
+        for group in ("next", "invariants", "sometimes", "default_invariants", "properties", "specifications"):
+            value = getattr(self, group)
+            if not isinstance(value, tuple):
+                object.__setattr__(self, group, tuple(value))
+
+    def ref(self) -> str:
+        """How another process finds this spec again (``Model.key``): where
+        it was loaded from, else its name."""
+        return self.loaded_from.ref() if self.loaded_from is not None else self.name
 
     def source(self) -> str:
-        """The TLA+ module this spec ports and where that module comes from."""
-        return f"port of TLA+ module {self.module}, {self.origin}"
+        """The TLA+ module this spec ports and where that module comes from
+        (and, for a spec from a file, that file)."""
+        where = self.loaded_from.describe() if self.loaded_from is not None else ""
+        if self.origin:
+            return f"port of TLA+ module {self.module}, {self.origin}" + (f" ({where})" if where else "")
+        return f"TLA+ module {self.module}" + (f", {where}" if where else "")
 
     def invariant_summary(self, name: str) -> str:
         """What an invariant means, in one sentence: the first of its docstring."""
@@ -170,10 +241,14 @@ class SpecDefinition:
         return doc if end < 0 else doc[:end + 1]
 
     def resolve_constants(self, given: dict[str, str] | None = None,
-                          parsed: dict[str, Any] | None = None) -> Constants:
-        constants = resolve(self.constants, given or {}, self.name, parsed)
+                          parsed: dict[str, Any] | None = None, named_first: Sequence[str] = ()) -> Constants:
+        """The constants: defaults, then ``given`` (TLA+ notation) and
+        ``parsed`` values; ``named_first``: model values a .cfg declares
+        (TLC orders model values by when they are first named)."""
+        constants = resolve(self.constants, given or {}, self.name, parsed, named_first)
         if self.check_constants:
-            self.check_constants(constants)
+            with defining(self, "the constants' check (check_constants)", InputError):
+                self.check_constants(constants)
         return constants
 
     def invariant_names(self) -> list[str]:
@@ -216,11 +291,13 @@ class SpecDefinition:
         if not self.properties:
             return {}
         c = self.resolve_constants()
-        schema = Schema(self.fields(c))
+        with defining(self, "fields"):
+            schema = Schema(self.fields(c))
         current, following = StateView(schema, c), StateView(_Shifted(schema), c)
         out = {}
         for p in self.properties:
-            cases = p.build(current, following)
+            with defining(self, f"temporal property {p.name}"):
+                cases = p.build(current, following)
             out[p.name] = (FORMS[cases[0][1].form], cases[0][0].split("=", 1)[0])
         return out
 
@@ -236,6 +313,79 @@ class SpecDefinition:
         (None: its default)."""
         with _collector_paused():
             return Model(self, constants, self.view_default if view is None else view)
+
+
+# --- placing a mistake in a spec definition -------------------------------------------------
+
+_PACKAGE = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_BUILT_IN_SPECS = os.path.realpath(os.path.join(_PACKAGE, "specs"))
+
+
+def _library_dirs() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Python's own library, and where installed packages go."""
+    paths = sysconfig.get_paths()
+    own = {os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib") if k in paths}
+    installed = {os.path.realpath(paths[k]) for k in ("purelib", "platlib") if k in paths}
+    return tuple(own), tuple(installed)
+
+
+def _under(path: str, dirs) -> bool:
+    return any(path == d or path.startswith(d + os.sep) for d in dirs)
+
+
+def spec_location(tb) -> str | None:
+    """file:line of the innermost frame of a spec's code in a traceback: a
+    built-in spec's, or any file outside modelcheck's machinery and Python's
+    library (an installed package's only when no other frame is)."""
+    own, installed = _library_dirs()
+    best = fallback = None
+    for frame, line in traceback.walk_tb(tb):
+        path = frame.f_code.co_filename
+        if path.startswith("<"):
+            continue
+        real = os.path.realpath(path)
+        if not real.startswith(_BUILT_IN_SPECS + os.sep) and (_under(real, (_PACKAGE,)) or _under(real, own)):
+            continue
+        where = f"{_shown_path(path)}:{line}"
+        if _under(real, installed) and not real.startswith(_BUILT_IN_SPECS + os.sep):
+            fallback = where
+        else:
+            best = where
+    return best or fallback
+
+
+def _shown_path(path: str) -> str:
+    relative = os.path.relpath(path)
+    return relative if not relative.startswith("..") else path
+
+
+class _Located(SpecDefinitionError):
+    """A mistake in a spec definition, already placed (name, part, file:line)."""
+
+
+@contextmanager
+def defining(spec, what: str, passthrough: tuple | type = ()):
+    """Run a part of a spec's definition (an action, an invariant, Init...)
+    so that a mistake in it is reported as one line naming the spec, the
+    part and the file:line of the spec's code where it happened. Python's
+    own errors raised in the spec's code (a TypeError, a KeyError) are
+    mistakes of the definition too; those raised elsewhere are not."""
+    try:
+        yield
+    except _Located:
+        raise
+    except passthrough:  # type: ignore[misc]
+        raise
+    except SpecDefinitionError as e:
+        where = spec_location(e.__traceback__)
+        raise _Located(f"{spec.name}: {what}: {e}" + (f" ({where})" if where else "")) from None
+    except (InputError, KeyboardInterrupt, MemoryError, RecursionError):
+        raise
+    except Exception as e:
+        where = spec_location(e.__traceback__)
+        if where is None:
+            raise
+        raise _Located(f"{spec.name}: {what}: {type(e).__name__}: {e} ({where})") from None
 
 
 @contextmanager
@@ -301,16 +451,45 @@ class Model:
 
     def __post_init__(self):
         spec, c = self.spec, self.constants
-        self.schema = Schema(spec.fields(c))
+        with defining(spec, "fields"):
+            self.schema = Schema(spec.fields(c))
         view = StateView(self.schema, c)
-        self.init_states = [self._build_init(view)]
+        self.init_states = self._build_init_states(view)
         self.instances = self._build_instances(view)
         self.invariants = {p.name: self._predicate(p, view) for p in spec.invariants}
         self.sometimes = {p.name: self._predicate(p, view) for p in spec.sometimes}
-        self.codec = spec.variables(c, self.schema)
+        with defining(spec, "variables (the TLA+ variables of its fields)"):
+            if spec.variables is not None:
+                self.codec = spec.variables(c, self.schema)
+            else:
+                from modelcheck.language.codec import derived_codec
+                self.codec = derived_codec(self.schema)
+        self._check_codec()
         if self.view:
             self.schema.view_slots = self._view_slots()
         self._compiled = None
+
+    def _check_codec(self, most: int = 100) -> None:
+        """Every initial state (the first ``most``) written as TLA+ values,
+        as a trace writes it, must read back as the same state: a codec that
+        does not is a mistake in the spec, reported before any search."""
+        from modelcheck.language.values import to_itf
+        for k, state in enumerate(self.init_states[:most]):
+            where = f"initial state {k + 1}" if len(self.init_states) > 1 else "the initial state"
+            with defining(self.spec, f"its TLA+ variables cannot write {where}"):
+                values = self.codec.encode(state)
+                written = {name: to_itf(v) for name, v in values.items()}
+            try:
+                with defining(self.spec, f"its TLA+ variables cannot read back {where}"):
+                    back = self.codec.decode(written, where)
+            except TraceFormatError as e:
+                raise SpecDefinitionError(f"{self.spec.name}: its TLA+ variables cannot read back {where} as "
+                                          f"they write it: {e}") from None
+            if back != state:
+                wrong = [self.schema.slot_names[i] for i, (a, b) in enumerate(zip(state, back)) if a != b]
+                raise SpecDefinitionError(f"{self.spec.name}: its TLA+ variables read {where} back differently "
+                                          f"than they write it (in {', '.join(wrong[:5])}): check variables= "
+                                          f"or the to_tla/from_tla of its record types")
 
     def _view_slots(self) -> tuple[int, ...]:
         if not self.spec.view:
@@ -323,19 +502,50 @@ class Model:
         return tuple(sorted(kept | set(getattr(self.codec, "hidden", ()))))
 
     # --- building -------------------------------------------------------
-    def _build_init(self, view: StateView) -> tuple:
-        n = NextState(self.schema, view)
-        self.spec.init(view, n)
-        if n.built_guard() is not TRUE:
-            raise SpecDefinitionError(f"{self.spec.name}: Init must only assign values")
+    def _build_init_states(self, view: StateView, most: int = 1_000_000) -> list[tuple]:
+        """Init's states, in TLC's order: Init runs once per combination of
+        the values its ``one_of`` calls return (the first call varying
+        slowest, as TLC enumerates ``x \\in S`` conjunct by conjunct), and
+        the states are kept in the order found, each once."""
+        states: list[tuple] = []
+        seen: set[tuple] = set()
+        path: list[int] | None = []
+        runs = 0
+        while path is not None:
+            chooser = _Chooser(path)
+            n = NextState(self.schema, view)
+            n._chooser = chooser
+            with defining(self.spec, "Init"):
+                try:
+                    self.spec.init(view, n)
+                    state = self._init_state(n)
+                except _NoValue:
+                    state = None
+            if state is not None and state not in seen:
+                seen.add(state)
+                states.append(state)
+            runs += 1
+            if runs > most:
+                raise SpecDefinitionError(f"{self.spec.name}: Init chooses among more than {most:,} combinations")
+            path = chooser.next_path()
+        if not states:
+            raise SpecDefinitionError(f"{self.spec.name}: Init has no state (every choice fails its require)")
+        return states
+
+    def _init_state(self, n: NextState) -> tuple | None:
+        guard = n.built_guard()
+        if guard is FALSE:
+            return None
+        if guard is not TRUE:
+            raise SpecDefinitionError("Init's conditions (require) must be decided by the constants and the values "
+                                      "one_of chose, not by the state: write them in Python on those values")
         state = []
         for slot in range(self.schema.width):
             e = n.built_assignments().get(slot)
             if e is None:
-                raise SpecDefinitionError(f"{self.spec.name}: Init leaves {self.schema.slot_names[slot]} unassigned")
+                raise SpecDefinitionError(f"Init leaves {self.schema.slot_names[slot]} unassigned")
             if not is_const(e):
-                raise SpecDefinitionError(f"{self.spec.name}: Init must assign constants, "
-                                          f"not {e!r} to {self.schema.slot_names[slot]}")
+                raise SpecDefinitionError(f"Init must assign values, not {e!r} to {self.schema.slot_names[slot]}")
             state.append(int(const_value(e)))
         state = tuple(state)
         self.check_ranges(state, "Init")
@@ -352,8 +562,9 @@ class Model:
                 if act.where is not None and not act.where(**params):
                     continue
                 n = NextState(self.schema, view)
-                act.fn(view, n, **params)
-                guard = n.built_guard()
+                with defining(self.spec, f"action {act.name}({', '.join(f'{k}={v}' for k, v in params.items())})"):
+                    act.fn(view, n, **params)
+                    guard = n.built_guard()
                 if guard is FALSE:
                     continue
                 shown = tuple((p, d.show(c, v)) for (p, d), v in zip(act.params, combo))
@@ -389,9 +600,11 @@ class Model:
                               and_(guard, or_(*(c for c, _ in failures))), {slot: code}, failure=True)
 
     def _predicate(self, p: PredicateDef, view: StateView) -> Expr:
-        e = lift(p.fn(view))
-        if e.sort != BOOL:
-            raise SpecDefinitionError(f"{self.spec.name}: {p.name} must be a condition")
+        what = "invariant" if p.kind == "invariant" else "reachability check"
+        with defining(self.spec, f"{what} {p.name}"):
+            e = lift(p.fn(view))
+            if e.sort != BOOL:
+                raise SpecDefinitionError("it must give a condition, not a number")
         return e
 
     def instances_of(self, act: ActionDef) -> list[ActionInstance]:
@@ -407,7 +620,9 @@ class Model:
         prop = next(p for p in self.spec.properties if p.name == name)
         current = StateView(self.schema, self.constants)
         following = StateView(_Shifted(self.schema), self.constants)
-        return [PropertyCase(name, case, f, bound) for case, f, bound in prop.build(current, following)]
+        with defining(self.spec, f"temporal property {name}"):
+            built = prop.build(current, following)
+        return [PropertyCase(name, case, f, bound) for case, f, bound in built]
 
     # --- using ----------------------------------------------------------
     def check_ranges(self, state: tuple, where: str) -> None:
@@ -433,21 +648,64 @@ class Model:
         return [i.label() for i in self.instances]
 
     def key(self) -> tuple:
-        """A small picklable name for this model: ``modelcheck.specs.load_model(key)``
-        rebuilds it in another process (worker processes, Spark executors)."""
+        """A small picklable name for this model:
+        ``modelcheck.loading.registry.load_model(key)`` rebuilds it in another
+        process (Spark executors), finding the spec where it was loaded from."""
         if self.view:
-            return (self.spec.name, tuple(self.constants.items()), "view")
-        return (self.spec.name, tuple(self.constants.items()))
+            return (self.spec.ref(), tuple(self.constants.items()), "view")
+        return (self.spec.ref(), tuple(self.constants.items()))
 
     def describe_constants(self) -> str:
         from modelcheck.language.constants import format_value
         kinds = {d.name: d.kind for d in self.spec.constants}
         return " ".join(f"{k}={format_value(kinds[k], v)}" for k, v in self.constants.items())
 
+    def tla_constants(self) -> dict[str, Any]:
+        """The constants as TLA+ values (``modelcheck.language.values``)."""
+        from modelcheck.language.constants import tla_value
+        kinds = {d.name: d.kind for d in self.spec.constants}
+        return {k: tla_value(kinds[k], v) for k, v in self.constants.items()}
+
     def json_constants(self) -> dict[str, Any]:
         from modelcheck.language.constants import json_value
         kinds = {d.name: d.kind for d in self.spec.constants}
         return {k: json_value(kinds[k], v) for k, v in self.constants.items()}
+
+
+class _NoValue(Exception):
+    """Init's one_of was given no values: no initial state on this branch."""
+
+
+class _Chooser:
+    """The values Init's ``one_of`` calls return on one run: the positions
+    ``path`` gives, then the first of each; records what each call offered,
+    so that ``next_path`` gives the next combination in TLC's order."""
+
+    def __init__(self, path: list[int]):
+        self.path = path
+        self.taken: list[int] = []
+        self.sizes: list[int] = []
+
+    def one_of(self, values):
+        values = list(values)
+        k = len(self.taken)
+        if k < len(self.path) and self.path[k] >= len(values):
+            raise SpecDefinitionError("Init's choices changed between runs; one_of must be offered the same values "
+                                      "for the same earlier choices")
+        if not values:
+            raise _NoValue
+        position = self.path[k] if k < len(self.path) else 0
+        self.taken.append(position)
+        self.sizes.append(len(values))
+        return values[position]
+
+    def next_path(self) -> list[int] | None:
+        """The choices of the next run: the last call that has another value
+        takes it, and the calls after it start again from their first."""
+        for k in range(len(self.taken) - 1, -1, -1):
+            if self.taken[k] + 1 < self.sizes[k]:
+                return self.taken[:k] + [self.taken[k] + 1]
+        return None
 
 
 class _Shifted:

@@ -49,7 +49,7 @@ from pyspark.accumulators import AccumulatorParam
 from modelcheck.search.expansion import CHUNK, Expander
 from modelcheck.language.packing import Packing, fingerprints
 from modelcheck.spark import visited
-from modelcheck.specs import load_model
+from modelcheck.loading.registry import load_model
 
 SUCCESSORS = "successors"
 _EMPTY_FPS = np.zeros(0, dtype=np.uint64)

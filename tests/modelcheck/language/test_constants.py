@@ -45,5 +45,5 @@ def test_assignment_syntax():
 def test_replica_valued_constant_must_name_a_replica():
     spec = get_spec("async-isr")
     assert spec.resolve_constants({"Leader": "r2"}).Leader == "r2"
-    with pytest.raises(InputError, match="one of the replicas"):
+    with pytest.raises(InputError, match="one of the model values of Replicas"):
         spec.resolve_constants({"Leader": "r9"})
