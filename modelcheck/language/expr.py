@@ -180,17 +180,53 @@ class Labelled:
             return result
         if isinstance(value, Expr):
             return value
+        if isinstance(value, ValueIte):
+            return ite(value.cond, self.coded(value.then), self.coded(value.otherwise))
+        if isinstance(value, int) and not isinstance(value, bool) and not self.int_labels():
+            return const(value)  # a code (a position among the values), as parameters give them
         if self.is_set:
-            if isinstance(value, (str, int)) and not isinstance(value, bool):
+            if isinstance(value, str):
                 raise SpecDefinitionError(f"{self.what} is a set; compare it with a set of values")
             return const(self.mask(value))
         return const(self.code(value))
 
+    def is_in(self, values) -> Expr:
+        """x \\in {v1, v2, ...}: values it cannot hold are simply not it."""
+        return or_(*(eq(self.expr, const(i)) for i, label in enumerate(self.labels)
+                     if any(label == v and isinstance(label, bool) == isinstance(v, bool) for v in values)))
+
     def __eq__(self, other):  # type: ignore[override]
         return eq(self.expr, self.coded(other))
 
+    def __lt__(self, other):
+        raise SpecDefinitionError(f"{self.what} holds TLA+ values that are not numbers; they cannot be compared with <")
+
+    __le__ = __gt__ = __ge__ = __lt__
+
     def __ne__(self, other):  # type: ignore[override]
         return ne(self.expr, self.coded(other))
+
+
+def _plain_value(v) -> bool:
+    """A TLA+ value that is no number or boolean (a string, a model value, a set)."""
+    return isinstance(v, (str, frozenset, tuple, set))
+
+
+class ValueIte:
+    """IF cond THEN a ELSE b between TLA+ values that are not numbers
+    (``ite(c, "won", "lost")``): coded once it is stored in, or compared
+    with, something that says what its codes are."""
+
+    __slots__ = ("cond", "then", "otherwise")
+
+    def __init__(self, cond: Expr, then, otherwise):
+        self.cond, self.then, self.otherwise = cond, then, otherwise
+
+    def __bool__(self):
+        raise SpecDefinitionError("a state-dependent value was used where Python needs a plain True/False")
+
+    def __repr__(self) -> str:
+        return f"(IF {to_text(self.cond)} THEN {self.then!r} ELSE {self.otherwise!r})"
 
 
 def _label_text(v) -> str:
@@ -350,6 +386,14 @@ def any_of(items: Iterable[Value]) -> Expr:
 
 
 def ite(cond: Value, then: Value, otherwise: Value) -> Expr:
+    """IF cond THEN then ELSE otherwise. Between TLA+ values other than
+    numbers (strings, model values: ``ite(c, "won", s.state[i])``) it keeps
+    them as such, to be coded where they are stored or compared."""
+    if isinstance(then, Labelled) or isinstance(otherwise, Labelled):
+        ref = then if isinstance(then, Labelled) else otherwise
+        return Labelled(ite(cond, ref.coded(then), ref.coded(otherwise)), ref.labels, ref.is_set, ref.what)  # type: ignore[return-value]
+    if _plain_value(then) or _plain_value(otherwise) or isinstance(then, ValueIte) or isinstance(otherwise, ValueIte):
+        return ValueIte(lift(cond), then, otherwise)  # type: ignore[return-value]
     cond = _expect(lift(cond), BOOL, "ite")
     then, otherwise = lift(then), lift(otherwise)
     if then.sort != otherwise.sort:

@@ -557,6 +557,10 @@ class SlotQueries:
 
     capacity: int
 
+    def record(self, **parts) -> "RecordView":
+        """A record of the type this container holds (``rtype.new``)."""
+        return self.container.rtype.new(**parts)
+
     def elements(self) -> list[tuple[Expr, "RecordView"]]:
         """(occupied, record) for every slot."""
         return [(self.present(k), self.at(k)) for k in range(self.capacity)]
@@ -586,6 +590,10 @@ class ContainerWriter:
         self.container, self._owner, self._index = container, owner, index
         self._contents = container.current(owner._schema, index)
         self._changed = False
+
+    def record(self, **parts) -> "RecordView":
+        """A record of the type this container holds (``rtype.new``)."""
+        return self.container.rtype.new(**parts)
 
     @property
     def now(self):

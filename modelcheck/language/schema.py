@@ -162,7 +162,7 @@ class Schema:
             self.by_name[f.name] = f
             self.base[f.name] = offset
             for idx in _indices(f.shape):
-                self.slot_names.append(f.name + "".join(f"[{i}]" for i in idx))
+                self.slot_names.append(f.name + "".join(f"[{_key_text(f.keys, d, i)}]" for d, i in enumerate(idx)))
                 self.slot_field.append(f)
             offset += f.size
         self.width = offset
@@ -193,6 +193,15 @@ class Schema:
 
     def in_range(self, state: tuple) -> bool:
         return all(lo <= v <= hi for v, lo, hi in zip(state, self.lo, self.hi))
+
+
+def _key_text(keys: tuple[tuple, ...], depth: int, i: int) -> str:
+    """How a slot's index reads: the key it stands for (a model value, a
+    number, a string in quotes), or the position when the field has no keys."""
+    if depth >= len(keys):
+        return str(i)
+    key = keys[depth][i]
+    return f'"{key}"' if type(key) is str else str(key)
 
 
 def _pack_code(f: Field) -> str:

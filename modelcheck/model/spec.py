@@ -80,9 +80,11 @@ class ActionDef:
     # (s, **params) -> condition. Coverage reports how often each held, and
     # flags one that can never hold (see modelcheck/capabilities/coverage.py).
     cases: tuple[tuple[str, Callable[..., Any]], ...] = ()
+    # for an action restricted to some parameters (``fixing``): the action it restricts
+    of: str = ""
 
-    def __call__(self, s, n, **params):
-        return self.fn(s, n, **params)
+    def __call__(this, s, n, /, **params):  # noqa: N805 (a parameter may be called self)
+        return this.fn(s, n, **params)
 
 
 def action(where: Callable[..., bool] | None = None, cases: dict[str, Callable[..., Any]] | None = None,
@@ -118,6 +120,18 @@ def invariant(fn=None, *, explain: Callable[[Any], str | None] | None = None):
     def wrap(f) -> PredicateDef:
         return PredicateDef(f.__name__, f, (f.__doc__ or "").strip(), "invariant", explain)
     return wrap(fn) if fn is not None else wrap
+
+
+def fixing(act: ActionDef, name: str | None = None, **fixed: int) -> ActionDef:
+    """``act`` with some parameters fixed (their positions, as the action
+    receives them): one conjunct of ``\\A p \\in S : WF_vars(A(p))``, fairness
+    on each process's instance of an action rather than on the whole action."""
+    where = act.where
+
+    def only(**params):
+        return all(params[k] == v for k, v in fixed.items()) and (where is None or where(**params))
+    label = name or f"{act.name}({', '.join(f'{k}={v}' for k, v in fixed.items())})"
+    return ActionDef(label, act.fn, act.params, only, act.doc, act.cases, act.of or act.name)
 
 
 def sometimes(fn) -> PredicateDef:
@@ -363,13 +377,28 @@ class _Located(SpecDefinitionError):
     """A mistake in a spec definition, already placed (name, part, file:line)."""
 
 
+def _defined_at(fn) -> str | None:
+    """file:line where a function of a spec is defined."""
+    code = getattr(fn, "__code__", None)
+    if code is None or not _is_spec_file(code.co_filename):
+        return None
+    return f"{_shown_path(code.co_filename)}:{code.co_firstlineno}"
+
+
+def _is_spec_file(path: str) -> bool:
+    real = os.path.realpath(path)
+    return real.startswith(_BUILT_IN_SPECS + os.sep) or not real.startswith(_PACKAGE + os.sep)
+
+
 @contextmanager
-def defining(spec, what: str, passthrough: tuple | type = ()):
+def defining(spec, what: str, passthrough: tuple | type = (), fn=None):
     """Run a part of a spec's definition (an action, an invariant, Init...)
     so that a mistake in it is reported as one line naming the spec, the
     part and the file:line of the spec's code where it happened. Python's
     own errors raised in the spec's code (a TypeError, a KeyError) are
-    mistakes of the definition too; those raised elsewhere are not."""
+    mistakes of the definition too; those raised elsewhere are not. ``fn``:
+    the spec's function run, whose definition is named when the mistake is
+    found in what it returned (a field declared twice)."""
     try:
         yield
     except _Located:
@@ -377,7 +406,7 @@ def defining(spec, what: str, passthrough: tuple | type = ()):
     except passthrough:  # type: ignore[misc]
         raise
     except SpecDefinitionError as e:
-        where = spec_location(e.__traceback__)
+        where = spec_location(e.__traceback__) or (_defined_at(fn) if fn is not None else None)
         raise _Located(f"{spec.name}: {what}: {e}" + (f" ({where})" if where else "")) from None
     except (InputError, KeyboardInterrupt, MemoryError, RecursionError):
         raise
@@ -451,14 +480,14 @@ class Model:
 
     def __post_init__(self):
         spec, c = self.spec, self.constants
-        with defining(spec, "fields"):
+        with defining(spec, "fields", fn=spec.fields):
             self.schema = Schema(spec.fields(c))
         view = StateView(self.schema, c)
         self.init_states = self._build_init_states(view)
         self.instances = self._build_instances(view)
         self.invariants = {p.name: self._predicate(p, view) for p in spec.invariants}
         self.sometimes = {p.name: self._predicate(p, view) for p in spec.sometimes}
-        with defining(spec, "variables (the TLA+ variables of its fields)"):
+        with defining(spec, "variables (the TLA+ variables of its fields)", fn=spec.variables):
             if spec.variables is not None:
                 self.codec = spec.variables(c, self.schema)
             else:
@@ -515,7 +544,7 @@ class Model:
             chooser = _Chooser(path)
             n = NextState(self.schema, view)
             n._chooser = chooser
-            with defining(self.spec, "Init"):
+            with defining(self.spec, "Init", fn=self.spec.init):
                 try:
                     self.spec.init(view, n)
                     state = self._init_state(n)
@@ -562,7 +591,8 @@ class Model:
                 if act.where is not None and not act.where(**params):
                     continue
                 n = NextState(self.schema, view)
-                with defining(self.spec, f"action {act.name}({', '.join(f'{k}={v}' for k, v in params.items())})"):
+                shown = ", ".join(f"{p}={_show(d.show(c, v))}" for (p, d), v in zip(act.params, combo))
+                with defining(self.spec, f"action {act.name}" + (f"({shown})" if shown else ""), fn=act.fn):
                     act.fn(view, n, **params)
                     guard = n.built_guard()
                 if guard is FALSE:
@@ -601,7 +631,7 @@ class Model:
 
     def _predicate(self, p: PredicateDef, view: StateView) -> Expr:
         what = "invariant" if p.kind == "invariant" else "reachability check"
-        with defining(self.spec, f"{what} {p.name}"):
+        with defining(self.spec, f"{what} {p.name}", fn=p.fn):
             e = lift(p.fn(view))
             if e.sort != BOOL:
                 raise SpecDefinitionError("it must give a condition, not a number")
@@ -722,19 +752,47 @@ class _Shifted:
         return self._schema.slot(name, *index) + self._schema.width
 
 
-def by_first_parameter(actions: Sequence[ActionDef], after: Sequence[ActionDef] = ()):
-    """An ``instance_order`` for a Next of the form
-    ``(\\E b \\in S : A1(b) \\/ A2(b) \\/ ...) \\/ B1 \\/ ...``, which TLC
-    splits into the actions A1(b1), A2(b1), ..., A1(b2), ..., then B1, ...: the
-    instances of ``actions`` ordered by the value of their first parameter,
-    then by the action's place in ``actions``; then those of ``after``.
-    Within one action, instances keep their order (parameters nested as declared)."""
-    rank = {a.name: k for k, a in enumerate(actions)}
-    tail = {a.name: k for k, a in enumerate(after)}
+def next_disjuncts(*groups: ActionDef | Sequence[ActionDef]):
+    """An ``instance_order`` for a Next written as a disjunction, each
+    disjunct an action or a tuple of actions sharing their first parameter
+    (``\\E b \\in S : A1(b) \\/ A2(b, ...)``), in the order Next writes them:
+    TLC tries the disjuncts in turn, and within a tuple, for each value of
+    the first parameter, each action in turn. Within one action, instances
+    keep their order (parameters nested as declared)."""
+    rank: dict[str, tuple[int, int, bool]] = {}
+    for g, group in enumerate(groups):
+        members = (group,) if isinstance(group, ActionDef) else tuple(group)
+        for k, act in enumerate(members):
+            rank[act.name] = (g, k, len(members) > 1)
 
     def order(instances: list[ActionInstance]) -> list[ActionInstance]:
         def key(pair):
             position, inst = pair
+            g, k, shared = rank.get(inst.action, (len(groups), 0, False))
+            first = inst.params[0][1] if shared and inst.params else 0
+            return (g, first, k, position)
+        return [inst for _, inst in sorted(enumerate(instances), key=key)]
+    return order
+
+
+def by_first_parameter(actions: Sequence[ActionDef], after: Sequence[ActionDef] = (),
+                       before: Sequence[ActionDef] = ()):
+    """An ``instance_order`` for a Next of the form
+    ``(\\E b \\in S : A1(b) \\/ A2(b) \\/ ...) \\/ B1 \\/ ...``, which TLC
+    splits into the actions A1(b1), A2(b1), ..., A1(b2), ..., then B1, ...: the
+    instances of ``before`` (action by action), then those of ``actions``
+    ordered by the value of their first parameter, then by the action's place
+    in ``actions``; then those of ``after``. Within one action, instances
+    keep their order (parameters nested as declared)."""
+    rank = {a.name: k for k, a in enumerate(actions)}
+    tail = {a.name: k for k, a in enumerate(after)}
+    head = {a.name: k for k, a in enumerate(before)}
+
+    def order(instances: list[ActionInstance]) -> list[ActionInstance]:
+        def key(pair):
+            position, inst = pair
+            if inst.action in head:
+                return (-1, head[inst.action], 0, position)
             if inst.action in rank:
                 return (0, inst.params[0][1], rank[inst.action], position)
             return (1, tail.get(inst.action, len(tail)), 0, position)

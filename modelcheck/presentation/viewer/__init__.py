@@ -84,7 +84,7 @@ class TraceView:
     illegal: list[int]  # 0-based indices of states no action reaches from the one before
     breakages: list[Breakage]
     lasso: LassoNote | None = None
-    legend: str = LOG_LEGEND  # how the layout writes a log
+    legend: str = LOG_LEGEND  # how the layout writes a log ("" when it draws none)
 
     @property
     def model(self):
