@@ -309,6 +309,6 @@ SPEC = SpecDefinition(
           LeaderWrite, LeaderHandleUpdate, FollowerReplicate),
     invariants=(TypeOk, ValidHighWatermark), default_invariants=("ValidHighWatermark",),
     variables=variables, sometimes=(IsrShrunk, LeaderAdoptedUpdate, HighWatermarkAdvanced),
-    layout=viewer_layout, origin=UPSTREAM,
+    layout=viewer_layout, origin=UPSTREAM, small_models=({"MaxVersion": "2", "MaxOffset": "1"},),
     notes="MaxOffset and MaxVersion bound the otherwise unbounded offsets and versions; "
           "see the module docstring of specs/async_isr.py")

@@ -1,0 +1,74 @@
+"""examples/paxos: Paxos with general quorums, run from its path, against
+TLC's figures.
+
+TLC's figures were measured with TLC built from tlaplus/tlaplus at
+cc6b616cf (it reports "TLC2 Version 2026.11.28.092904"), on the Paxos
+module of tlaplus/Examples (specifications/Paxos) with its refinement
+(votes, V == INSTANCE Voting) replaced by the consistency invariant
+(``Consistency == \\A v, w \\in chosen : v = w``, chosen as in Voting), in a
+scratch directory outside the repository, and a module MCPx giving
+``MCAcceptor == {a1, a2, a3}``, ``MCValue == {v1, v2}``, ``MCBallot == 0..1``
+and ``MCQuorum`` as below:
+
+    java -XX:+UseParallelGC -cp tlc/classes tlc2.TLC -deadlock -workers 1 -config MCPx.cfg MCPx.tla
+
+with MCPx.cfg ``CONSTANTS a1=a1 a2=a2 a3=a3 v1=v1 v2=v2 Acceptor <- MCAcceptor
+Value <- MCValue Quorum <- MCQuorum Ballot <- MCBallot None = None``,
+``INVARIANT TypeOK Consistency``, ``SPECIFICATION Spec``:
+
+    MCQuorum == {{a1, a2}, {a1, a3}, {a2, a3}}:  3,921 distinct states, depth 17
+    MCQuorum == {{a1, a2}, {a1, a3}}:            2,433 distinct states, depth 17
+    MCQuorum == {{a1}}:                          4,305 distinct states, depth 17
+    MCQuorum == {{a1, a2, a3}}:                    513 distinct states, depth 17
+
+each with "No error has been found".
+"""
+
+import os
+
+import pytest
+
+from support import EXAMPLES, ROOT, invoke, invoke_json, one_error_line
+
+SPEC = EXAMPLES["paxos"]
+CFG = os.path.join(ROOT, "examples", "paxos", "MCPaxos.cfg")
+
+
+@pytest.mark.parametrize("quorum, states", [("{{a1, a2}, {a1, a3}}", 2433), ("{{a1}}", 4305),
+                                            ("{{a1, a2, a3}}", 513)])
+def test_general_quorums_give_tlcs_counts(quorum, states, in_tmp):
+    code, out, _ = invoke_json("run", SPEC, "--const", f"Quorum={quorum}", "-q")
+    assert (code, out["result"], out["distinct_states"], out["depth"]) == (0, "ok", states, 17)
+
+
+def test_the_cfg_substitutes_the_definitions_the_spec_offers(in_tmp):
+    """Acceptor <- MCAcceptor and the others, None = None, a1 = a1...: the
+    majorities of three acceptors, TLC's 3,921 states."""
+    code, out, err = invoke_json("run", SPEC, "--config", CFG, "--engine", "bfs", "-q")
+    assert code == 0 and err == ""
+    assert out["constants"] == {"Acceptor": ["a1", "a2", "a3"], "Value": ["v1", "v2"],
+                                "Quorum": [["a1", "a2"], ["a1", "a3"], ["a2", "a3"]], "Ballot": [0, 1],
+                                "None": "None"}
+    assert (out["result"], out["distinct_states"], out["depth"]) == ("ok", 3921, 17)
+
+
+def test_quorums_that_do_not_intersect_break_the_assumption(in_tmp):
+    code, _, err = invoke("run", SPEC, "--const", "Quorum={{a1}, {a2}}")
+    assert code == 2
+    assert one_error_line(err) == ("modelcheck: error: Quorum: {a1} and {a2} do not intersect "
+                                   "(the module's QuorumAssumption)")
+
+
+def test_a_quorum_outside_the_acceptors_is_refused_in_the_users_terms(in_tmp):
+    code, _, err = invoke("run", SPEC, "--const", "Quorum={{a1, a4}}")
+    assert code == 2
+    assert "a4 not among the model values of Acceptor {a1, a2, a3}" in one_error_line(err)
+
+
+def test_an_unknown_definition_is_named_at_its_line(in_tmp, tmp_path):
+    cfg = tmp_path / "bad.cfg"
+    cfg.write_text("CONSTANTS\n  Acceptor <- MCAcceptors\n")
+    code, _, err = invoke("run", SPEC, "--config", str(cfg))
+    assert code == 2
+    assert one_error_line(err) == (f"modelcheck: error: {cfg}:2: Acceptor <- MCAcceptors: paxos has no definition "
+                                   f"'MCAcceptors' (its definitions: MCAcceptor, MCValue, MCQuorum, MCBallot)")
