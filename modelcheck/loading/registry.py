@@ -189,17 +189,27 @@ def check_owner(path: str, info: os.stat_result, what: str) -> None:
                          f"a place (chmod go-w {path})")
 
 
-def read_spec_file(path: str) -> tuple[bytes, str]:
+def read_spec_file(path: str, expected_digest: str | None = None) -> tuple[bytes, str]:
     """The text of a spec file and its absolute path, refused (one line) if
     it is no regular file, or if it or its directory is another user's or
-    writable by others."""
+    writable by others. With ``expected_digest`` (another process of the
+    same run, such as a Spark executor, loading the file the run was started
+    with), the text must have that SHA-256, which vouches for it instead."""
     absolute = os.path.abspath(path)
     if not os.path.exists(absolute):
+        if expected_digest:
+            raise InputError(f"spec file {path} is not on this machine: a Spark executor on another machine "
+                             f"needs it at the same path (a shared filesystem)")
         raise InputError(f"spec file {path} does not exist")
     try:
         data = read_bytes(absolute, "spec file", SPEC_FILE_CAP)
     except OSError as e:
         raise InputError(f"cannot read spec file {path}: {e.strerror or e}") from None
+    if expected_digest:
+        if hashlib.sha256(data).hexdigest() != expected_digest:
+            raise InputError(f"spec file {path} has changed since this run started (its text is not the one "
+                             f"the run checks)")
+        return data, os.path.realpath(absolute)
     check_owner(path, os.stat(absolute), "spec file")
     directory = os.path.dirname(absolute)
     check_owner(directory, os.stat(directory), "the directory of spec file")
@@ -213,10 +223,8 @@ def load_file(text: str, expected_digest: str | None = None) -> SpecDefinition:
     """The spec a Python file defines (``SPEC``, or one of ``SPECS`` named
     ``file.py:name``), with its source recorded."""
     path, name = _split_name(text)
-    data, absolute = read_spec_file(path)
+    data, absolute = read_spec_file(path, expected_digest)
     digest = hashlib.sha256(data).hexdigest()
-    if expected_digest and digest != expected_digest:
-        raise InputError(f"spec file {path} has changed since this model was built (another version of it)")
     module = _FILE_MODULES.get((absolute, digest))
     if module is None:
         module = _run_spec_file(path, absolute, data, digest)

@@ -55,6 +55,10 @@ def spec_for_trace(path: str, given: str | None, recorded: str | None, source: d
         return spec_named(given)
     found = from_source(source, recorded) if source else None
     if found is not None:
+        recorded_digest = source.get("sha256") if isinstance(source, dict) else None
+        if recorded_digest and found.loaded_from is not None and found.loaded_from.digest != recorded_digest:
+            warn([f"spec file {source.get('file')} has changed since {path} was written; the trace is read "
+                  f"against its current text"])
         return found
     if not recorded:
         raise InputError(f"{path} does not say which spec it is a trace of; name it with --spec")

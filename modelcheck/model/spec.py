@@ -505,15 +505,17 @@ class Model:
         from modelcheck.language.values import to_itf
         for k, state in enumerate(self.init_states[:most]):
             where = f"initial state {k + 1}" if len(self.init_states) > 1 else "the initial state"
-            with defining(self.spec, f"its TLA+ variables cannot write {where}"):
-                values = self.codec.encode(state)
-                written = {name: to_itf(v) for name, v in values.items()}
             try:
+                with defining(self.spec, f"its TLA+ variables cannot write {where}"):
+                    values = self.codec.encode(state)
+                    written = {name: to_itf(v) for name, v in values.items()}
                 with defining(self.spec, f"its TLA+ variables cannot read back {where}"):
                     back = self.codec.decode(written, where)
-            except TraceFormatError as e:
-                raise SpecDefinitionError(f"{self.spec.name}: its TLA+ variables cannot read back {where} as "
-                                          f"they write it: {e}") from None
+            except (SpecDefinitionError, InputError):
+                raise
+            except Exception as e:  # raised in a codec of modelcheck's, on what the spec declared
+                raise SpecDefinitionError(f"{self.spec.name}: its TLA+ variables cannot write and read back "
+                                          f"{where}: {type(e).__name__}: {e}") from None
             if back != state:
                 wrong = [self.schema.slot_names[i] for i, (a, b) in enumerate(zip(state, back)) if a != b]
                 raise SpecDefinitionError(f"{self.spec.name}: its TLA+ variables read {where} back differently "

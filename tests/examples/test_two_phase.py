@@ -13,6 +13,7 @@ repository:
 with MC.cfg ``CONSTANT RM = {r1, ..., rN}``, ``INVARIANT TPTypeOK
 TCConsistent``, ``SPECIFICATION TPSpec``:
 
+    RM = 2: 56 distinct states, depth 8
     RM = 3: 288 distinct states, depth 11
     RM = 4: 1,568 distinct states, depth 14
     RM = 5: 8,832 distinct states, depth 17
@@ -33,7 +34,7 @@ SPEC = EXAMPLES["two-phase"]
 CFG = os.path.join(ROOT, "examples", "two_phase", "TwoPhase.cfg")
 
 
-@pytest.mark.parametrize("rm, states, depth", [(3, 288, 11), (4, 1568, 14), (5, 8832, 17)])
+@pytest.mark.parametrize("rm, states, depth", [(2, 56, 8), (3, 288, 11), (4, 1568, 14), (5, 8832, 17)])
 def test_counts_are_tlcs(rm, states, depth, in_tmp):
     code, out, _ = invoke_json("run", SPEC, "--engine", "bfs", "--const", f"RM={rm}", "-q")
     assert (code, out["result"], out["distinct_states"], out["depth"]) == (0, "ok", states, depth)
