@@ -33,7 +33,6 @@ def test_every_command_takes_a_path(own_copy, in_tmp):
     assert code == 0 and json.loads(out)["nodes"] == 288 and os.path.exists("g.dot")
 
 
-@pytest.mark.z3
 def test_prove_takes_a_path(own_copy):
     code, out, _ = invoke("prove", own_copy, "--inv", "TPTypeOK", "--json", "-q")
     assert code == 0 and json.loads(out)["result"] == "proved"

@@ -511,6 +511,9 @@ class Model:
                     written = {name: to_itf(v) for name, v in values.items()}
                 with defining(self.spec, f"its TLA+ variables cannot read back {where}"):
                     back = self.codec.decode(written, where)
+            except TraceFormatError as e:  # what it wrote, it cannot read
+                raise SpecDefinitionError(f"{self.spec.name}: its TLA+ variables cannot read back {where} as "
+                                          f"they write it: {e}") from None
             except (SpecDefinitionError, InputError):
                 raise
             except Exception as e:  # raised in a codec of modelcheck's, on what the spec declared

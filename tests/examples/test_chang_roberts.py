@@ -80,7 +80,6 @@ def test_id_is_a_sequence_of_distinct_naturals_of_length_n(in_tmp):
     assert code == 2 and "constant Id must be a sequence of integers such as <<1, 2>>" in err
 
 
-@pytest.mark.z3
 def test_z3_starts_from_every_initial_state(in_tmp):
     """Bounded model checking reaches what breadth-first search reaches from
     any of the eight initial states: no invariant broken to depth 6."""
