@@ -411,7 +411,7 @@ class RecordView:
     def __getattribute__(self, name: str):
         if not name.startswith("_"):
             rtype = object.__getattribute__(self, "rtype")
-            if name != "rtype" and name in rtype.by_name:
+            if name in rtype.by_name:
                 return rtype.by_name[name].read(object.__getattribute__(self, "_raw")[name], rtype.name)
         return object.__getattribute__(self, name)
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable, Sequence
 from modelcheck.language.interpreter import evaluate
 from modelcheck.language.bounded import UnionCodec
 from modelcheck.language.codec import BoolSlot, ChoiceSlot, Fn, IntSlot, KeyedSet, NilOr, Rec, ReplicaSetSlot, ReplicaSlot
-from modelcheck.language.expr import Expr, lift, to_text
+from modelcheck.language.expr import Expr, lift, not_, to_text
 from modelcheck.language.schema import StateView
 from modelcheck.language.values import show
 
@@ -128,6 +128,8 @@ def failing_conjuncts(expr: Expr, state: tuple) -> list[Expr]:
     if expr.op == "ite":
         cond, then, otherwise = expr.args
         return failing_conjuncts(then if evaluate(cond, state) else otherwise, state)
+    if expr.op == "not" and expr.args[0].op == "or":  # ~(A \/ B) is ~A /\ ~B: the disjuncts that hold
+        return [failing for part in expr.args[0].args for failing in failing_conjuncts(not_(part), state)]
     return [expr]
 
 
@@ -202,7 +204,7 @@ def render_condition(e: Expr, state: tuple, leaves: dict[int, Leaf]) -> str:
         if x.op in ("eq", "ne", "lt", "le") :
             a, b = x.args
             symbol = {"eq": "=", "ne": "#", "lt": "<", "le": "<="}[x.op]
-            evident = x.op == "eq" and bool(evaluate(x, state)) and (a.op == "const" or b.op == "const")
+            evident = bool(evaluate(x, state)) and (a.op == "const" or b.op == "const")
             return f"{go(a, slot_of(b), evident)} {symbol} {go(b, slot_of(a), evident)}"
         if x.op == "not" and x.args[0].op == "eq":
             a, b = x.args[0].args
