@@ -22,9 +22,10 @@ Specs read them through the state view (``s.messages.exists(...)``,
 built from the ordinary expression vocabulary (comparisons, ``ite``), so
 every engine reads them with nothing added.
 
-A taken message is a parameter: an action ``@action(m=slots(CAPACITY))``
-runs once per slot, reads ``s.messages.at(m)`` (plain slot reads, no
-selection) and its guard requires the slot to be occupied. Because the slots
+A taken message is a parameter: an action
+``@action(m=Domain("slot", lambda c: range(capacity(c))))`` runs once per
+slot, reads ``s.messages.at(m)`` (plain slot reads, no selection) and its
+guard requires the slot to be occupied. Because the slots
 are kept in TLC's order of the records, the instances for m = 0, 1, ... try
 the messages in the order TLC tries them.
 
