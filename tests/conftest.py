@@ -136,6 +136,7 @@ SLOW = {
         "test_a_second_ctrl_c_aborts_a_spark_run_at_once_and_quietly",
         "test_ctrl_c_stops_a_local_run_at_the_end_of_the_level",
         "test_ctrl_c_while_executors_run_a_level_prints_no_spark_errors", "test_local_run_gives_the_bfs_json",
+        "test_a_spec_file_runs_on_the_executors",
         "test_missing_java_is_one_line", "test_symmetry_on_spark_counts_orbits_and_traces_genuine_behaviours",
         "test_violation_report_trace_and_exit_12"},
     "test_cli_spark_signals.py": ALL,

@@ -195,9 +195,10 @@ def sweep(spec, rows, vary, engine, consts, invariants, properties, specificatio
     from modelcheck.commands.sweep import combinations, make_trace_dir, parse_rows, parse_vary, render, written_text
     from modelcheck.commands.sweep import sweep as run_sweep
 
+    from modelcheck.loading.request import spec_named
     if trace_dir is not None:
         check_named(trace_dir, "--trace-dir")
-    trace_dir = trace_dir or output_dir(spec)
+    trace_dir = trace_dir or output_dir(spec_named(spec).name)  # a spec file's traces go under its spec's name
     make_trace_dir(trace_dir)
     base = RunRequest(spec=spec, engine=engine, consts=tuple(consts), invariants=tuple(invariants),
                       max_depth=max_depth, overwrite=overwrite, properties=tuple(properties), symmetry=symmetry)

@@ -105,3 +105,14 @@ def test_messages_are_kept_in_tlcs_order_of_variant_records():
                      "type |-> 1b, bal |-> 0, acc |-> a2, mbal |-> -1, mval |-> None",
                      "type |-> 1b, bal |-> 1, acc |-> a1, mbal |-> 0, mval |-> v2",
                      "type |-> 1b, bal |-> 1, acc |-> a2, mbal |-> 0, mval |-> v2"]
+
+
+def test_a_substitution_for_another_module_is_ignored_with_a_warning(in_tmp, tmp_path):
+    """MCPaxos.cfg also has Ballot <-[Voting] MCBallot, for the Voting module Paxos instantiates."""
+    cfg = tmp_path / "mc.cfg"
+    cfg.write_text("CONSTANTS\n  a1 = a1  a2 = a2  a3 = a3\n  Acceptor <- MCAcceptor\n  Ballot <- MCBallot\n"
+                   "  Ballot <-[Voting] MCBallot\n  Quorum = {{a1, a2, a3}}\n")
+    code, out, err = invoke_json("run", SPEC, "--config", str(cfg), "--engine", "bfs", "-q")
+    assert (code, out["distinct_states"]) == (0, 513)
+    assert err.strip() == (f"modelcheck: warning: {cfg}:5: Ballot <-[Voting] MCBallot applies to module Voting, "
+                           f"which paxos (module Paxos) does not have; ignored")
