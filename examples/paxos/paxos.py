@@ -205,5 +205,6 @@ SPEC = SpecDefinition(
     #         \/ \E a \in Acceptor : Phase1b(a) \/ Phase2b(a)
     instance_order=next_disjuncts((Phase1a, Phase2a), (Phase1b, Phase2b)),
     invariants=(TypeOK, Consistency), sometimes=(Chosen,),
-    small_models=({"Acceptor": "{a1, a2}", "Value": "{v1, v2}", "Quorum": "{{a1, a2}}", "Ballot": "0..1"},),
+    # one acceptor: 45 states, and a compiled kernel a quarter the size of two acceptors' (which take 145)
+    small_models=({"Acceptor": "{a1}", "Quorum": "{{a1}}"},),
 )

@@ -260,21 +260,17 @@ class RecordType:
 
     def _variant_key(self, r: "RecordView") -> list[Expr]:
         """TLC's order of a variant record: its number of fields, then its
-        field names (by their rank), then its values field by field."""
+        field names (by their rank), then its values field by field. The
+        first two depend on the variant alone, so they are one number, the
+        rank of the variant's (number of fields, names) among the variants'."""
         tag = self.by_name[self.tag]
         rank = self.name_rank
-        labels = list(self.variants)
-        sorted_fields = {label: sorted(self.fields_of(label), key=rank.get) for label in labels}
+        sorted_fields = {label: sorted(self.fields_of(label), key=rank.get) for label in self.variants}
+        shapes = sorted({(len(f), tuple(rank[n] for n in f)) for f in sorted_fields.values()})
+        shape_rank = {label: shapes.index((len(f), tuple(rank[n] for n in f))) for label, f in sorted_fields.items()}
         width = max(len(f) for f in sorted_fields.values())
         code = r.raw(self.tag)
-
-        def per_variant(value_of) -> Expr:
-            return select([value_of(label) for label in tag.labels], code)
-
-        key: list[Expr] = [per_variant(lambda label: len(sorted_fields[label]))]
-        for j in range(width):
-            key.append(per_variant(lambda label: rank[sorted_fields[label][j]] if j < len(sorted_fields[label])
-                                   else -1))
+        key: list[Expr] = [select([lift(shape_rank[label]) for label in tag.labels], code)]
         part_width = max(len(self.by_name[n].key(const(0))) for n in self.by_name)
         for j in range(width):
             for w in range(part_width):
