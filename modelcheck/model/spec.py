@@ -23,9 +23,6 @@ from __future__ import annotations
 
 import gc
 import itertools
-import os
-import sysconfig
-import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -34,115 +31,13 @@ from modelcheck.language.constants import ConstantDecl, Constants, resolve
 from modelcheck.errors import InputError, SpecDefinitionError, TraceFormatError
 from modelcheck.language.expr import BOOL, FALSE, TRUE, Expr, and_, const_value, is_const, ite, lift, not_, or_
 from modelcheck.language.schema import Field, NextState, Schema, StateView
-
-
-@dataclass(frozen=True)
-class Domain:
-    """A finite parameter domain that depends on the constants.
-
-    ``values`` gives the internal values (small ints); ``show`` turns one into
-    the TLA+ value users see (a replica name, an epoch...).
-    """
-
-    name: str
-    values: Callable[[Constants], Sequence[int]]
-    show: Callable[[Constants, int], Any] = lambda c, v: v
-
-
-def members_of(constant: str) -> Domain:
-    """A parameter over the members of a set constant (``\\E rm \\in RM``):
-    its positions 0, 1, ... in the constant's (TLC's) order, shown as the members."""
-    return Domain(constant, lambda c: range(len(c[constant])), lambda c, i: c[constant][i])
-
-
-def interval(lo: int | Callable[[Constants], int], hi: int | Callable[[Constants], int], name: str = "") -> Domain:
-    """A parameter over the integers lo..hi (each bound a number or a
-    function of the constants)."""
-    low = lo if callable(lo) else (lambda c: lo)
-    high = hi if callable(hi) else (lambda c: hi)
-    return Domain(name or "integers", lambda c: range(low(c), high(c) + 1))
-
-
-def values_of(constant: str) -> Domain:
-    """A parameter over the values of a set constant themselves (a set of
-    integers such as ``Ballot``, or of sets such as ``Quorum``), in TLC's order."""
-    return Domain(constant, lambda c: list(c[constant]))
-
-
-@dataclass(frozen=True)
-class ActionDef:
-    name: str
-    fn: Callable[..., None]
-    params: tuple[tuple[str, Domain], ...]
-    where: Callable[..., bool] | None
-    doc: str
-    # The branches of the TLA+ action's disjunction, by name: each a function
-    # (s, **params) -> condition. Coverage reports how often each held, and
-    # flags one that can never hold (see modelcheck/capabilities/coverage.py).
-    cases: tuple[tuple[str, Callable[..., Any]], ...] = ()
-    # for an action restricted to some parameters (``fixing``): the action it restricts
-    of: str = ""
-
-    def __call__(this, s, n, /, **params):  # noqa: N805 (a parameter may be called self)
-        return this.fn(s, n, **params)
-
-
-def action(where: Callable[..., bool] | None = None, cases: dict[str, Callable[..., Any]] | None = None,
-           **params: Domain):
-    """Declare an action named after its function, quantified over ``params``.
-
-    ``where`` drops parameter combinations whose guard is false by
-    construction (for example a replica fetching from itself); the docstring of
-    each such use says why the combination can never fire. ``cases`` names the
-    branches of the TLA+ action (see ``ActionDef.cases``).
-    """
-    def wrap(fn):
-        return ActionDef(fn.__name__, fn, tuple(params.items()), where, (fn.__doc__ or "").strip(),
-                         tuple((cases or {}).items()))
-    return wrap
-
-
-@dataclass(frozen=True)
-class PredicateDef:
-    name: str
-    fn: Callable[[StateView], Any]
-    doc: str
-    kind: str  # "invariant" or "sometimes"
-    # Phrases a broken invariant in the protocol's terms: takes a
-    # modelcheck.model.explain.Probe on the first violating state, returns a
-    # sentence or None (then a generic account of the failing conjuncts is used).
-    explain: Callable[[Any], str | None] | None = None
-
-
-def invariant(fn=None, *, explain: Callable[[Any], str | None] | None = None):
-    """Declare an invariant; ``@invariant(explain=f)`` also names the function
-    that explains a violation of it (see modelcheck/model/explain.py)."""
-    def wrap(f) -> PredicateDef:
-        return PredicateDef(f.__name__, f, (f.__doc__ or "").strip(), "invariant", explain)
-    return wrap(fn) if fn is not None else wrap
-
-
-def fixing(act: ActionDef, name: str | None = None, **fixed: int) -> ActionDef:
-    """``act`` with some parameters fixed (their positions, as the action
-    receives them): one conjunct of ``\\A p \\in S : WF_vars(A(p))``, fairness
-    on each process's instance of an action rather than on the whole action."""
-    where = act.where
-
-    def only(**params):
-        return all(params[k] == v for k, v in fixed.items()) and (where is None or where(**params))
-    label = name or f"{act.name}({', '.join(f'{k}={v}' for k, v in fixed.items())})"
-    return ActionDef(label, act.fn, act.params, only, act.doc, act.cases, act.of or act.name)
-
-
-def sometimes(fn) -> PredicateDef:
-    """A state predicate that some reachable state must satisfy, so that a
-    spec that cannot move (and therefore breaks nothing) does not pass unnoticed."""
-    return PredicateDef(fn.__name__, fn, (fn.__doc__ or "").strip(), "sometimes")
+from modelcheck.model.declarations import (ActionDef, Domain, PredicateDef, action, by_first_parameter,  # noqa: F401
+                                           fixing, interval, invariant, members_of, next_disjuncts, sometimes,
+                                           values_of)
+from modelcheck.model.placing import defining, spec_location  # noqa: F401
 
 
 UPSTREAM = "from github.com/hachikuji/kafka-specification"
-
-_MISSING = object()
 
 
 def written_here(path: str, relation: str = "") -> str:
@@ -327,94 +222,6 @@ class SpecDefinition:
         (None: its default)."""
         with _collector_paused():
             return Model(self, constants, self.view_default if view is None else view)
-
-
-# --- placing a mistake in a spec definition -------------------------------------------------
-
-_PACKAGE = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_BUILT_IN_SPECS = os.path.realpath(os.path.join(_PACKAGE, "specs"))
-
-
-def _library_dirs() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Python's own library, and where installed packages go."""
-    paths = sysconfig.get_paths()
-    own = {os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib") if k in paths}
-    installed = {os.path.realpath(paths[k]) for k in ("purelib", "platlib") if k in paths}
-    return tuple(own), tuple(installed)
-
-
-def _under(path: str, dirs) -> bool:
-    return any(path == d or path.startswith(d + os.sep) for d in dirs)
-
-
-def spec_location(tb) -> str | None:
-    """file:line of the innermost frame of a spec's code in a traceback: a
-    built-in spec's, or any file outside modelcheck's machinery and Python's
-    library (an installed package's only when no other frame is)."""
-    own, installed = _library_dirs()
-    best = fallback = None
-    for frame, line in traceback.walk_tb(tb):
-        path = frame.f_code.co_filename
-        if path.startswith("<"):
-            continue
-        real = os.path.realpath(path)
-        if not real.startswith(_BUILT_IN_SPECS + os.sep) and (_under(real, (_PACKAGE,)) or _under(real, own)):
-            continue
-        where = f"{_shown_path(path)}:{line}"
-        if _under(real, installed) and not real.startswith(_BUILT_IN_SPECS + os.sep):
-            fallback = where
-        else:
-            best = where
-    return best or fallback
-
-
-def _shown_path(path: str) -> str:
-    relative = os.path.relpath(path)
-    return relative if not relative.startswith("..") else path
-
-
-class _Located(SpecDefinitionError):
-    """A mistake in a spec definition, already placed (name, part, file:line)."""
-
-
-def _defined_at(fn) -> str | None:
-    """file:line where a function of a spec is defined."""
-    code = getattr(fn, "__code__", None)
-    if code is None or not _is_spec_file(code.co_filename):
-        return None
-    return f"{_shown_path(code.co_filename)}:{code.co_firstlineno}"
-
-
-def _is_spec_file(path: str) -> bool:
-    real = os.path.realpath(path)
-    return real.startswith(_BUILT_IN_SPECS + os.sep) or not real.startswith(_PACKAGE + os.sep)
-
-
-@contextmanager
-def defining(spec, what: str, passthrough: tuple | type = (), fn=None):
-    """Run a part of a spec's definition (an action, an invariant, Init...)
-    so that a mistake in it is reported as one line naming the spec, the
-    part and the file:line of the spec's code where it happened. Python's
-    own errors raised in the spec's code (a TypeError, a KeyError) are
-    mistakes of the definition too; those raised elsewhere are not. ``fn``:
-    the spec's function run, whose definition is named when the mistake is
-    found in what it returned (a field declared twice)."""
-    try:
-        yield
-    except _Located:
-        raise
-    except passthrough:  # type: ignore[misc]
-        raise
-    except SpecDefinitionError as e:
-        where = spec_location(e.__traceback__) or (_defined_at(fn) if fn is not None else None)
-        raise _Located(f"{spec.name}: {what}: {e}" + (f" ({where})" if where else "")) from None
-    except (InputError, KeyboardInterrupt, MemoryError, RecursionError):
-        raise
-    except Exception as e:
-        where = spec_location(e.__traceback__)
-        if where is None:
-            raise
-        raise _Located(f"{spec.name}: {what}: {type(e).__name__}: {e} ({where})") from None
 
 
 @contextmanager
@@ -755,51 +562,3 @@ class _Shifted:
 
     def slot(self, name: str, *index: int) -> int:
         return self._schema.slot(name, *index) + self._schema.width
-
-
-def next_disjuncts(*groups: ActionDef | Sequence[ActionDef]):
-    """An ``instance_order`` for a Next written as a disjunction, each
-    disjunct an action or a tuple of actions sharing their first parameter
-    (``\\E b \\in S : A1(b) \\/ A2(b, ...)``), in the order Next writes them:
-    TLC tries the disjuncts in turn, and within a tuple, for each value of
-    the first parameter, each action in turn. Within one action, instances
-    keep their order (parameters nested as declared)."""
-    rank: dict[str, tuple[int, int, bool]] = {}
-    for g, group in enumerate(groups):
-        members = (group,) if isinstance(group, ActionDef) else tuple(group)
-        for k, act in enumerate(members):
-            rank[act.name] = (g, k, len(members) > 1)
-
-    def order(instances: list[ActionInstance]) -> list[ActionInstance]:
-        def key(pair):
-            position, inst = pair
-            g, k, shared = rank.get(inst.action, (len(groups), 0, False))
-            first = inst.params[0][1] if shared and inst.params else 0
-            return (g, first, k, position)
-        return [inst for _, inst in sorted(enumerate(instances), key=key)]
-    return order
-
-
-def by_first_parameter(actions: Sequence[ActionDef], after: Sequence[ActionDef] = (),
-                       before: Sequence[ActionDef] = ()):
-    """An ``instance_order`` for a Next of the form
-    ``(\\E b \\in S : A1(b) \\/ A2(b) \\/ ...) \\/ B1 \\/ ...``, which TLC
-    splits into the actions A1(b1), A2(b1), ..., A1(b2), ..., then B1, ...: the
-    instances of ``before`` (action by action), then those of ``actions``
-    ordered by the value of their first parameter, then by the action's place
-    in ``actions``; then those of ``after``. Within one action, instances
-    keep their order (parameters nested as declared)."""
-    rank = {a.name: k for k, a in enumerate(actions)}
-    tail = {a.name: k for k, a in enumerate(after)}
-    head = {a.name: k for k, a in enumerate(before)}
-
-    def order(instances: list[ActionInstance]) -> list[ActionInstance]:
-        def key(pair):
-            position, inst = pair
-            if inst.action in head:
-                return (-1, head[inst.action], 0, position)
-            if inst.action in rank:
-                return (0, inst.params[0][1], rank[inst.action], position)
-            return (1, tail.get(inst.action, len(tail)), 0, position)
-        return [inst for _, inst in sorted(enumerate(instances), key=key)]
-    return order
