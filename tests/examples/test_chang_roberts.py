@@ -71,6 +71,8 @@ def test_without_fairness_liveness_fails_from_an_initial_state_with_a_candidate(
     code, text, _ = invoke("show", out["violation"]["trace_file"], "--no-color")
     assert code == 0 and "initiator  [1] FALSE · [2] FALSE · [3] TRUE" in text
     assert "Liveness fails: the first condition holds in the initial state" in text
+    code, text, _ = invoke("replay", out["violation"]["trace_file"])  # the lasso, judged again on its own
+    assert code == 13, text
 
 
 def test_id_is_a_sequence_of_distinct_naturals_of_length_n(in_tmp):
