@@ -35,6 +35,7 @@ SPARK = {
     "test_cli_spark.py": ALL,
     "test_cli_spark_signals.py": ALL,
     "test_soak_signals.py": {"test_soak_spark"},
+    "test_adversarial.py": {"test_a_spark_checkpoint_is_resumed_only_by_its_own_code_and_says_what_it_resumed"},
 }
 
 Z3 = {
@@ -65,7 +66,9 @@ SLOW = {
     "modelcheck/engines/test_conformance.py": {
         "test_checkpointing_engines_resume_to_the_same_count",
         "test_exhaustive_engines_count_and_find_shortest_violations", "test_symmetric_engines_count_the_same_orbits"},
-    "modelcheck/engines/test_fast.py": {"test_fast_agrees_with_bfs", "test_kip320_defaults"},
+    "modelcheck/engines/test_fast.py": {"test_fast_agrees_with_bfs", "test_kip320_defaults",
+                                        "test_128_bit_fingerprints_change_nothing_found",
+                                        "test_128_bit_fingerprints_under_symmetry_and_a_view"},
     "modelcheck/backends/test_compiled.py": {"test_compiled_numpy_and_python_agree_state_by_state_on_message_passing_specs"},
     "modelcheck/engines/test_kernels.py": {"test_a_kernel_taken_up_mid_search_changes_nothing"},
     "modelcheck/engines/test_spark.py": ALL,
@@ -87,7 +90,8 @@ SLOW = {
     "modelcheck/search/test_canonical.py": {"test_every_member_of_an_orbit_gets_the_same_representative_from_within_it"},
     "modelcheck/search/test_checkpoint.py": {
         "test_ctrl_c_prints_partial_statistics_and_resume_completes", "test_max_states_means_the_same_on_every_engine",
-        "test_resume_after_a_limit_gives_the_identical_result"},
+        "test_resume_after_a_limit_gives_the_identical_result",
+        "test_a_search_with_128_bit_fingerprints_resumes_to_the_same_count[numpy]"},
     "modelcheck/search/test_checkpoint_integrity.py": {
         "test_a_ctrl_c_during_a_save_leaves_the_last_checkpoint_and_no_temporary_file",
         "test_an_undamaged_checkpoint_resumes_to_the_full_count"},
@@ -147,6 +151,14 @@ SLOW = {
     "test_cli_symmetry.py": {"test_graph_with_symmetry_has_one_node_per_orbit"},
     "test_cli_temporal_limits.py": {"test_ctrl_c_during_a_temporal_run_gives_the_partial_report"},
     "test_soak_signals.py": ALL,
+    "test_adversarial.py": {
+        "test_a_kernel_copied_over_another_models_name_is_built_again_not_trusted",
+        "test_a_library_cut_short_is_built_again_not_loaded",
+        "test_a_foreign_library_over_the_canonicaliser_is_not_loaded",
+        "test_a_library_planted_by_another_user_is_never_loaded",
+        "test_a_second_user_without_a_writable_home_gets_the_verdict",
+        "test_a_checkpoint_is_never_resumed_under_other_code",
+        "test_a_spark_checkpoint_is_resumed_only_by_its_own_code_and_says_what_it_resumed"},
     "test_traces.py": {
         "test_committed_trace_is_what_the_checker_finds", "test_kip320_has_no_violation_at_the_same_constants",
         "test_kraft_traces_replay_and_are_explained",

@@ -10,7 +10,10 @@ a failure the user can fix (bad input, or a mistake in the definition of
 a spec, placed at its file:line) is one ``modelcheck: error:`` line and exit 2,
 a violated invariant exits 12, a temporal property 13, a reached deadlock
 11 (TLC's codes), Ctrl-C 130; anything unexpected is an internal error,
-exit 1, with the traceback shown only when MODELCHECK_DEBUG is set.
+exit 1, with the traceback shown only when MODELCHECK_DEBUG is set. A
+standard output that is closed or full is said once on stderr and costs
+nothing else: the command carries on and exits with its verdict's code
+(``modelcheck.runtime.streams``).
 """
 
 from __future__ import annotations
@@ -26,14 +29,32 @@ from modelcheck.engines import engine_commands, entry, load_command
 from modelcheck.engines.contract import SIMULATE, SIMULATION
 from modelcheck.errors import InputError, SpecDefinitionError
 from modelcheck.runtime.limits import Terminated, terminating_as_interrupts
+from modelcheck.runtime.streams import guarded_stdout
 from modelcheck.commands.options import (INTEGER, NUMBER, SYMMETRY_HELP, config_option, const_option, coverage_option,
                                          engine_option, engine_options, engine_values, engines_epilog, inv_option, json_option,
                                          quiet_option, trace_out_options)
 
 
+class OneLineCommand(click.Command):
+    """A command that refuses a flag given together with its opposite
+    (``--view --no-view``): click would let the last one win in silence."""
+
+    def parse_args(self, ctx, args):
+        given = args[:args.index("--")] if "--" in args else args
+        for param in self.params:
+            if isinstance(param, click.Option) and param.is_flag and param.secondary_opts:
+                on = next((a for a in given if a in param.opts), None)
+                off = next((a for a in given if a in param.secondary_opts), None)
+                if on and off:
+                    raise click.UsageError(f"{on} and {off} contradict each other; give one of them", ctx)
+        return super().parse_args(ctx, args)
+
+
 class OneLineGroup(click.Group):
     """Reports click's own usage errors as one line, like ours; lists the
     commands engines bring (``cluster``) and loads one only when it is used."""
+
+    command_class = OneLineCommand
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(engine_commands()))
@@ -51,8 +72,25 @@ class OneLineGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def main(self, args=None, prog_name=None, **extra):
-        with terminating_as_interrupts():
-            return self._main(args, prog_name, **extra)
+        decided = []  # the exit code, once the command has one
+        program = args is None  # run as the process's own program (not called with arguments, as by tests)
+        try:
+            # a closed or full stdout loses the rest of the report, never the run or its exit code
+            with terminating_as_interrupts(), guarded_stdout():
+                try:
+                    return self._main(args, prog_name, **extra)
+                except SystemExit as e:
+                    decided.append(e.code)
+                    if program:
+                        _leaving()
+                    raise
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM as the process leaves: the code it had stands
+            if not decided:
+                raise
+            sys.exit(decided[0])
+        finally:
+            if program and decided:
+                _leaving()
 
     def _main(self, args=None, prog_name=None, **extra):
         try:
@@ -79,6 +117,18 @@ class OneLineGroup(click.Group):
                        f"(set MODELCHECK_DEBUG=1 for the traceback)", err=True)
             sys.exit(exitcodes.INTERNAL_ERROR)
         sys.exit(rv if isinstance(rv, int) else exitcodes.OK)
+
+
+def _leaving() -> None:
+    """The exit code is decided and the process only ends: a Ctrl-C or
+    SIGTERM now (the interpreter's shutdown takes a moment, and at its end
+    gives signals their default, which would kill the process) must not
+    replace the code with a death by signal."""
+    import signal
+    import threading
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
 
 
 def _fail(message: str) -> None:

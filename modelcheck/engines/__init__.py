@@ -34,6 +34,13 @@ __all__ = ["CAPABILITIES", "DEFAULT_ENGINE", "REFERENCE_ENGINE", "ENGINES", "ENG
 RESUME = Option("--resume", "resume", "continue the search saved in DIR (spark: the --checkpoint-dir of the run).",
                 metavar="DIR", commands=(RUN,))
 
+# the size of the fingerprints an engine's visited set tells states apart by: an option of any engine that
+# keeps fingerprints (its settings' ``fingerprint_bits``)
+FINGERPRINT_BITS = Option(
+    "--fingerprint-bits", "fingerprint_bits", "64 (default) or 128: the fingerprints states are told apart by. "
+    "With 128, the chance that two states share one is 2e-21 at a billion states (4e-2 with 64), for twice "
+    "the visited set's memory and a slower search.", kind=int, metavar="BITS", commands=(RUN,))
+
 FAST_OPTIONS = (
     Option("--checkpoint", "checkpoint", "save the search into DIR at level boundaries, and when stopped.",
            metavar="DIR", commands=(RUN,)),
@@ -44,7 +51,8 @@ FAST_OPTIONS = (
            "beside a search that outlasts a second and taken up between levels), compiled (built before the "
            "search) or numpy. Without a C compiler, numpy.", metavar="KIND", commands=(RUN,)),
     Option("--workers", "workers", "threads the compiled kernels split each level between (default: the cores "
-           "available).", kind=int, metavar="N", commands=(RUN,)),
+           "available; at most 4 per core).", kind=int, metavar="N", commands=(RUN,)),
+    FINGERPRINT_BITS,
 )
 
 SPARK_OPTIONS = (

@@ -99,11 +99,15 @@ class LevelSearch:
         self.checkpoint_levels = settings.checkpoint_levels
         # the manifest goes only into a directory the user named (the default one is removed at the end)
         self.manifest_dir = settings.checkpoint_dir
-        self.identity = RunIdentity.of(model, options)
+        # only a run that saves or resumes needs it (the model's digest takes a second on a large spec)
+        self.identity = RunIdentity.of(model, options) if settings.checkpoint_dir or settings.resume else None
         self.resumed, self.ledger = None, integrity.Ledger()
+        self.resume_seconds = 0.0  # reading the checkpoint back: its manifest, every file's digest, its level
         if settings.resume:
+            reading = time.perf_counter()
             self.resumed, self.ledger = resume.load(settings.resume, self.identity, settings.partitions,
                                                     options.max_depth)
+            self.resume_seconds = time.perf_counter() - reading
         self.partitions = (self.resumed.partitions if self.resumed
                            else lead.lead_partitions(settings.partitions, run_master(settings)))
         self.last_checkpoint = self.resumed.rdd if self.resumed else None
@@ -245,7 +249,9 @@ class LevelSearch:
         level_started = time.perf_counter()
         if self.resumed:
             self._spark()
+            reading = time.perf_counter()
             arriving, depth = self._reload(self.resumed), self.resumed.depth
+            self.resume_seconds += time.perf_counter() - reading
             progress.note(f"resumed at level {depth} ({self.resumed.total:,} states) from {self.resumed.rdd}")
             if options.max_depth is not None and depth >= options.max_depth:  # only looked past, as below
                 more = sum(s.new for s in self._probe(arriving, depth + 1))
@@ -355,8 +361,13 @@ class LevelSearch:
             if self.lead_in is not None and self.lead_in.levels:
                 notes.append(f"levels 1 to {self.lead_in.levels} ran in the driver while Spark started "
                              f"(the lead-in, {self.lead_in.seconds:.1f} s)")
-        return CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
-                           self.generated, dict(self.sometimes), notes, stopped=stopped)
+        if self.resumed:  # as the fast engine says it: the report's rate counts only the states found since
+            notes.insert(0, f"resumed at depth {self.resumed.depth} with {self.resumed.total:,} states")
+        found = CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
+                            self.generated, dict(self.sometimes), notes, stopped=stopped, fingerprint_bits=64)
+        if self.resumed:
+            found.resumed_with, found.resume_seconds = self.resumed.total, self.resume_seconds
+        return found
 
     # --- traces ----------------------------------------------------------------
     def _violation(self, fp: int, invariant: str, depth: int) -> Violation:

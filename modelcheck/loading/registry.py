@@ -19,15 +19,15 @@ Each spec loaded carries its ``SpecSource`` (``SpecDefinition.loaded_from``):
 what a trace records so that ``show`` and ``replay`` find the spec again, and
 what ``Model.key`` names so that a Spark executor loads the same one
 (``load_model``). Nothing is loaded from a place another user can write: a
-spec file, and its directory, must belong to the user (or root) and be
-writable by no one else.
+spec file and the directories above it must belong to the user (or root),
+and none be writable by anyone else (a directory with the sticky bit, as
+/tmp, excepted).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import stat
 import sys
 import types
 from dataclasses import dataclass, replace
@@ -36,6 +36,7 @@ from typing import Any
 
 from modelcheck.errors import InputError, SpecDefinitionError
 from modelcheck.model.spec import Model, SpecDefinition, spec_location
+from modelcheck.runtime.private import replaceable_by_others
 from modelcheck.runtime.reading import MiB, read_bytes
 
 GROUP = "modelcheck.specs"
@@ -178,17 +179,6 @@ def _split_name(text: str) -> tuple[str, str]:
     return text, ""
 
 
-def check_owner(path: str, info: os.stat_result, what: str) -> None:
-    """``path`` belongs to this user (or root) and no one else may write it."""
-    mine = info.st_uid in (os.getuid(), 0)
-    if not mine:
-        raise InputError(f"{what} {path} belongs to another user; modelcheck loads only code you own")
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not (stat.S_ISDIR(info.st_mode)
-                                                           and info.st_mode & stat.S_ISVTX and info.st_uid == 0):
-        raise InputError(f"{what} {path} can be written by other users; modelcheck does not load code from such "
-                         f"a place (chmod go-w {path})")
-
-
 def read_spec_file(path: str, expected_digest: str | None = None) -> tuple[bytes, str]:
     """The text of a spec file and its absolute path, refused (one line) if
     it is no regular file, or if it or its directory is another user's or
@@ -210,9 +200,10 @@ def read_spec_file(path: str, expected_digest: str | None = None) -> tuple[bytes
             raise InputError(f"spec file {path} has changed since this run started (its text is not the one "
                              f"the run checks)")
         return data, os.path.realpath(absolute)
-    check_owner(path, os.stat(absolute), "spec file")
-    directory = os.path.dirname(absolute)
-    check_owner(directory, os.stat(directory), "the directory of spec file")
+    problem = replaceable_by_others(absolute)
+    if problem is not None:
+        raise InputError(f"spec file {path} {problem}: modelcheck runs only code no other user can change "
+                         f"(chmod go-w, or move it to a directory of yours)")
     return data, os.path.realpath(absolute)
 
 

@@ -22,6 +22,7 @@ functions themselves.
 from __future__ import annotations
 
 import gc
+import hashlib
 import itertools
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from modelcheck.language.constants import ConstantDecl, Constants, resolve
 from modelcheck.errors import InputError, SpecDefinitionError, TraceFormatError
+from modelcheck.language.digest import TreeDigests
 from modelcheck.language.expr import BOOL, FALSE, TRUE, Expr, and_, const_value, is_const, ite, lift, not_, or_
 from modelcheck.language.schema import Field, NextState, Schema, StateView
 from modelcheck.model.declarations import (ActionDef, Domain, PredicateDef, action, by_first_parameter,  # noqa: F401
@@ -304,6 +306,7 @@ class Model:
         if self.view:
             self.schema.view_slots = self._view_slots()
         self._compiled = None
+        self._digest: str | None = None
 
     def _check_codec(self, most: int = 100) -> None:
         """Every initial state (the first ``most``) written as TLA+ values,
@@ -467,6 +470,36 @@ class Model:
         return [PropertyCase(name, case, f, bound) for case, f, bound in built]
 
     # --- using ----------------------------------------------------------
+    def definition_digest(self) -> str:
+        """A SHA-256 of what the engines read of this model, whatever the
+        spec was written in: the state layout (and the VIEW's slots), the
+        initial states, each action instance in order (its action,
+        parameters, guard and assignments) and each invariant and
+        reachability check, as expression trees (``modelcheck.language.digest``).
+        A checkpoint carries it: a search saved under other code is never
+        continued under this. Computed once."""
+        if self._digest is None:
+            trees, h = TreeDigests(), hashlib.sha256()
+
+            def put(*parts) -> None:
+                for part in parts:
+                    h.update(part if isinstance(part, bytes) else repr(part).encode())
+                    h.update(b"\0")
+
+            schema = self.schema
+            put("schema", schema.slot_names, schema.lo, schema.hi, schema.view_slots)
+            put("init", self.init_states)
+            for inst in self.instances:
+                put("instance", inst.action, inst.params, inst.failure, trees.of(inst.guard))
+                for slot in sorted(inst.updates):
+                    put(slot, trees.of(inst.updates[slot]))
+            for kind, predicates in (("invariant", self.invariants), ("sometimes", self.sometimes)):
+                for name, e in predicates.items():
+                    put(kind, name, trees.of(e))
+            put("failures", self.failure_messages)
+            self._digest = h.hexdigest()
+        return self._digest
+
     def check_ranges(self, state: tuple, where: str) -> None:
         schema = self.schema
         for slot, (v, lo, hi) in enumerate(zip(state, schema.lo, schema.hi)):
