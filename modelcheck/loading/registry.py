@@ -210,17 +210,30 @@ def read_spec_file(path: str, expected_digest: str | None = None) -> tuple[bytes
 _FILE_MODULES: dict[tuple[str, str], types.ModuleType] = {}
 
 
-def load_file(text: str, expected_digest: str | None = None) -> SpecDefinition:
-    """The spec a Python file defines (``SPEC``, or one of ``SPECS`` named
-    ``file.py:name``), with its source recorded."""
-    path, name = _split_name(text)
-    data, absolute = read_spec_file(path, expected_digest)
-    digest = hashlib.sha256(data).hexdigest()
+def python_spec(path: str, absolute: str, data: bytes, digest: str, name: str) -> SpecDefinition:
+    """The spec a Python file defines (``SPEC``, or one of ``SPECS``, named
+    ``name``); the file runs once per text."""
     module = _FILE_MODULES.get((absolute, digest))
     if module is None:
         module = _run_spec_file(path, absolute, data, digest)
         _FILE_MODULES[(absolute, digest)] = module
-    spec = _chosen(module, path, name)
+    return _chosen(module, path, name)
+
+
+# How a spec file is read, by its extension: (path as given, absolute path,
+# text, SHA-256, the name after "file:") -> SpecDefinition. Any other
+# extension is read as Python; a front-end for another language adds its own.
+FILE_LOADERS: dict[str, Any] = {".py": python_spec}
+
+
+def load_file(text: str, expected_digest: str | None = None) -> SpecDefinition:
+    """The spec a file defines (``FILE_LOADERS``; a Python file's ``SPEC``,
+    or one of its ``SPECS`` named ``file.py:name``), with its source recorded."""
+    path, name = _split_name(text)
+    data, absolute = read_spec_file(path, expected_digest)
+    digest = hashlib.sha256(data).hexdigest()
+    loader = FILE_LOADERS.get(os.path.splitext(absolute)[1], python_spec)
+    spec = loader(path, absolute, data, digest, name)
     return replace(spec, loaded_from=SpecSource("file", absolute, digest, name))
 
 
