@@ -66,6 +66,31 @@ def problem_with(directory: str) -> str | None:
     return None
 
 
+def replaceable_by_others(path: str) -> str | None:
+    """Why the code at ``path`` (a file, such as a spec file) could be
+    changed by another user, or None: the file, and each directory above it
+    (where its name is, and where a symbolic link leads), must belong to this
+    user or to root, the file be writable by no one else, and the
+    directories let no one else rename what they hold."""
+    me = os.geteuid()
+    info = os.stat(path)
+    if info.st_uid not in (me, 0):
+        return f"belongs to another user (uid {info.st_uid})"
+    if info.st_mode & 0o022:
+        return "can be written by other users"
+    above = _ancestors(os.path.abspath(path)) + _ancestors(os.path.realpath(path))
+    for parent in dict.fromkeys(above):
+        try:
+            info = os.stat(parent)
+        except OSError as e:
+            return f"lies in {parent}, which cannot be read ({e.strerror or e})"
+        if info.st_uid not in (me, 0):
+            return f"lies in {parent}, which belongs to another user (uid {info.st_uid})"
+        if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
+            return f"lies in {parent}, which other users can write to"
+    return None
+
+
 def _ancestors(path: str) -> list[str]:
     out = []
     parent = os.path.dirname(path)

@@ -57,9 +57,9 @@ from pyspark.accumulators import AccumulatorParam
 from modelcheck.search import expansion
 from modelcheck.search.expansion import CHUNK, Expander
 from modelcheck.language.packing import Packing
+from modelcheck.loading.registry import load_model
 from modelcheck.spark import kernels, order, visited
 from modelcheck.spark.kernels import KernelPlan
-from modelcheck.specs import load_model
 
 SUCCESSORS = "successors"
 FRONTIER = "frontier"  # a partition's new states under a VIEW, on their way to being expanded
