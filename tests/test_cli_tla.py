@@ -77,4 +77,4 @@ def test_a_missing_cfg_or_module_is_one_line(modules):
     code, _, err = invoke("run", "Ring.tla")
     assert code == 2 and "no model configuration" in one_error_line(err)
     code, _, err = invoke("run", "Nowhere.tla")
-    assert code == 2 and "no TLA+ module at Nowhere.tla" in one_error_line(err)
+    assert code == 2 and "spec file Nowhere.tla does not exist" in one_error_line(err)

@@ -79,6 +79,8 @@ class CheckResult:
     saved: str | None = None  # where a stopped search was saved, to be continued with --resume
     resumed_with: int = 0  # the states a resumed search had from its checkpoint: not found in ``seconds``
     resume_seconds: float = 0.0  # of ``seconds``, those spent reading the checkpoint back, before the search went on
+    # the bits of the fingerprints states were told apart by (None: no visited set of fingerprints)
+    fingerprint_bits: int | None = None
 
 
 class NoGraph:

@@ -7,7 +7,9 @@ NAME=VALUE`` overrides a constant of the .cfg (values written as in a .cfg:
 beside it, then in the directories of ``MODELCHECK_TLA_PATH`` (separated as
 PATH is), then among the modules modelcheck builds in.
 
-A compiled module is kept for the rest of the process, so that the commands
+A module is read as every spec file is (``modelcheck.loading.registry``,
+whose ``FILE_LOADERS`` name ``tla_spec`` for the extension .tla). A
+compiled module is kept for the rest of the process, so that the commands
 that read the spec more than once (a run, then its trace) compile it once.
 """
 
@@ -38,14 +40,15 @@ class LoadedModule:
 
 
 _COMPILED: dict[tuple, LoadedModule] = {}
-_BY_NAME: dict[str, LoadedModule] = {}  # the modules compiled in this process, by their spec's name
 
-
-def compiled_named(name: str) -> SpecDefinition | None:
-    """A TLA+ module compiled earlier in this process, by its spec's name (its
-    module name): how a run's trace finds its spec again."""
-    loaded = _BY_NAME.get(name)
-    return loaded.spec if loaded is not None else None
+def tla_spec(path: str, absolute: str, data: bytes, digest: str, name: str, *,
+             config: str | None = None, consts: Sequence[str] = ()) -> SpecDefinition:
+    """A spec file's loader (``registry.FILE_LOADERS``): the module at
+    ``absolute`` (read as ``data``) compiled with its .cfg and ``--const``
+    overrides."""
+    if name:
+        raise InputError(f"{path}: a TLA+ module is named by its path alone (no :{name})")
+    return load_module(path, config, consts).spec
 
 
 def default_config(path: str) -> str:
@@ -74,7 +77,7 @@ def load_module(path: str, config: str | None = None, consts: Sequence[str] = ()
     cfg = read_config(cfg_path)
     tla_cfg = TlaConfig(
         path=cfg_path, constants=dict(cfg.constants), constant_lines=dict(cfg.constant_lines),
-        substitutions={n: (op, mod) for n, (op, mod, _) in cfg.substitutions.items()},
+        substitutions={key: (op, mod) for key, (op, _, mod) in cfg.substitutions.items()},
         init=cfg.init[0] if cfg.init else None, next=cfg.next[0] if cfg.next else None,
         specification=cfg.specification, invariants=list(cfg.invariants), properties=list(cfg.properties),
         constraints=[n for n, _ in cfg.constraints], action_constraints=[n for n, _ in cfg.action_constraints],
@@ -83,7 +86,8 @@ def load_module(path: str, config: str | None = None, consts: Sequence[str] = ()
     for name in cfg.model_values:  # X = X: the constant X is the model value X
         tla_cfg.constants.setdefault(name, name)
     for name, text in given.items():
-        tla_cfg.substitutions.pop(name, None)
+        for key in [k for k in tla_cfg.substitutions if k.split("[", 1)[0] == name]:
+            del tla_cfg.substitutions[key]
         tla_cfg.constants[name] = text
     holder: list[LoadedModule] = []
 
@@ -96,5 +100,4 @@ def load_module(path: str, config: str | None = None, consts: Sequence[str] = ()
     loaded = LoadedModule(compiled.spec, cfg, compiled)
     holder.append(loaded)
     _COMPILED[key] = loaded
-    _BY_NAME[loaded.spec.name] = loaded
     return loaded

@@ -17,8 +17,7 @@ import itertools
 from typing import Any
 
 from modelcheck.language.values import Function, Record
-from modelcheck.tlaplus.modules import Builtin
-from modelcheck.tlaplus.syntax import EvalError, Unsupported
+from modelcheck.tlaplus.syntax import Builtin, EvalError, Unsupported
 from modelcheck.tlaplus.values import (Infinite, Interval, LazySet, ModelValue, SeqSet, fcn, fcn_items, is_fcn, is_set,
                                        normal, set_contains, set_elements, set_size, show)
 

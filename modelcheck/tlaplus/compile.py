@@ -26,9 +26,11 @@ from typing import Any
 
 from modelcheck.errors import InputError, SpecDefinitionError
 from modelcheck.language.codec import StateCodec
-from modelcheck.language.constants import BOOL, INT, REPLICAS, ConstantDecl
+from modelcheck.language.constants import (BOOL, INT, MODEL_VALUE, MODEL_VALUES, STRING, ConstantDecl, record_of,
+                                           seq_of, set_of)
 from modelcheck.language.expr import FALSE, TRUE, Expr, and_, const, const_value, eq, ite, is_const, lift, lt, or_, var
 from modelcheck.language.schema import Field
+from modelcheck.language.values import Record
 from modelcheck.model.spec import ActionDef, Domain, PredicateDef, SpecDefinition, written_here
 from modelcheck.tlaplus.actions import Stepper
 from modelcheck.tlaplus.config import TlaConfig, constant_value
@@ -271,7 +273,8 @@ def _constants(program: Program, cfg: TlaConfig, order: TlcOrder) -> dict[str, A
                 continue  # a model value declared for use in other values (r1 = r1)
             raise TlaError(f"{where}the module declares no constant {name}")
         values[name] = constant_value(text, f"{where}{name}: ")
-    for name, (op, module) in cfg.substitutions.items():
+    for key, (op, module) in cfg.substitutions.items():
+        name = key.split("[", 1)[0]  # NAME[Module]: the .cfg's NAME <-[Module] Op
         if name not in declared:
             raise TlaError(f"{where}the module declares no constant {name}")
         values[name] = _substitute(program, op, module, declared[name], where)
@@ -648,20 +651,55 @@ def _view_variables(node: Node, scope, A: ActionLowerer, L: Lowerer, out: list) 
 # --- the spec definition ----------------------------------------------------------------------------------
 
 def _constant_decls(ev: Evaluator) -> tuple[ConstantDecl, ...]:
+    """The module's constants as the report and traces give them: each with
+    the kind of its value (the values themselves are compiled in). A value no
+    constant kind describes (a function, a set of values of several kinds) is
+    left out of the list."""
     out = []
     for name, v in ev.constants.items():
         if isinstance(v, OpValue):
             continue
-        if type(v) is bool:
-            out.append(ConstantDecl(name, BOOL, v))
-        elif type(v) is int:
-            out.append(ConstantDecl(name, INT, v))
-        elif isinstance(v, frozenset) and v and all(isinstance(x, ModelValue) for x in v):
-            out.append(ConstantDecl(name, REPLICAS, tuple(str.__str__(x) for x in sort_values(v, ev.order))))
-        else:
-            out.append(ConstantDecl(name, "tla", show(v, ev.order) if not isinstance(v, ModelValue)
-                                    else str.__str__(v)))
+        kind = _kind_of(v)
+        if kind is not None:
+            out.append(ConstantDecl(name, kind, _plain(v, ev.order)))
     return tuple(out)
+
+
+def _kind_of(v: Any) -> Any:
+    """The constant kind (``modelcheck.language.constants``) of a TLA+ value; None if none fits."""
+    if type(v) is bool:
+        return BOOL
+    if type(v) is int:
+        return INT
+    if isinstance(v, ModelValue):
+        return MODEL_VALUE
+    if isinstance(v, str):
+        return STRING
+    if isinstance(v, (frozenset, tuple)):
+        kinds = {_kind_of(x) for x in v}
+        if len(kinds) != 1 or None in kinds:
+            return None if v else (MODEL_VALUES if isinstance(v, frozenset) else None)
+        element = kinds.pop()
+        if isinstance(v, tuple):
+            return seq_of(element)
+        return MODEL_VALUES if element == MODEL_VALUE else set_of(element)
+    if isinstance(v, Record):
+        kinds = {k: _kind_of(x) for k, x in v.items()}
+        return None if None in kinds.values() else record_of(**kinds)
+    return None
+
+
+def _plain(v: Any, order: TlcOrder) -> Any:
+    """A TLA+ value as a constant's default: sets in TLC's order, model values by name."""
+    if isinstance(v, ModelValue):
+        return str.__str__(v)
+    if isinstance(v, frozenset):
+        return tuple(_plain(x, order) for x in sort_values(v, order))
+    if isinstance(v, tuple):
+        return tuple(_plain(x, order) for x in v)
+    if isinstance(v, Record):
+        return Record((k, _plain(x, order)) for k, x in v.items())
+    return v
 
 
 def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instances, invariants, init_leaves,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from modelcheck.tlaplus.syntax import TlaError
-from modelcheck.tlaplus.values import ModelValue
+from modelcheck.tlaplus.values import ModelValue, fcn
 
 
 @dataclass
@@ -29,7 +29,8 @@ class TlaConfig:
     path: str | None = None
     constants: dict[str, str] = field(default_factory=dict)  # name -> value as written
     constant_lines: dict[str, int] = field(default_factory=dict)
-    substitutions: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name -> (operator, module)
+    # name (NAME[Module] for NAME <-[Module] Op) -> (operator, module)
+    substitutions: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     init: str | None = None
     next: str | None = None
     specification: str | None = None
@@ -43,7 +44,7 @@ class TlaConfig:
     words: list[str] = field(default_factory=list)
 
 
-_TOKEN = re.compile(r'\s*(?:(-?[0-9]+)|("(?:[^"\\]|\\.)*")|([A-Za-z_][A-Za-z0-9_]*)|(\{|\}|<<|>>|,))')
+_TOKEN = re.compile(r'\s*(?:(-?[0-9]+)|("(?:[^"\\]|\\.)*")|([A-Za-z_][A-Za-z0-9_]*)|(\{|\}|<<|>>|\|->|\.\.|\[|\]|,))')
 
 
 def constant_value(text: str, where: str = "") -> Any:
@@ -70,6 +71,8 @@ def _value(tokens, i: int, text: str, where: str):
         raise TlaError(f"{where}the value {text!r} ends too soon")
     num, string, name, punct = tokens[i]
     if num is not None:
+        if i + 2 < len(tokens) and tokens[i + 1][3] == ".." and tokens[i + 2][0] is not None:
+            return frozenset(range(int(num), int(tokens[i + 2][0]) + 1)), i + 3  # lo..hi
         return int(num), i + 1
     if string is not None:
         return string[1:-1].replace('\\"', '"').replace("\\\\", "\\"), i + 1
@@ -79,6 +82,22 @@ def _value(tokens, i: int, text: str, where: str):
         if name == "FALSE":
             return False, i + 1
         return ModelValue(name), i + 1
+    if punct == "[":  # a record [f |-> v, ...]
+        fields = []
+        i += 1
+        while True:
+            if i + 1 >= len(tokens) or tokens[i][2] is None or tokens[i + 1][3] != "|->":
+                raise TlaError(f"{where}expected field |-> value in {text!r}")
+            v, j = _value(tokens, i + 2, text, where)
+            fields.append((tokens[i][2], v))
+            if j >= len(tokens):
+                raise TlaError(f"{where}unclosed [ in {text!r}")
+            if tokens[j][3] == ",":
+                i = j + 1
+                continue
+            if tokens[j][3] == "]":
+                return fcn(fields), j + 1
+            raise TlaError(f"{where}expected , or ] in {text!r}")
     if punct in ("{", "<<"):
         close = "}" if punct == "{" else ">>"
         items = []

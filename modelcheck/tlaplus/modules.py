@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from modelcheck.tlaplus.parse import parse_module
-from modelcheck.tlaplus.syntax import (Assumption, ConstantDecl, InstanceDef, Loc, Module, Node, OpDef, TlaError,
-                                       VariableDecl)
+from modelcheck.tlaplus.syntax import (Assumption, Builtin, ConstantDecl, InstanceDef, Loc, Module, Node, OpDef,  # noqa: F401
+                                       TlaError, VariableDecl)
 
 # What a .tla file may be at most (a spec's modules are small; this only stops a mistaken path)
 MODULE_CAP = 4 << 20
@@ -47,16 +47,6 @@ class OpBinding:
     @property
     def name(self) -> str:
         return self.opdef.name
-
-
-@dataclass
-class Builtin:
-    name: str
-    module: str
-    arity: int
-    fn: Callable[..., Any]
-    # a built-in whose arguments are taken unevaluated (IF-like or action-level ones)
-    lazy: bool = False
 
 
 @dataclass

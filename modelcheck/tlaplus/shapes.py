@@ -1002,7 +1002,7 @@ def from_json(shape: Shape, x: Any, path: str) -> Any:
     if isinstance(shape, ScalarS):
         if isinstance(x, str):
             for a in shape.atoms:
-                if str.__str__(a) == x:
+                if str.__str__(a) == str.__str__(x):
                     return a
             raise TraceFormatError(f"{path}: {x!r} is none of {', '.join(show(a) for a in shape.atoms) or 'nothing'}")
         return json_int(x, path)

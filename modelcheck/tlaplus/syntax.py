@@ -43,7 +43,7 @@ variables, definitions, instances, assumptions), in the order written.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 
 @dataclass(frozen=True)
@@ -154,3 +154,14 @@ class Unsupported(TlaError):
 
 class EvalError(TlaError):
     """What TLC stops with: a value TLC cannot evaluate (exit 75)."""
+
+
+@dataclass
+class Builtin:
+    """An operator of a standard or community module, built in (``modelcheck.tlaplus.builtins``)."""
+    name: str
+    module: str
+    arity: int
+    fn: Callable[..., Any]
+    # a built-in whose arguments are taken unevaluated (IF-like or action-level ones)
+    lazy: bool = False

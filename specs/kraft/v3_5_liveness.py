@@ -26,7 +26,7 @@ def for_broker(act: ActionDef, b: int) -> ActionDef:
 
     def only(**params):
         return params["b"] == b and (where is None or where(**params))
-    return ActionDef(f"{act.name}({b + 1})", act.fn, act.params, only, act.doc, act.cases)
+    return ActionDef(f"{act.name}({b + 1})", act.fn, act.params, only, act.doc, act.cases, act.name)
 
 
 def liveness_specification(healing: tuple[ActionDef, ...], most_brokers: int) -> Specification:

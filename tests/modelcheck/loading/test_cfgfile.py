@@ -36,9 +36,10 @@ def test_reads_constants_invariants_and_deadlock_flag():
     ("bogus\nCONSTANTS\n", 1, "section keyword"),
     ("INVARIANT\n", 1, "names no invariant"),
     ("CONSTANTS\n  LogSize = 2\n  LogSize = 3\n", 3, "given twice"),
-    ("CONSTANTS\n  Replicas <- [M\n", 2, "one module name in brackets"),
-    ("CONSTANTS\n  Replicas <- 3\n", 2, "expected the name of an operator"),
     ("INIT Init Other\n", 1, "INIT names one operator"),
+    ("CONSTANTS\n  Replicas <- 3\n", 2, "expected the name of a definition"),
+    ("CONSTANTS\n  Replicas <-[Mod MCReplicas\n", 2, "a module name in brackets"),
+    ("CONSTANTS\n  Replicas <- A\n  Replicas <- B\n", 3, "given twice"),
     ("(* never closed\nCONSTANTS\n", 1, "unterminated"),
     ("CHECK_DEADLOCK maybe\n", 1, "TRUE or FALSE"),
     ("CONSTANTS\n  LogSize =\n", 2, "a value is missing at the end of the file"),
@@ -75,8 +76,17 @@ def test_specification_properties_and_view_are_read_with_their_lines():
 def test_the_sections_a_tla_module_reads():
     cfg = parse_config("CONSTANTS\n  N = 3\n  Acc <- MCAcc\n  Q <- [Quorums] Maj\n  T = <<1, a>>\n"
                        "INIT Init\nNEXT Next\nCONSTRAINT Bound\nACTION_CONSTRAINT Step\n", "m.cfg")
-    assert cfg.substitutions == {"Acc": ("MCAcc", None, 3), "Q": ("Maj", "Quorums", 4)}
+    assert cfg.substitutions == {"Acc": ("MCAcc", 3, None), "Q[Quorums]": ("Maj", 4, "Quorums")}
     assert cfg.constants == {"N": "3", "T": "<<1,a>>"}
     assert (cfg.init, cfg.next) == (("Init", 6), ("Next", 7))
     assert cfg.constraints == [("Bound", 8)] and cfg.action_constraints == [("Step", 9)]
     assert cfg.words[:6] == ["CONSTANTS", "N", "Acc", "MCAcc", "Q", "Quorums"]
+
+
+def test_substitutions_model_values_and_tla_values_are_read_in_order():
+    cfg = parse_config("CONSTANTS\n  a1 = a1  a2 = a2\n  Acceptor <- MCAcceptor\n  Ballot <-[Voting] MCBallot\n"
+                       "  None = None\n  Id = <<3, 1, 2>>  B = 0..2  R = [x |-> \"s\", y |-> {1, 2}]\n", "mc.cfg")
+    assert cfg.substitutions == {"Acceptor": ("MCAcceptor", 3, None), "Ballot[Voting]": ("MCBallot", 4, "Voting")}
+    assert cfg.model_values == {"a1": 2, "a2": 2, "None": 5}
+    assert cfg.order == ["a1", "a2", "Acceptor", "Ballot", "None", "Id", "B", "R"]
+    assert cfg.constants == {"Id": "<<3,1,2>>", "B": "0..2", "R": '[x |-> "s",y |-> {1,2}]'}
