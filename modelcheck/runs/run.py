@@ -77,6 +77,9 @@ def prepare(request: RunRequest) -> PreparedRun:
     from modelcheck.capabilities.liveness import check as temporal
     resolved = resolve(request.spec, request.consts, request.config)
     spec, cfg, warnings = resolved.spec, resolved.cfg, resolved.warnings
+    if request.engine == "z3" and spec.widen is not None:
+        raise InputError(f"{spec.name}: the z3 engine does not check a TLA+ module read directly (its bounds are "
+                         f"learned by exploring states, which z3 does not); use --engine bfs or fast")
     properties, specification = choose_properties(spec, request.properties, cfg, request.specification, warnings)
     settings = engine_settings(request.engine, request.engine_options, request.command)
     if properties:

@@ -30,6 +30,7 @@ from modelcheck.language.constants import (BOOL, INT, MODEL_VALUE, MODEL_VALUES,
                                            seq_of, set_of)
 from modelcheck.language.expr import FALSE, TRUE, Expr, and_, const, const_value, eq, ite, is_const, lift, lt, or_, var
 from modelcheck.language.schema import Field
+from modelcheck.language.temporal import Fairness, Specification
 from modelcheck.language.values import Record
 from modelcheck.model.spec import ActionDef, Domain, PredicateDef, SpecDefinition, written_here
 from modelcheck.tlaplus.actions import Stepper
@@ -43,6 +44,7 @@ from modelcheck.tlaplus.simplify import Intervals, Simplifier, impossible, narro
 from modelcheck.tlaplus.shapes import (BOTTOM, MASK_LIMIT, BoolS, FunS, NotInShape, RecS, ScalarS, SeqS, SetS, Shape,
                                        ShapeCodec, TupS, VariantS, encode, finalize, join, of_value)
 from modelcheck.tlaplus.symbolic import Store, shape_of, to_leaves
+from modelcheck.tlaplus.temporal import check_fairness_subscript, lower_properties
 from modelcheck.tlaplus.syntax import EvalError, Loc, Node, TlaError, Unsupported
 from modelcheck.tlaplus.values import ModelValue, TlcOrder, is_set, set_elements, show, sort_values
 
@@ -433,91 +435,19 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
     here = Loc(cfg.path or "<cfg>", 0, 0)
     constraint = [Node("name", (c,), here) for c in cfg.constraints]
     action_constraint = [Node("name", (c,), here) for c in cfg.action_constraints]
-    instances: list[Instance] = []
     misfits: list = []
-    pending: list = []
     slot_ranges = {}
     slot_names = {}
     for v in variables:
         for i, leaf in enumerate(shapes[v].leaves(v)):
             slot_ranges[layout.base[v] + i] = (leaf.lo, leaf.hi)
             slot_names[layout.base[v] + i] = leaf.path or v
-    guard_simplify = Simplifier(slot_ranges)
-    for path in A.paths(next_node):
-        name = path.name or "Next"
-        guard = and_(*path.guard)
-        if guard is FALSE and not path.failures:
-            continue
-        if path.failing_only:
-            # an instance that never leads anywhere but where TLC stops with an error
-            pending.append((name, path, None, None, None, list(path.failures)))
-            continue
-        missing = [v for v in variables if v not in path.assigned]
-        failures = list(path.failures)
-        if missing:
-            failures.append((guard, f"the step leaves {', '.join(missing)} without a value (TLC: the successor "
-                                    f"state is not completely specified)"))
-            for v in missing:
-                path.assigned[v] = L.current[v]
-        extra = and_(_constraints_on(L, constraint, path, guard, True),
-                     _constraints_on(L, action_constraint, path, guard, False))
-        guard = and_(guard, extra)
-        if guard is FALSE:
-            continue
-        store.overflows = []
-        misfit = False
-        stored: list[tuple[str, int, Expr]] = []
-        for v in variables:
-            try:
-                leaves = to_leaves(path.assigned[v], shapes[v], store, v)
-            except NotInShape:
-                misfits.append((v, shape_of(path.assigned[v], order)))
-                misfit = True
-                continue
-            base = layout.base[v]
-            for i, e in enumerate(leaves):
-                if not (e.op == "var" and e.args[0] == base + i):
-                    stored.append((v, base + i, e))
-        if misfit or misfits:
-            continue  # this round only looks for values the shapes cannot hold
-        pending.append((name, path, guard, stored, list(store.overflows) + path.overflows, failures))
-    if misfits:
-        raise _Misfits(misfits)
-    base_bounds = Intervals(slot_ranges)
-    for name, path, guard, stored, store_overflows, failures in pending:
-        if guard is None:
-            failures = [(guard_simplify(c), m) for c, m in failures]
-            failures = [(c, m) for c, m in failures if c is not FALSE and not impossible(c, slot_ranges)]
-            if failures:
-                instances.append(Instance(len(instances), name, tuple(path.params), FALSE, {}, failures))
-            continue
-        guard = guard_simplify(guard)
-        if guard is FALSE:
-            continue
-        updates: dict[int, Expr] = {}
-        # within the guard, the slot ranges it narrows hold (not for the guard itself)
-        ranges = narrowed(guard, slot_ranges)
-        bounds = None
-        overflows = [(Simplifier(ranges)(c), what) for c, what in store_overflows]
-        for v, slot, e in stored:
-            lo, hi = slot_ranges[slot]
-            iv = base_bounds(e)
-            if iv is None or not (lo <= iv[0] and iv[1] <= hi):
-                bounds = bounds or Intervals(ranges)
-                iv = bounds(e)
-            if iv is not None and lo <= iv[0] and iv[1] <= hi:
-                updates[slot] = e
-                continue
-            # a value the ranges cannot vouch for: checked in the kernel, never stored wrapped
-            outside = or_(lt(e, lo), lt(hi, e))
-            overflows.append((outside, f"{slot_names[slot]} outside {lo}..{hi}"))
-            updates[slot] = ite(outside, lo, e)
-        overflows = [(c, what) for c, what in overflows if c is not FALSE]
-        failures = [(guard_simplify(c), m) for c, m in failures]
-        failures = [(c, m) for c, m in failures if c is not FALSE and not impossible(c, slot_ranges)]
-        overflows = [(c, what) for c, what in overflows if not impossible(c, ranges)]
-        shown = tuple((n, v) for n, v in path.params)
-        instances.append(Instance(len(instances), name, shown, guard, updates, failures, overflows))
+    lowering = _Paths(L, A, variables, shapes, layout, slot_ranges, slot_names)
+    instances = lowering.instances(next_node, constraint, action_constraint)
+    # the actions the specification's fairness names, lowered as Next is (no constraint applies to them)
+    for part in fairness:
+        check_fairness_subscript(part.args[1], program.scope, variables)
+    fair_actions = [(part, lowering.instances(part.args[2], [], [])) for part in fairness]
     init_leaves = []
     for s in inits:
         row = []
@@ -535,7 +465,8 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
     view = _view(program, cfg, A, L)
     if view:
         _untrack_unread(instances, invariants, view, layout)
-    for inst in instances:
+    properties = lower_properties(L, program, cfg.properties, variables, layout.width + 2)
+    for inst in instances + [i for _, group in fair_actions for i in group]:
         if inst.overflows:
             code: Expr = const(0)
             for c, what in reversed(inst.overflows):
@@ -546,11 +477,105 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
     holder: list = []
     widen = (lambda model, states: job.widen(holder[0], model, states)) if job is not None else None
     spec = _spec_definition(program, cfg, ev, order, variables, shapes, layout, instances, invariants, init_leaves,
-                            overflow_messages, view, widen)
+                            overflow_messages, view, widen, fair_actions, properties)
     compiled = Compiled(spec, program, ev, order, variables, shapes, layout, instances, inits, complete,
                         overflow_messages)
     holder.append(compiled)
     return compiled
+
+
+class _Paths:
+    """Actions lowered path by path into instances over one layout: a
+    path's guard (with the constraints), its stored values, and where its
+    values outgrow their slots or TLC cannot evaluate it."""
+
+    def __init__(self, L, A, variables, shapes, layout, slot_ranges, slot_names):
+        self.L, self.A, self.variables, self.shapes, self.layout = L, A, variables, shapes, layout
+        self.slot_ranges, self.slot_names = slot_ranges, slot_names
+
+    def instances(self, node: Node, constraint: list, action_constraint: list) -> list[Instance]:
+        L, A, variables, shapes, layout = self.L, self.A, self.variables, self.shapes, self.layout
+        slot_ranges, slot_names, store, order = self.slot_ranges, self.slot_names, L.store, L.order
+        instances: list[Instance] = []
+        misfits: list = []
+        pending: list = []
+        guard_simplify = Simplifier(slot_ranges)
+        for path in A.paths(node):
+            name = path.name or "Next"
+            guard = and_(*path.guard)
+            if guard is FALSE and not path.failures:
+                continue
+            if path.failing_only:
+                # an instance that never leads anywhere but where TLC stops with an error
+                pending.append((name, path, None, None, None, list(path.failures)))
+                continue
+            missing = [v for v in variables if v not in path.assigned]
+            failures = list(path.failures)
+            if missing:
+                failures.append((guard, f"the step leaves {', '.join(missing)} without a value (TLC: the successor "
+                                        f"state is not completely specified)"))
+                for v in missing:
+                    path.assigned[v] = L.current[v]
+            extra = and_(_constraints_on(L, constraint, path, guard, True),
+                         _constraints_on(L, action_constraint, path, guard, False))
+            guard = and_(guard, extra)
+            if guard is FALSE:
+                continue
+            store.overflows = []
+            misfit = False
+            stored: list[tuple[str, int, Expr]] = []
+            for v in variables:
+                try:
+                    leaves = to_leaves(path.assigned[v], shapes[v], store, v)
+                except NotInShape:
+                    misfits.append((v, shape_of(path.assigned[v], order)))
+                    misfit = True
+                    continue
+                base = layout.base[v]
+                for i, e in enumerate(leaves):
+                    if not (e.op == "var" and e.args[0] == base + i):
+                        stored.append((v, base + i, e))
+            if misfit or misfits:
+                continue  # this round only looks for values the shapes cannot hold
+            pending.append((name, path, guard, stored, list(store.overflows) + path.overflows, failures))
+        if misfits:
+            raise _Misfits(misfits)
+        base_bounds = Intervals(slot_ranges)
+        for name, path, guard, stored, store_overflows, failures in pending:
+            if guard is None:
+                failures = [(guard_simplify(c), m) for c, m in failures]
+                failures = [(c, m) for c, m in failures if c is not FALSE and not impossible(c, slot_ranges)]
+                if failures:
+                    instances.append(Instance(len(instances), name, tuple(path.params), FALSE, {}, failures))
+                continue
+            guard = guard_simplify(guard)
+            if guard is FALSE:
+                continue
+            updates: dict[int, Expr] = {}
+            # within the guard, the slot ranges it narrows hold (not for the guard itself)
+            ranges = narrowed(guard, slot_ranges)
+            bounds = None
+            overflows = [(Simplifier(ranges)(c), what) for c, what in store_overflows]
+            for v, slot, e in stored:
+                lo, hi = slot_ranges[slot]
+                iv = base_bounds(e)
+                if iv is None or not (lo <= iv[0] and iv[1] <= hi):
+                    bounds = bounds or Intervals(ranges)
+                    iv = bounds(e)
+                if iv is not None and lo <= iv[0] and iv[1] <= hi:
+                    updates[slot] = e
+                    continue
+                # a value the ranges cannot vouch for: checked in the kernel, never stored wrapped
+                outside = or_(lt(e, lo), lt(hi, e))
+                overflows.append((outside, f"{slot_names[slot]} outside {lo}..{hi}"))
+                updates[slot] = ite(outside, lo, e)
+            overflows = [(c, what) for c, what in overflows if c is not FALSE]
+            failures = [(guard_simplify(c), m) for c, m in failures]
+            failures = [(c, m) for c, m in failures if c is not FALSE and not impossible(c, slot_ranges)]
+            overflows = [(c, what) for c, what in overflows if not impossible(c, ranges)]
+            shown = tuple((n, v) for n, v in path.params)
+            instances.append(Instance(len(instances), name, shown, guard, updates, failures, overflows))
+        return instances
 
 
 def _untrack_unread(instances: list, invariants: dict, view: tuple, layout: Layout) -> None:
@@ -703,7 +728,7 @@ def _plain(v: Any, order: TlcOrder) -> Any:
 
 
 def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instances, invariants, init_leaves,
-                     overflow_messages, view, widen=None) -> SpecDefinition:
+                     overflow_messages, view, widen=None, fair_actions=(), properties=()) -> SpecDefinition:
     module = program.root_module.name
     width = layout.width
     fields_list = []
@@ -732,6 +757,12 @@ def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instanc
         return ActionDef(name, fn, (("_i", domain),), None, f"{name}, lowered from the TLA+ module")
 
     actions = tuple(make_action(name, group) for name, group in by_action.items())
+    fairness = []
+    for part, group in fair_actions:
+        kind, _, target = part.args
+        fairness.append(Fairness(kind, make_action(_action_label(target), group)))
+    specifications = (Specification(cfg.specification or "Spec", tuple(fairness),
+                                    "the .cfg's SPECIFICATION" if cfg.specification else "Init /\\ [][Next]_vars"),)
     rank = {}
     for name, group in by_action.items():
         for k, inst in enumerate(group):
@@ -743,13 +774,8 @@ def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instanc
     def fields(c):
         return list(fields_list)
 
-    init_row = init_leaves[0]
-    if len(init_leaves) > 1:
-        raise Unsupported(f"Init has {len(init_leaves)} states; modelcheck compiles modules with one initial state "
-                          f"so far", program.root_module.loc)
-
-    def init(s, n):
-        for slot, value in enumerate(init_row):
+    def init(s, n):  # the initial states in TLC's order (the reference evaluator's)
+        for slot, value in enumerate(n.one_of(init_leaves)):
             n._assign(slot, const(value))
         n._assign(width, const(0))
         n._assign(width + 1, const(0))
@@ -789,7 +815,17 @@ def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instanc
         invariants=tuple(predicates), default_invariants=tuple(cfg.invariants), variables=variables_codec,
         origin=f"read from {where} by modelcheck's TLA+ front-end", view=view, view_default=bool(view),
         instance_order=instance_order, port_checks=(BOUNDS_CHECK,), evaluation_check=EVALUATION_CHECK,
-        check_constants=None, widen=widen, ported=False)
+        check_constants=None, widen=widen, ported=False, specifications=specifications,
+        properties=tuple(properties))
+
+
+def _action_label(node: Node) -> str:
+    """How a fairness condition's action is named: its definition's name (with its arguments' text)."""
+    if node.kind == "name":
+        return node.args[0]
+    if node.kind == "apply":
+        return f"{node.args[0]}(...)"
+    return f"the action at {node.loc}"
 
 
 def _failing(inst: Instance) -> Expr:
