@@ -15,9 +15,10 @@ from tla_support import module_path
 @pytest.fixture
 def modules(in_tmp):
     """The test modules copied into the run's directory (traces land there)."""
-    for name in ("Relay", "Ring", "Faulty", "Unbounded", "Unsupported"):
+    for name in ("Relay", "Ring", "Faulty", "Unbounded", "Unsupported", "Pick", "Mutex"):
         shutil.copy(module_path(f"{name}.tla"), in_tmp)
-    for cfg in ("Relay", "RelaySmall", "Ring", "Faulty", "Unbounded", "Constrained", "Unsupported"):
+    for cfg in ("Relay", "RelaySmall", "Ring", "Faulty", "Unbounded", "Constrained", "Unsupported", "Pick", "PickFull",
+                "Mutex", "MutexProgress", "MutexUnfair", "MutexStep"):
         shutil.copy(module_path(f"{cfg}.cfg"), in_tmp)
     return in_tmp
 
@@ -78,3 +79,61 @@ def test_a_missing_cfg_or_module_is_one_line(modules):
     assert code == 2 and "no model configuration" in one_error_line(err)
     code, _, err = invoke("run", "Nowhere.tla")
     assert code == 2 and "spec file Nowhere.tla does not exist" in one_error_line(err)
+
+
+@pytest.mark.parametrize("engine", ["bfs", "fast"])
+def test_several_initial_states_a_substitution_an_action_constraint_and_a_view(modules, engine):
+    # Pick.cfg: Max <- MCMax, ACTION_CONSTRAINT OneFullAtATime, VIEW View (the step count left out); Init has 16
+    # states. TLC: 36 distinct states, depth 5
+    code, out, _ = invoke_json("run", "Pick.tla", "--engine", engine)
+    assert code == 0 and (out["distinct_states"], out["depth"]) == (36, 5)
+    # three counters, no action constraint: TLC finds NotAllFull broken after 216 states, depth 7, 7 states
+    code, out, _ = invoke_json("run", "Pick.tla", "--config", "PickFull.cfg", "--engine", engine)
+    assert code == 12 and (out["distinct_states"], out["depth"]) == (216, 7)
+    assert (out["violation"]["invariant"], out["violation"]["trace_length"]) == ("NotAllFull", 7)
+
+
+@pytest.mark.parametrize("engine", ["bfs", "fast"])
+@pytest.mark.parametrize("cfg, verdict, length, loop", [
+    # TLC (-deadlock -workers 1): 12 distinct states each; every property of Mutex.cfg holds under FairSpec
+    ("Mutex", "ok", None, None),
+    # a lasso back to its second state (TLC's has 5 states, back to state 3)
+    ("MutexProgress", "violation", 4, 1),
+    # no fairness: stuttering in the first state (TLC: 3 states, then stuttering)
+    ("MutexUnfair", "violation", 1, None),
+    # <>[][A]_vars: a cycle of 6 states back to the first (TLC: the same)
+    ("MutexStep", "violation", 6, 0),
+])
+def test_properties_under_the_specifications_fairness(modules, engine, cfg, verdict, length, loop):
+    code, out, _ = invoke_json("run", "Mutex.tla", "--config", f"{cfg}.cfg", "--engine", engine)
+    assert (out["result"], out["distinct_states"]) == (verdict, 12)
+    assert code == (0 if verdict == "ok" else 13)
+    if verdict == "violation":
+        assert (out["violation"]["trace_length"], out["violation"]["loop_start"]) == (length, loop)
+
+
+def test_show_and_replay_read_a_tla_trace_by_its_recorded_source(modules):
+    code, out, _ = invoke_json("run", "Pick.tla", "--config", "PickFull.cfg")
+    trace = out["violation"]["trace_file"]
+    code, shown, _ = invoke("show", trace)
+    assert code == 0 and "seen" in shown and "Bump" in shown
+    code, _, _ = invoke("show", trace, "--html", "pick.html")
+    assert code == 0 and "NotAllFull" in (modules / "pick.html").read_text()
+    code, _, _ = invoke("replay", "Pick.tla", trace)  # with the .cfg the trace records
+    assert code == 12
+
+
+def test_prove_and_z3_refuse_a_tla_module_in_one_line(modules):
+    code, _, err = invoke("prove", "Ring.tla")
+    assert code == 2 and "prove does not take a TLA+ module" in one_error_line(err)
+    code, _, err = invoke("run", "Ring.tla", "--engine", "z3")
+    assert code == 2 and "z3 engine does not check a TLA+ module" in one_error_line(err)
+
+
+def test_the_other_commands_take_a_tla_module(modules):
+    code, out, _ = invoke_json("simulate", "Relay.tla", "--seed", "1", "--num", "20")
+    assert code == 0 and out["result"] == "bounded-ok"
+    code, text, _ = invoke("graph", "Ring.tla", "--out", "ring.dot")
+    assert code == 0 and (modules / "ring.dot").exists()
+    code, text, _ = invoke("sweep", "Relay.tla", "--vary", "MaxSeq=1,2")
+    assert code == 0 and "10,684" in text and "109" in text

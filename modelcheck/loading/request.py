@@ -18,6 +18,7 @@ what it exits with is ``modelcheck/exitcodes.py``.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -53,6 +54,8 @@ def spec_for_trace(path: str, given: str | None, recorded: str | None, source: d
     file), else the one the trace records (its spec file, where it was
     loaded from one, else its name)."""
     from modelcheck.loading.registry import from_source
+    if given and is_tla(given) and isinstance(source, dict) and source.get("file") == os.path.realpath(given):
+        return from_source(source, recorded)  # the module the trace records, with the .cfg it was checked with
     if given:
         return spec_named(given)
     found = from_source(source, recorded) if source else None

@@ -98,6 +98,7 @@ class Lowerer:
         self.failures: list[tuple[Expr, str]] = []
         self.store = Store(self.order)
         self._state_cache: dict[int, tuple[Any, list]] = {}
+        self._primes: dict[int, bool] = {}
         self._loc = None  # where the expression being lowered is (for failures)
 
     # --- failures ---------------------------------------------------------------------
@@ -180,7 +181,7 @@ class Lowerer:
                 raise Unsupported(f"the recursive function {name} over state values", node.loc)
             if self.ev.is_constant_level(d):
                 return self.ev.definition_value(d, name, node, Ctx(d.scope, {}))
-            if not ctx.primed:
+            if not ctx.primed and not self.reads_next_state(d):
                 return self.cached_state_level(d, ctx)
             return self.eval(opdef.body, ctx.at(d.scope, {}))
         if t is Constant:
@@ -194,6 +195,33 @@ class Lowerer:
         if t is NamedInstance:
             raise TlaError(f"{name} is an instance; use {name}!Op", node.loc)
         raise TlaError(f"cannot lower {name}", node.loc)
+
+    def reads_next_state(self, d: OpBinding) -> bool:
+        """Whether a definition reads primed variables (an action, or an
+        ACTION_CONSTRAINT), itself or through the definitions it names."""
+        key = id(d)
+        found = self._primes.get(key)
+        if found is None:
+            self._primes[key] = False  # a recursive definition is not taken to read them while it is checked
+            found = self._primes[key] = self._primed_node(d.opdef.body, d.scope)
+        return found
+
+    def _primed_node(self, node, scope) -> bool:
+        if not isinstance(node, Node):
+            if isinstance(node, (tuple, list)):
+                return any(self._primed_node(a, scope) for a in node)
+            return False
+        if node.kind == "op" and node.args[0] in ("'", "UNCHANGED", "ENABLED"):
+            return True
+        if node.kind in ("name", "apply"):
+            d = scope.lookup(node.args[0])
+            if type(d) is OpBinding and self.reads_next_state(d):
+                return True
+            return node.kind == "apply" and any(self._primed_node(a, scope) for a in node.args[1])
+        if node.kind == "let":
+            return any(self._primed_node(o.body, scope) for o in node.args[0]) or self._primed_node(node.args[1], scope)
+        return any(self._primed_node(a, scope) for a in node.args[1:] if node.kind == "op") if node.kind == "op" \
+            else any(self._primed_node(a, scope) for a in node.args)
 
     def cached_state_level(self, d: OpBinding, ctx: LCtx):
         """A definition without arguments that reads the current state only:
