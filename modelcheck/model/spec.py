@@ -114,6 +114,10 @@ class SpecDefinition:
     widen: Callable[[Any, Sequence[tuple]], "SpecDefinition | None"] | None = None
     # ``source()`` says "port of" unless the module is read directly
     ported: bool = True
+    # Whether TLC cannot evaluate a state itself (an invariant it fails on, as
+    # opposed to a step into the state): the evaluation check then reports the
+    # state as found, not as the recording of a failed step. None: never.
+    evaluation_in_state: Callable[[tuple], bool] | None = None
     # Values a .cfg's substitutions may name (``Acceptor <- MCAcceptor``):
     # definition name -> its value, in TLA+ notation ("{a1, a2, a3}") or as
     # a Python value of the constant's kind.

@@ -28,7 +28,7 @@ from modelcheck.errors import InputError, SpecDefinitionError
 from modelcheck.language.codec import StateCodec
 from modelcheck.language.constants import (BOOL, INT, MODEL_VALUE, MODEL_VALUES, STRING, ConstantDecl, record_of,
                                            seq_of, set_of)
-from modelcheck.language.expr import FALSE, TRUE, Expr, and_, const, const_value, eq, ite, is_const, lift, lt, or_, var
+from modelcheck.language.expr import FALSE, TRUE, Expr, and_, const, const_value, eq, ite, is_const, lift, lt, not_, or_, var
 from modelcheck.language.schema import Field
 from modelcheck.language.temporal import Fairness, Specification
 from modelcheck.language.values import Record
@@ -460,11 +460,15 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
     if misfits:
         raise _Misfits(misfits)
     invariants = {}
+    invariant_failures: list[tuple[Expr, str]] = []
     for name in cfg.invariants:
-        invariants[name] = _invariant(L, program, name)
+        invariants[name], failing = _invariant(L, program, name)
+        invariant_failures += failing
     view = _view(program, cfg, A, L)
     if view:
-        _untrack_unread(instances, invariants, view, layout)
+        read = dict(invariants)
+        read.update((f"#{k}", c) for k, (c, _) in enumerate(invariant_failures))
+        _untrack_unread(instances, read, view, layout)
     properties = lower_properties(L, program, cfg.properties, variables, layout.width + 2)
     for inst in instances + [i for _, group in fair_actions for i in group]:
         if inst.overflows:
@@ -477,7 +481,7 @@ def _emit(program, cfg, ev, order, variables, shapes, inits, init_node, next_nod
     holder: list = []
     widen = (lambda model, states: job.widen(holder[0], model, states)) if job is not None else None
     spec = _spec_definition(program, cfg, ev, order, variables, shapes, layout, instances, invariants, init_leaves,
-                            overflow_messages, view, widen, fair_actions, properties)
+                            overflow_messages, view, widen, fair_actions, properties, invariant_failures)
     compiled = Compiled(spec, program, ev, order, variables, shapes, layout, instances, inits, complete,
                         overflow_messages)
     holder.append(compiled)
@@ -634,14 +638,21 @@ def _constraints_on(L: Lowerer, nodes: list[Node], path, guard: Expr, state: boo
     return and_(*parts)
 
 
-def _invariant(L: Lowerer, program: Program, name: str) -> Expr:
+def _invariant(L: Lowerer, program: Program, name: str) -> tuple[Expr, list[tuple[Expr, str]]]:
+    """An invariant as a condition, and where TLC cannot evaluate it (its
+    failures: TLC stops there, as it stops on a step it cannot evaluate). In
+    a state where it cannot be evaluated the condition holds, so that the
+    evaluation check, not the invariant, reports that state."""
     d = program.scope.lookup(name)
     if d is None:
         raise TlaError(f"INVARIANT {name}: the module defines no {name}")
     from modelcheck.tlaplus.symbolic import cond
     L.path, L.failures = [], []
     value = L.eval(Node("name", (name,), Loc(program.root_path, 0, 0)), L.root())
-    return cond(value, f" ({name} must be a state predicate)")
+    failures = [(c, f"evaluating invariant {name} failed: {m}") for c, m in L.failures if c is not FALSE]
+    L.failures = []
+    e = cond(value, f" ({name} must be a state predicate)")
+    return (or_(*(c for c, _ in failures), e) if failures else e), failures
 
 
 def _view(program: Program, cfg: TlaConfig, A: ActionLowerer, L: Lowerer) -> tuple[str, ...]:
@@ -728,7 +739,8 @@ def _plain(v: Any, order: TlcOrder) -> Any:
 
 
 def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instances, invariants, init_leaves,
-                     overflow_messages, view, widen=None, fair_actions=(), properties=()) -> SpecDefinition:
+                     overflow_messages, view, widen=None, fair_actions=(), properties=(),
+                     invariant_failures=()) -> SpecDefinition:
     module = program.root_module.name
     width = layout.width
     fields_list = []
@@ -794,12 +806,17 @@ def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instanc
                                    "Every state fits the bounds the front-end gave its variables.", "invariant",
                                    explain_overflow))
     def explain_evaluation(probe):
+        for c, message in invariant_failures:
+            if probe.value(c):
+                return f"TLC cannot evaluate this state: {message}"
         code = probe.value(var(width + 1))
         messages = failure_texts
         what = messages[code - 1] if 0 < code <= len(messages) else "a value it needs"
         return f"TLC cannot evaluate the next step: {what}"
-    predicates.append(PredicateDef(EVALUATION_CHECK, lambda s: eq(var(width + 1), 0),
-                                   "TLC can evaluate every step taken.", "invariant", explain_evaluation))
+    evaluable = and_(eq(var(width + 1), 0), *(not_(c) for c, _ in invariant_failures))
+    predicates.append(PredicateDef(EVALUATION_CHECK, lambda s: evaluable,
+                                   "TLC can evaluate every step taken and every invariant.", "invariant",
+                                   explain_evaluation))
 
     def variables_codec(c, schema):
         codecs = {}
@@ -816,7 +833,17 @@ def _spec_definition(program, cfg, ev, order, variables, shapes, layout, instanc
         origin=f"read from {where} by modelcheck's TLA+ front-end", view=view, view_default=bool(view),
         instance_order=instance_order, port_checks=(BOUNDS_CHECK,), evaluation_check=EVALUATION_CHECK,
         check_constants=None, widen=widen, ported=False, specifications=specifications,
+        evaluation_in_state=_in_state(invariant_failures),
         properties=tuple(properties))
+
+
+def _in_state(invariant_failures) -> Any:
+    """Whether TLC cannot evaluate one of the invariants in a state."""
+    if not invariant_failures:
+        return None
+    from modelcheck.language.interpreter import evaluate
+    failing = or_(*(c for c, _ in invariant_failures))
+    return lambda state: bool(evaluate(failing, tuple(state)))
 
 
 def _action_label(node: Node) -> str:

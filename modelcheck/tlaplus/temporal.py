@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelcheck.language.expr import TRUE, var
+from modelcheck.language.expr import FALSE, TRUE, var
 from modelcheck.language.temporal import (ForAll, Formula, PropertyDef, always_eventually, eventually,
                                           eventually_always, eventually_always_step, infinitely_often_implies_eventually,
                                           infinitely_often_implies_infinitely_often, initially_implies_eventually,
@@ -162,7 +162,9 @@ class _Forms:
             raise Unsupported("a temporal formula where modelcheck needs a state predicate", node.loc)
         L = self.L
         L.path, L.failures = [], []
-        return cond(L.eval(node, ctx), " (a property's condition must be TRUE or FALSE)")
+        value = cond(L.eval(node, ctx), " (a property's condition must be TRUE or FALSE)")
+        self.evaluable(node)
+        return value
 
     def step(self, node: Node, ctx: LCtx):
         """A step predicate: primed variables read from the next state's slots."""
@@ -173,7 +175,17 @@ class _Forms:
             base = L.layout.base[v]
             nxt[v] = from_leaves(shape, [var(self.width + base + i) for i in range(shape.width())])
         L.path, L.failures = [], []
-        return cond(L.eval(node, LCtx(ctx.scope, ctx.env, nxt, False)), " (a step's condition must be TRUE or FALSE)")
+        value = cond(L.eval(node, LCtx(ctx.scope, ctx.env, nxt, False)), " (a step's condition must be TRUE or FALSE)")
+        self.evaluable(node)
+        return value
+
+    def evaluable(self, node: Node) -> None:
+        """A condition TLC may fail to evaluate is refused (never read as FALSE)."""
+        failures = [m for c, m in self.L.failures if c is not FALSE]
+        self.L.failures = []
+        if failures:
+            raise Unsupported(f"a property's condition that TLC cannot evaluate in some states ({failures[0]})",
+                              node.loc)
 
     def check_subscript(self, node: Node, ctx: LCtx) -> None:
         """[A]_v is read as a step of every variable: v must be all of them."""
