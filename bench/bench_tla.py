@@ -8,8 +8,8 @@ counterexample length (for a temporal property, the lasso's length and the
 state its loop goes back to). With ``--tlc CLASSES`` TLC runs the same
 .cfg too (``-deadlock -workers 1``, breadth-first) and its count, depth and
 verdict are compared as well. The times are whole commands (a fresh process
-each, the front-end's compile of the module included), one run each; TLC's
-is its whole run.
+each, the front-end's compile of the module included) and, in brackets, the
+search alone (the report's own seconds), one run each; TLC's is its whole run.
 
 With ``--itf`` the rows marked small are compared state for state too: both
 models are explored in this process and every reachable state written as
@@ -145,6 +145,7 @@ def run_row(row: Row, args, scratch: str) -> dict:
         for f in os.listdir(os.path.join(args.upstream, HACHIKUJI)):
             if f.endswith(".tla"):
                 shutil.copy(os.path.join(args.upstream, HACHIKUJI, f), work)
+    _private(work)
     with open(os.path.join(work, "M.cfg"), "w") as f:
         f.write(row.cfg)
     codes = (0, 12, 13)
@@ -153,12 +154,13 @@ def run_row(row: Row, args, scratch: str) -> dict:
     port = measure_once(modelcheck_command("run", row.port, *row.port_args, "--engine", args.engine, "--json", "-q"),
                         work, codes)
     out = {"row": row.name, "group": row.group, "front_end": _answer(fe.output), "port": _answer(port.output),
-           "front_end_seconds": round(fe.seconds, 2), "port_seconds": round(port.seconds, 2)}
+           "front_end_seconds": round(fe.seconds, 2), "port_seconds": round(port.seconds, 2),
+           "front_end_search_seconds": fe.output.get("seconds"), "port_search_seconds": port.output.get("seconds")}
     out["match"] = out["front_end"] == out["port"]
     if args.tlc and row.group != "live":
         for f in os.listdir(os.path.join(args.upstream, COMMUNITY)):
             if f.endswith(".tla") and not os.path.exists(os.path.join(work, f)):
-                shutil.copy(os.path.join(args.upstream, COMMUNITY, f), work)
+                shutil.copyfile(os.path.join(args.upstream, COMMUNITY, f), os.path.join(work, f))
         seconds, _, answer = tlc_once(args.tlc, 1, work, f"{row.module}.tla")
         out["tlc"] = answer
         out["tlc_seconds"] = round(seconds, 2)
@@ -166,6 +168,29 @@ def run_row(row: Row, args, scratch: str) -> dict:
     if args.itf and row.small:
         out["itf"] = compare_states(os.path.join(work, f"{row.module}.tla"), os.path.join(work, "M.cfg"), row)
     return out
+
+
+def _private(directory: str) -> None:
+    """The copies writable by their owner only (modelcheck reads no spec another user could change; the
+    checkouts may be group-writable)."""
+    for base, dirs, files in os.walk(directory):
+        for name in dirs + files:
+            path = os.path.join(base, name)
+            os.chmod(path, os.stat(path).st_mode & ~0o022)
+    os.chmod(directory, os.stat(directory).st_mode & ~0o022)
+
+
+def _canonical(x):
+    """ITF JSON with every set's elements (and every map's pairs) in one order, whatever the writer's."""
+    if isinstance(x, list):
+        return [_canonical(v) for v in x]
+    if isinstance(x, dict):
+        if set(x) == {"#set"}:
+            return {"#set": sorted((_canonical(v) for v in x["#set"]), key=lambda v: json.dumps(v, sort_keys=True))}
+        if set(x) == {"#map"}:
+            return {"#map": sorted((_canonical(p) for p in x["#map"]), key=lambda p: json.dumps(p, sort_keys=True))}
+        return {k: _canonical(v) for k, v in x.items()}
+    return x
 
 
 def compare_states(module: str, cfg: str, row: Row, most: int = 50_000) -> str:
@@ -180,7 +205,8 @@ def compare_states(module: str, cfg: str, row: Row, most: int = 50_000) -> str:
         while frontier and len(found) <= most:
             nxt = []
             for s in frontier:
-                seen.add(json.dumps({k: to_itf(v) for k, v in model.codec.encode(s).items()}, sort_keys=True))
+                seen.add(json.dumps(_canonical({k: to_itf(v) for k, v in model.codec.encode(s).items()}),
+                                    sort_keys=True))
                 for _, t in model.successors(s):
                     if t not in found:
                         found.add(t)
@@ -220,8 +246,9 @@ def main() -> None:
             fe, port = r["front_end"], r["port"]
             line = (f"{row.name:<42} {'match' if r['match'] else 'DIFFER'}  front-end {fe[0]} {fe[1]:,}/{fe[2]}"
                     f"{' trace ' + str(fe[3]) if fe[3] else ''}{' loop ' + str(fe[4]) if fe[4] is not None else ''} "
-                    f"{r['front_end_seconds']} s; port {port[0]} {port[1]:,}/{port[2]}"
-                    f"{' trace ' + str(port[3]) if port[3] else ''} {r['port_seconds']} s")
+                    f"{r['front_end_seconds']} s (search {r['front_end_search_seconds']} s); "
+                    f"port {port[0]} {port[1]:,}/{port[2]}{' trace ' + str(port[3]) if port[3] else ''} "
+                    f"{r['port_seconds']} s (search {r['port_search_seconds']} s)")
             if "tlc" in r:
                 t = r["tlc"]
                 line += f"; TLC {t[0]} {t[1]:,}/{t[2]} {r['tlc_seconds']} s {'match' if r['match_tlc'] else 'DIFFER'}"

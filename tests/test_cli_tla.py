@@ -15,7 +15,7 @@ from tla_support import module_path
 @pytest.fixture
 def modules(in_tmp):
     """The test modules copied into the run's directory (traces land there)."""
-    for name in ("Relay", "Ring", "Faulty", "Unbounded", "Unsupported", "Pick", "Mutex"):
+    for name in ("Relay", "Ring", "Faulty", "Unbounded", "Unsupported", "Pick", "Bounds", "Mutex"):
         shutil.copy(module_path(f"{name}.tla"), in_tmp)
     for cfg in ("Relay", "RelaySmall", "Ring", "Faulty", "Unbounded", "Constrained", "Unsupported", "Pick", "PickFull",
                 "Mutex", "MutexProgress", "MutexUnfair", "MutexStep"):
@@ -83,8 +83,9 @@ def test_a_missing_cfg_or_module_is_one_line(modules):
 
 @pytest.mark.parametrize("engine", ["bfs", "fast"])
 def test_several_initial_states_a_substitution_an_action_constraint_and_a_view(modules, engine):
-    # Pick.cfg: Max <- MCMax, ACTION_CONSTRAINT OneFullAtATime, VIEW View (the step count left out); Init has 16
-    # states. TLC: 36 distinct states, depth 5
+    # Pick.cfg: Max <- MCMax, ACTION_CONSTRAINT OneFullAtATime, VIEW View (the step count left out), invariants
+    # through a part of a definition (Safety!2) and a named instance (B!Within); Init has 16 states.
+    # TLC: 36 distinct states, depth 5
     code, out, _ = invoke_json("run", "Pick.tla", "--engine", engine)
     assert code == 0 and (out["distinct_states"], out["depth"]) == (36, 5)
     # three counters, no action constraint: TLC finds NotAllFull broken after 216 states, depth 7, 7 states

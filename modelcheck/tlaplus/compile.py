@@ -643,12 +643,19 @@ def _invariant(L: Lowerer, program: Program, name: str) -> tuple[Expr, list[tupl
     failures: TLC stops there, as it stops on a step it cannot evaluate). In
     a state where it cannot be evaluated the condition holds, so that the
     evaluation check, not the invariant, reports that state."""
-    d = program.scope.lookup(name)
-    if d is None:
-        raise TlaError(f"INVARIANT {name}: the module defines no {name}")
+    here = Loc(program.root_path, 0, 0)
+    if "!" in name:  # Inv!1: a part of a definition
+        base, *positions = name.split("!")
+        if not positions or not all(p.isdigit() for p in positions):
+            raise TlaError(f"INVARIANT {name}: expected Op!1 (a part of a definition)")
+        node = Node("subexpr", (base, tuple(int(p) for p in positions)), here)
+    else:
+        if program.scope.lookup(name) is None:
+            raise TlaError(f"INVARIANT {name}: the module defines no {name}")
+        node = Node("name", (name,), here)
     from modelcheck.tlaplus.symbolic import cond
     L.path, L.failures = [], []
-    value = L.eval(Node("name", (name,), Loc(program.root_path, 0, 0)), L.root())
+    value = L.eval(node, L.root())
     failures = [(c, f"evaluating invariant {name} failed: {m}") for c, m in L.failures if c is not FALSE]
     L.failures = []
     e = cond(value, f" ({name} must be a state predicate)")

@@ -214,8 +214,8 @@ class Evaluator:
             return True
         if kind == "op" and node.args[0] in ("'", "UNCHANGED", "ENABLED"):
             return False
-        if kind == "inst":
-            return False  # instances read their substitutions; taken as state-level
+        if kind in ("inst", "subexpr"):
+            return False  # instances read their substitutions, parts of definitions are not looked into: state-level
         if kind == "let":
             inner = set(bound)
             for opdef in node.args[0]:
@@ -372,8 +372,9 @@ class Evaluator:
         return self.call(d, name, args, node, ctx)
 
     def e_subexpr(self, node, ctx):
-        raise Unsupported(f"the subexpression reference {node.args[0]}!{'!'.join(map(str, node.args[1]))}",
-                          node.loc)
+        from modelcheck.tlaplus.modules import subexpression
+        part, scope = subexpression(ctx.scope, node.args[0], node.args[1], node.loc)
+        return self.eval(part, ctx.at(scope, {}))
 
     # --- built-in operators by symbol ---------------------------------------------------
     def e_op(self, node, ctx):

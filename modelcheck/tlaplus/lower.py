@@ -368,7 +368,9 @@ class Lowerer:
         return self.call(d, name, args, node, ctx)
 
     def e_subexpr(self, node, ctx):
-        raise Unsupported(f"the subexpression reference {node.args[0]}!...", node.loc)
+        from modelcheck.tlaplus.modules import subexpression
+        part, scope = subexpression(ctx.scope, node.args[0], node.args[1], node.loc)
+        return self.eval(part, ctx.at(scope, {}))
 
     # --- built-in operators by symbol ------------------------------------------------------------
     def e_op(self, node, ctx):

@@ -262,3 +262,25 @@ class Program:
         for unit in mod.units:
             if isinstance(unit, VariableDecl) and unit.name not in out:
                 out.append(unit.name)
+
+
+def subexpression(scope: "Scope", name: str, positions: Sequence[int], loc: Loc) -> tuple[Node, "Scope"]:
+    """``Op!1!2``: the part of a definition's body at those positions (the k-th
+    item of a conjunction or disjunction list, or the k-th operand of an
+    operator), with the scope it is read in."""
+    d = scope.lookup(name)
+    shown = f"{name}!{'!'.join(map(str, positions))}"
+    if not isinstance(d, OpBinding) or d.opdef.params:
+        raise TlaError(f"{shown}: {name} is no definition without arguments", loc)
+    node = d.opdef.body
+    for k in positions:
+        if node.kind in ("and", "or"):
+            parts = node.args
+        elif node.kind == "op":
+            parts = node.args[1:]
+        else:
+            parts = ()
+        if not 1 <= k <= len(parts):
+            raise TlaError(f"{shown}: the body of {name} has no part {k} there", loc)
+        node = parts[k - 1]
+    return node, d.scope

@@ -34,6 +34,16 @@ NotAllFull == ~(\A n \in Node : x[n] = Max)
 \* no step resets a counter while another is full
 OneFullAtATime == \A n \in Node : x'[n] = 0 /\ x[n] = Max => \A m \in Node \ {n} : x[m] < Max
 
+Safety == /\ Small
+          /\ seen \subseteq Node
+
+\* the second conjunct of Safety, by position
+SeenWithinNode == Safety!2
+
+B == INSTANCE Bounds WITH Limit <- Max, members <- seen
+
+SeenBounded == B!Within
+
 MCMax == 3
 
 View == <<x, seen>>
