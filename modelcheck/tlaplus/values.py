@@ -29,12 +29,13 @@ from __future__ import annotations
 import itertools
 from typing import Any, Iterable, Iterator
 
-from modelcheck.language.values import Function, Record
+from modelcheck.language.values import Function, ModelValue as LanguageModelValue, Record
 from modelcheck.tlaplus.syntax import EvalError
 
 
-class ModelValue(str):
-    """A TLC model value: equal only to itself (never to a string of the same name)."""
+class ModelValue(LanguageModelValue):
+    """A TLC model value: equal only to itself (never to a string of the same name);
+    written bare, as the spec language's model values are."""
 
     __slots__ = ()
 
