@@ -199,8 +199,43 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def in_tmp(tmp_path, monkeypatch):
-    """Run in an empty directory, so default trace files land there."""
+    """Every test runs in an empty directory of its own, so default trace
+    files (modelcheck-out/) and anything else written to a relative path
+    land there, never in the repository (checked at the end of the session)."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+TREE_AT_START = pytest.StashKey[set]()  # the tree's state as the session began (clean_tree.py)
+
+
+def is_controller(config) -> bool:
+    """The process that runs the session: pytest itself, or xdist's controller (not one of its workers)."""
+    return not hasattr(config, "workerinput")
+
+
+def pytest_sessionstart(session):
+    if is_controller(session.config):
+        from clean_tree import tree_state
+        session.config.stash[TREE_AT_START] = tree_state(ROOT)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not is_controller(session.config) or TREE_AT_START not in session.config.stash:
+        return
+    from clean_tree import left_behind, tree_state
+    left = left_behind(session.config.stash[TREE_AT_START], tree_state(ROOT))
+    if left:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = "the tests left these in the repository (git status):\n" + "\n".join(f"  {line}" for line in left)
+        if reporter is not None:
+            reporter.write_line("")
+            reporter.write_sep("=", "tree not clean", red=True)
+            reporter.write_line(message)
+        else:
+            sys.stderr.write(message + "\n")
+        if session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
