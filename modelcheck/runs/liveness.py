@@ -112,7 +112,7 @@ def violation_json(live, trace_file: str | None) -> dict:
 def header_lines(prepared) -> list[str]:
     sp = prepared.specification
     lines = [f"properties  {', '.join(prepared.properties)}",
-             f"under       {sp.name} ({sp.fairness_words()})"]
+             f"under       {sp.name} ({sp.fairness_words(prepared.model.constants)})"]
     lines += [f"            {meaning}" for meaning in sp.fairness_meanings()]
     lines += [f"            {why}" for why in sp.outside_next(prepared.spec.name, prepared.spec.next)]
     return lines

@@ -98,6 +98,8 @@ def prepare(request: RunRequest) -> PreparedRun:
         settings.check()
     from modelcheck.capabilities.view import wanted_view
     model = spec.instantiate(resolved.constants, view=wanted_view(request, spec, cfg, properties, warnings))
+    if specification is not None:  # the fairness conditions this model has (no fifth broker's)
+        specification = specification.for_model(model.constants)
     wanted = symmetry.symmetry_requested(request.symmetry, cfg, model, request.engine, warnings)
     case_groups = None
     if properties and wanted:
