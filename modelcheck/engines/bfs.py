@@ -164,7 +164,7 @@ class _Search:
         check_deadlock, progress = self.options.check_deadlock, self.options.progress
         next_frontier: list[tuple[int, tuple]] = []
         self.level_first = len(self.visited)
-        for parent, state in frontier:
+        for k, (parent, state) in enumerate(frontier):
             succ = successors(state)
             if not succ and check_deadlock:
                 return self.finish("violation", depth, self.violation_at(parent, DEADLOCK))
@@ -180,7 +180,9 @@ class _Search:
                 if self.pending_sometimes:
                     self.note_sometimes(t, depth + 1)
                 next_frontier.append((number, t))
-            progress.search(depth, len(self.visited), len(next_frontier))
+            # the states found belong to the next level: the line names that depth once it has some
+            progress.search(depth + 1 if next_frontier else depth, len(self.visited),
+                            len(frontier) - k - 1 + len(next_frontier))
             self.expanded += 1
             if self.expanded & 0x3FF == 0:
                 reason = limits.reached()

@@ -385,7 +385,9 @@ class _Search:
                 deadlocked = e.deadlocked
             found += kept.fps.size  # new to the levels before (repeats across chunks too, on numpy)
             _, reason = self.on_file(writer.add, kept)
-            progress.search(depth, known + found, max(0, level.shape[1] - start - CHUNK) + found)
+            # the states found belong to the next level: the line names that depth once it has some
+            progress.search(depth + 1 if found else depth, known + found,
+                            max(0, level.shape[1] - start - CHUNK) + found)
             reason = reason or limits.reached()
             if reason:
                 return self.abandon(writer), reason
