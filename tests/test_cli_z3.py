@@ -10,7 +10,7 @@ from support import invoke, invoke_json, model, one_error_line, run_on_terminal,
 
 RUN_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
               "properties", "specification", "violation", "symmetry", "view", "notes", "resumed_with",
-               "resume_seconds"}
+               "resume_seconds", "timings", "kernel_build"}
 PROVE_FIELDS = {"spec", "engine", "constants", "invariants", "k", "result", "proved_at_k", "depth", "seconds", "stopped",
                 "violation", "counterexample_to_induction"}
 
@@ -174,7 +174,8 @@ def read_terminal(args, cwd):
 def test_per_depth_progress_on_a_terminal(in_tmp):
     err, out = read_terminal(["run", "kip320", "--const", "Replicas=2", "--engine", "z3", "--max-depth", "4",
                               "--json"], in_tmp)
-    lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip().startswith("depth")]
+    shown = err.replace("\x1b[2K", "").replace("\r", "\n")  # what stays on the terminal, line by line
+    lines = [line for line in shown.splitlines() if line.strip().startswith("depth")]
     assert [line.split()[1] for line in lines] == ["1", "2", "3", "4"]
     assert all("solver" in line and line.rstrip().endswith("s") for line in lines)
     assert json.loads(out)["result"] == "bounded-ok"

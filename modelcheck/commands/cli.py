@@ -144,9 +144,9 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
                          trace_out=trace_out, overwrite=overwrite, max_states=max_states, max_memory=max_memory,
                          engine_options=engine_values(given), properties=tuple(properties),
                          specification=specification, coverage=coverage, symmetry=symmetry, view=view)
-    prepared = prepare(request)
-    warn(prepared.warnings)
     progress = _progress(quiet, always=entry(engine).logs_levels)  # a line per level, even into a file
+    prepared = prepare(request, progress)
+    warn(prepared.warnings)
     if not as_json:  # say at once what a long run is checking
         click.echo(header_text(prepared, engine) + "\n")
     outcome = execute(prepared, progress)

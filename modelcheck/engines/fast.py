@@ -128,12 +128,13 @@ class _Search:
     def __init__(self, model, options: CheckOptions):
         from modelcheck.backends.numpy_codegen import compile_numpy
         self.model, self.options = model, options
-        self.started = time.perf_counter()
+        making = time.perf_counter()  # the kernels, before the search: not in the search's own time
         self.packing = Packing(model.schema)
         self.settings = FastSettings.of(options.engine_options)
         predicate_names = list(dict.fromkeys(list(options.invariants) + list(model.sometimes)))
         self.kernels = choose_kernels(model, self.packing, predicate_names, self.settings.kernels,
-                                      self.settings.workers, stopped=lambda: options.limits.stop.requested)
+                                      self.settings.workers, stopped=lambda: options.limits.stop.requested,
+                                      progress=options.progress)
         if self.kernels.compiled is not None:
             self.predicates = self.kernels.compiled.predicates
         else:
@@ -146,6 +147,9 @@ class _Search:
         self.graph = options.graph.batched(model) if options.graph is not None else NO_GRAPH
         self.expander = Expander(model, options.check_deadlock, coverage=options.coverage, canonical=self.canonical,
                                  graph=self.graph, compiled=self.kernels.compiled)
+        self.started = time.perf_counter()
+        self.kernel_seconds = self.started - making
+        options.progress.clear()
         self.orbit_states = 0 if self.canonical is not None and self.settings.orbit_sizes else None
         self.checkpoint_dir = self.settings.directory
         self.checkpoint_every = float(self.settings.checkpoint_every)
@@ -193,6 +197,7 @@ class _Search:
                         violation, self.generated, self.sometimes_seen, list(self.notes), stopped,
                         self.graph if self.options.graph is not None else None)
         r.resumed_with, r.resume_seconds = self.resumed_with, self.resume_seconds
+        r.kernel_seconds, r.kernel_build = self.kernel_seconds, self.kernels.built_here()
         if self.visited.crowded:
             r.notes.append("--max-memory left no room to grow the visited set's hash tables, so they filled past "
                            "70% (up to 90%): lookups took longer, and nothing found changed")

@@ -78,11 +78,12 @@ def _fallbacks(trace: Trace, path: str | None, default: str, stem: str | None, t
         os.rmdir(fresh)
 
 
-def story(trace: Trace, file: str | None) -> str:
+def story(trace: Trace, file: str | None, model=None) -> str:
     """The counterexample as a report prints it: read back from its file as
     ``modelcheck show --diff`` shows it, or, when no file could be written,
-    the plain listing of its states."""
+    the plain listing of its states. ``model``: the run's own model, used
+    again rather than built a second time (a KRaft model takes seconds)."""
     if file is None:
         return render_text(trace)
     from modelcheck.presentation.viewer.terminal import story_text
-    return story_text(file)
+    return story_text(file, model)

@@ -78,7 +78,7 @@ def decide_properties(prepared, result: CheckResult, limits: Limits, progress, g
     explanation = explain_violation(model, violated.case, prepared.specification, lasso_shape(graph, lasso),
                                     trace.meta.get("loop_action"))
     live.graph = None  # the report needs no more of it; let it go
-    return Decided(live, saved.file, story(trace, saved.file), explanation, saved.nowhere())
+    return Decided(live, saved.file, story(trace, saved.file, model), explanation, saved.nowhere())
 
 
 def quotient_note(live, group) -> str:

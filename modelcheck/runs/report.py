@@ -168,6 +168,9 @@ def stats_lines(outcome: RunOutcome) -> list[str]:
     if r.depth is not None:
         stats.append(("depth", f"{r.depth}" + (f" complete, {r.depth + 1} begun" if r.partial_level else "")))
     stats.append(("time", f"{r.seconds:.2f} s" + rate_note(r)))
+    if r.kernel_build:  # not in the time above, which is the search's own
+        stats.append(("kernel build", f"{r.kernel_build} (a C kernel for these constants, built once: later runs "
+                                      f"load it from the cache)"))
     if r.sometimes:
         seen = [f"{n} (depth {d})" for n, d in r.sometimes.items() if d is not None]
         unseen = [n for n, d in r.sometimes.items() if d is None]
