@@ -85,6 +85,10 @@ class PredicateDef:
     # modelcheck.model.explain.Probe on the first violating state, returns a
     # sentence or None (then a generic account of the failing conjuncts is used).
     explain: Callable[[Any], str | None] | None = None
+    # For a reachability check: given the constants, why no state can satisfy
+    # it (a sentence), or None when one may. A check never reached for a
+    # reason the constants give says so, rather than that the model may be vacuous.
+    unreachable: Callable[[Any], str | None] | None = None
 
 
 def invariant(fn=None, *, explain: Callable[[Any], str | None] | None = None):
@@ -95,10 +99,15 @@ def invariant(fn=None, *, explain: Callable[[Any], str | None] | None = None):
     return wrap(fn) if fn is not None else wrap
 
 
-def sometimes(fn) -> PredicateDef:
+def sometimes(fn=None, *, unreachable: Callable[[Any], str | None] | None = None):
     """A state predicate that some reachable state must satisfy, so that a
-    spec that cannot move (and therefore breaks nothing) does not pass unnoticed."""
-    return PredicateDef(fn.__name__, fn, (fn.__doc__ or "").strip(), "sometimes")
+    spec that cannot move (and therefore breaks nothing) does not pass unnoticed.
+    ``@sometimes(unreachable=f)``: ``f(constants)`` says why no state can
+    satisfy it under those constants (e.g. no fault the limits allow can
+    leave a partition leaderless), or returns None."""
+    def wrap(f) -> PredicateDef:
+        return PredicateDef(f.__name__, f, (f.__doc__ or "").strip(), "sometimes", unreachable=unreachable)
+    return wrap(fn) if fn is not None else wrap
 
 
 UPSTREAM = "from github.com/hachikuji/kafka-specification"
@@ -175,6 +184,11 @@ class SpecDefinition:
         if self.check_constants:
             self.check_constants(constants)
         return constants
+
+    def unreachable_reason(self, name: str, constants) -> str | None:
+        """Why the reachability check ``name`` cannot hold under ``constants``, if the spec says."""
+        check = next((p for p in self.sometimes if p.name == name), None)
+        return check.unreachable(constants) if check is not None and check.unreachable is not None else None
 
     def invariant_names(self) -> list[str]:
         return [p.name for p in self.invariants]

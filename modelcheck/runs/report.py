@@ -177,10 +177,26 @@ def stats_lines(outcome: RunOutcome) -> list[str]:
         if seen:
             stats.append(("reached", ", ".join(seen)))
         if unseen and r.result == "ok":
-            stats.append(("never reached", ", ".join(unseen) + "  <- the model may be vacuous"))
+            stats.extend(never_reached(outcome.prepared, unseen))
     if outcome.trace_file:
         stats.append(("trace", f"{outcome.trace_file}  (modelcheck show {outcome.trace_file})"))
     elif outcome.trace_problem:
         stats.append(("trace", outcome.trace_problem))
     width = max(len(k) for k, _ in stats)
     return [f"  {k.ljust(width)}  {v}" for k, v in stats]
+
+
+def never_reached(p: PreparedRun, unseen: list[str]) -> list[tuple[str, str]]:
+    """The reachability checks no state satisfied: those the constants rule
+    out, each with the spec's reason; the others are a warning (a model
+    that cannot move passes every invariant)."""
+    lines, unexplained = [], []
+    for name in unseen:
+        why = p.spec.unreachable_reason(name, p.model.constants)
+        if why:
+            lines.append(("never reached", f"{name}, as expected with these constants: {why}"))
+        else:
+            unexplained.append(name)
+    if unexplained:
+        lines.insert(0, ("never reached", ", ".join(unexplained) + "  <- the model may be vacuous"))
+    return [("never reached" if k == 0 else "", text) for k, (_, text) in enumerate(lines)]
