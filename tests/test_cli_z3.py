@@ -197,3 +197,17 @@ def test_per_k_progress_of_prove_on_a_terminal(in_tmp):
                            in_tmp)
     lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip().startswith("k ")]
     assert len(lines) == 2 and "step fails" in lines[-1]
+
+
+def test_prove_says_why_the_counterexample_to_induction_breaks_the_invariant(in_tmp):
+    """As `modelcheck show` of the same file does."""
+    code, text, _ = invoke("prove", "kip320", "--const", "Replicas=2", "--inv", "StrongIsr")
+    assert code == 20 and "the first satisfies it and the last breaks StrongIsr" in text
+    why = next(line for line in text.splitlines() if line.startswith("StrongIsr broken: "))
+    code, shown, _ = invoke("show", "modelcheck-out/kip320/kip320-StrongIsr-cti.itf.json")
+    assert code == 0 and why.split(", but ")[0] in shown
+
+
+def test_prove_says_why_a_base_case_counterexample_breaks_the_invariant(in_tmp):
+    code, text, _ = invoke("prove", "kip320", "--const", "Replicas=2", "--inv", "LeaderInIsr")
+    assert code == 12 and "\nLeaderInIsr broken: the quorum has no leader (epoch -1, ISR {r1, r2})\n" in text
