@@ -6,7 +6,7 @@ One module per upstream TLA+ module, named after it. Helper modules
 
 from __future__ import annotations
 
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, no_such
 from modelcheck.model.spec import Model, SpecDefinition
 
 
@@ -22,7 +22,7 @@ def all_specs() -> dict[str, SpecDefinition]:
 def get_spec(name: str) -> SpecDefinition:
     specs = all_specs()
     if name not in specs:
-        raise InputError(f"unknown spec {name!r} (known specs: {', '.join(specs)})")
+        raise InputError(no_such("unknown spec", name, specs, "known specs"))
     return specs[name]
 
 

@@ -174,6 +174,31 @@ def test_bad_input_is_one_line_and_exit_2(in_tmp, args, fragment):
     assert fragment in one_error_line(err)
 
 
+@pytest.mark.parametrize("args, fragment", [
+    (["run", "kip32"], "unknown spec 'kip32'; did you mean kip320? (known specs: truncate-to-hw, kip101, "),
+    (["run", "kip320", "--inv", "StrongISR"], "no invariant 'StrongISR'; did you mean StrongIsr? (its invariants, "
+                                              "closest first: StrongIsr, "),
+    (["simulate", "kip320", "--inv", "strongisr"], "did you mean StrongIsr?"),
+    (["run", "kip320", "--prop", "EpochsConverg"], "did you mean EpochsConverge? (its properties: "),
+    (["run", "kip320", "--prop", "EpochsConverge", "--specification", "NoFair"], "did you mean NoFairSpec?"),
+    (["run", "kip320", "--const", "replicas=2"], "no constant 'replicas'; did you mean Replicas? (its constants: "
+                                                 "Replicas, LogSize, MaxRecords, MaxLeaderEpoch)"),
+    (["run", "kraft-3.5", "--const", "Brokercount=2"], "did you mean BrokerCount? (its constants, closest first: "
+                                                       "BrokerCount, "),
+])
+def test_a_mistyped_name_gets_the_closest_suggested(in_tmp, args, fragment):
+    code, _, err = invoke(*args)
+    assert code == 2 and fragment in one_error_line(err)
+
+
+def test_a_long_list_of_names_is_cut_to_the_first_few(in_tmp):
+    """kip320's 24 invariants: five of them and a count, not all on one line."""
+    code, _, err = invoke("run", "kip320", "--inv", "Nope")
+    assert code == 2 and one_error_line(err).endswith(
+        "kip320 has no invariant 'Nope' (its invariants: TypeOk, WeakIsr, StrongIsr, LeaderInIsr, "
+        "RequestsSentBelowNextEpoch and 19 more; `modelcheck list` shows them all)")
+
+
 def test_malformed_config_names_its_line(in_tmp):
     (in_tmp / "bad.cfg").write_text("CONSTANTS\n  Replicas = {r1, r2\n")
     code, _, err = invoke("run", "kip320", "--config", "bad.cfg")

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, no_such
 
 REPLICAS, INT, BOOL, REPLICA = "replicas", "int", "bool", "replica"
 NONE = "NONE"  # the spec's "no leader" marker; no replica may take this name
@@ -155,12 +155,11 @@ def resolve(decls: tuple[ConstantDecl, ...], given: Mapping[str, str], spec_name
     values = {d.name: d.default for d in decls}
     for key, text in given.items():
         if key not in by_name:
-            known = ", ".join(by_name)
-            raise InputError(f"{spec_name} has no constant {key!r} (its constants: {known})")
+            raise InputError(no_such(f"{spec_name} has no constant", key, by_name, "its constants"))
         values[key] = parse_value(by_name[key], text)
     for key, value in (parsed or {}).items():
         if key not in by_name:
-            raise InputError(f"{spec_name} has no constant {key!r} (its constants: {', '.join(by_name)})")
+            raise InputError(no_such(f"{spec_name} has no constant", key, by_name, "its constants"))
         values[key] = value
     for d in decls:
         check_bounds(d, values[d.name])

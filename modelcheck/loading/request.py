@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from modelcheck.loading.cfgfile import read_config
 from modelcheck.language.constants import Constants, check_bounds as check_constant_bounds, parse_assignment, parse_value
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, no_such
 from modelcheck.model.spec import SpecDefinition
 
 
@@ -59,8 +59,7 @@ def resolve(spec_name: str, consts: Sequence[str] = (), config: str | None = Non
         for name, value in cfg.constants.items():
             where = f"{cfg.path}:{cfg.constant_lines[name]}"
             if name not in decls:
-                raise InputError(f"{where}: {spec.name} has no constant {name!r} "
-                                 f"(its constants: {', '.join(sorted(decls))})")
+                raise InputError(f"{where}: " + no_such(f"{spec.name} has no constant", name, decls, "its constants"))
             try:  # a bad value is reported at its line
                 check_constant_bounds(decls[name], parse_value(decls[name], value))
             except InputError as e:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from modelcheck.language.constants import ConstantDecl, Constants, resolve
-from modelcheck.errors import InputError, SpecDefinitionError
+from modelcheck.errors import InputError, SpecDefinitionError, no_such
 from modelcheck.language.expr import BOOL, FALSE, TRUE, Expr, and_, const_value, is_const, ite, lift, not_, or_
 from modelcheck.language.schema import Field, NextState, Schema, StateView
 
@@ -197,7 +197,7 @@ class SpecDefinition:
         known = self.invariant_names()
         for n in names:
             if n not in known:
-                raise InputError(f"{self.name} has no invariant {n!r} (its invariants: {', '.join(known)})")
+                raise InputError(no_such(f"{self.name} has no invariant", n, known, "its invariants"))
 
     def property_names(self) -> list[str]:
         return [p.name for p in self.properties]
@@ -219,8 +219,8 @@ class SpecDefinition:
         for sp in specs:
             if sp.name == name:
                 return sp
-        raise InputError(f"{self.name} has no specification {name!r} "
-                         f"(its specifications: {', '.join(sp.name for sp in specs)})")
+        raise InputError(no_such(f"{self.name} has no specification", name, [sp.name for sp in specs],
+                                 "its specifications"))
 
     def property_forms(self) -> dict[str, tuple[Any, str]]:
         """Each temporal property's form (a ``modelcheck.language.temporal.Form``) and
@@ -242,8 +242,7 @@ class SpecDefinition:
         known = self.property_names()
         for n in names:
             if n not in known:
-                listed = ", ".join(known) if known else "none"
-                raise InputError(f"{self.name} has no temporal property {n!r} (its properties: {listed})")
+                raise InputError(no_such(f"{self.name} has no temporal property", n, known, "its properties"))
 
     def instantiate(self, constants: Constants, view: bool | None = None) -> "Model":
         """The model for these constants; ``view`` applies the module's VIEW
