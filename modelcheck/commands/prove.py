@@ -208,7 +208,8 @@ def proof_summary_text(report: ProofReport) -> str:
         stats.append(("step", f"fails; counterexample to induction of {_states(c.length)}"))
     stats.append(("time", f"{report.seconds:.2f} s"))
     if report.trace_file:
-        stats.append(("trace", report.trace_file))
+        from modelcheck.presentation.outputs import trace_line
+        stats.append(("trace", trace_line(report.trace_file, p.request.trace_out)))
     width = max(len(k) for k, _ in stats)
     lines.extend(f"  {k.ljust(width)}  {v}" for k, v in stats)
     return "\n".join(lines)

@@ -13,6 +13,7 @@ import shlex
 from modelcheck import __version__
 from modelcheck.engines import DEFAULT_ENGINE, entry
 from modelcheck.runtime.limits import DISK_FULL, MAX_MEMORY, MAX_STATES, describe_size
+from modelcheck.presentation.outputs import trace_line
 from modelcheck.runs.run import PreparedRun, RunOutcome
 
 
@@ -179,7 +180,7 @@ def stats_lines(outcome: RunOutcome) -> list[str]:
         if unseen and r.result == "ok":
             stats.extend(never_reached(outcome.prepared, unseen))
     if outcome.trace_file:
-        stats.append(("trace", f"{outcome.trace_file}  (modelcheck show {outcome.trace_file})"))
+        stats.append(("trace", trace_line(outcome.trace_file, outcome.prepared.request.trace_out)))
     elif outcome.trace_problem:
         stats.append(("trace", outcome.trace_problem))
     width = max(len(k) for k, _ in stats)
