@@ -52,7 +52,7 @@ def resolve(spec_name: str, consts: Sequence[str] = (), config: str | None = Non
     """The spec, its constants (defaults < .cfg < --const) and the .cfg, if
     any; the .cfg's warnings are kept for the command to show."""
     spec = spec_named(spec_name)
-    cfg = read_config(config) if config else None
+    cfg = (own_config(spec) if config == OWN_CONFIG else read_config(config)) if config else None
     given: dict[str, str] = {}
     if cfg:
         decls = {d.name: d for d in spec.constants}
@@ -67,6 +67,26 @@ def resolve(spec_name: str, consts: Sequence[str] = (), config: str | None = Non
             given[name] = value
     given.update(given_constants(consts))
     return Resolved(spec, spec.resolve_constants(given), cfg, list(cfg.warnings) if cfg else [])
+
+
+OWN_CONFIG = "default"  # --config default: the spec's own settings, as its module's .cfg gives them
+
+
+def own_config(spec: SpecDefinition):
+    """``--config default``: the settings the spec runs with when given no
+    .cfg (its constants' defaults, its default invariants and, for a spec
+    counted under its module's VIEW, the VIEW), as a .cfg would give them.
+    For a ported module these are its own .cfg's, which is not shipped
+    (upstream files are not the project's): this is the project's reading of it."""
+    from modelcheck.language.constants import format_value
+    from modelcheck.loading.cfgfile import ConfigFile
+    where = f"{spec.name}'s own settings (--config default)"
+    cfg = ConfigFile(where, invariants=list(spec.default_invariants))
+    for k, d in enumerate(spec.constants):
+        cfg.constants[d.name], cfg.constant_lines[d.name] = format_value(d.kind, d.default), k + 1
+    if spec.view and spec.view_default:
+        cfg.view = ("view", 0)
+    return cfg
 
 
 def choose_invariants(spec: SpecDefinition, requested: Sequence[str], cfg=None, *, defaults: bool = True,
