@@ -82,6 +82,7 @@ SLOW = {
     "modelcheck/spark/test_resume_integrity.py": {"test_an_undamaged_checkpoint_resumes_exactly_also_to_its_own_depth"},
     "modelcheck/spark/test_swarm.py": {"test_a_swarm_violation_replays", "test_the_same_seed_gives_the_same_swarm"},
     "modelcheck/spark/test_worker_fault.py": ALL,
+    "modelcheck/spark/test_session.py": {"test_a_search_done_in_the_driver_does_not_wait_for_spark"},
     "modelcheck/search/test_canonical.py": {"test_every_member_of_an_orbit_gets_the_same_representative_from_within_it"},
     "modelcheck/search/test_checkpoint.py": {
         "test_ctrl_c_prints_partial_statistics_and_resume_completes", "test_max_states_means_the_same_on_every_engine",

@@ -52,7 +52,8 @@ def import_pyspark():
     try:
         import pyspark  # noqa: F401
     except ImportError:
-        raise InputError("the spark engine needs pyspark: pip install 'modelcheck[spark]'") from None
+        from modelcheck.runtime.extras import install_command
+        raise InputError(f"the spark engine needs pyspark: {install_command('spark', ('pyspark', 'psutil'))}") from None
     return pyspark
 
 
@@ -174,10 +175,12 @@ def spark_launch(settings: SparkSettings, app_name: str, context=None, then=None
     given, runs in that thread once the context is open (the Spark engine
     warms its executors up with it)."""
     import_pyspark()
+    stopped_beside()  # one context at a time: an earlier run's, stopping beside, goes first
     started = time.perf_counter()
     scratch = tempfile.mkdtemp(prefix="modelcheck-spark-")
     with quiet_aborts(settings.verbose) as abort:
         launch = None
+        beside = False
         try:
             if context is None:  # the quick checks fail here, before anything runs in the background
                 preflight(settings)
@@ -190,9 +193,20 @@ def spark_launch(settings: SparkSettings, app_name: str, context=None, then=None
         finally:
             try:
                 if launch is not None:
-                    launch.close(abort)
+                    beside = launch.close(abort)
             finally:
-                shutil.rmtree(scratch, ignore_errors=True)
+                if not beside:  # else the thread stopping the context removes it once it is done
+                    shutil.rmtree(scratch, ignore_errors=True)
+
+
+_STOPPING: list[threading.Thread] = []  # contexts a run no longer needed, stopping once they are up
+
+
+def stopped_beside() -> None:
+    """Wait for the contexts being stopped beside earlier runs of this
+    process: pyspark allows one SparkContext at a time."""
+    while _STOPPING:
+        _STOPPING.pop().join()
 
 
 class Launch:
@@ -258,13 +272,25 @@ class Launch:
             raise self._error
         return self._run
 
-    def close(self, abort) -> None:
+    def not_needed(self) -> None:
+        """The search is done without Spark: a context still starting is not waited for."""
+        self._unneeded = True
+
+    def close(self, abort) -> bool:
         """Stop what this launch started, once it is up (starting is bounded
         in time: the executor wait is); stopping a context ends its warm-up.
         After an abort nothing is waited for: the process is ending, and the
-        driver JVM ends with it (it stops when its stdin closes)."""
+        driver JVM ends with it (it stops when its stdin closes). A context
+        the search turned out not to need, still starting, is stopped by a
+        thread of its own once it is up (True: the scratch directory is that
+        thread's to remove); the process may end first, and the JVM with it."""
         if abort.requested and not self._opened.is_set():
-            return
+            return False
+        if getattr(self, "_unneeded", False) and self.context is None and not self._opened.is_set():
+            stopper = threading.Thread(target=self._stop_beside, name="modelcheck-spark-stop", daemon=True)
+            stopper.start()
+            _STOPPING.append(stopper)
+            return True
         self._opened.wait()
         sc = self._sc
         if self.context is not None:
@@ -280,6 +306,17 @@ class Launch:
             except Exception:
                 if not abort.requested:  # after an abort py4j's connection may be broken
                     raise
+        return False
+
+    def _stop_beside(self) -> None:
+        self._opened.wait()
+        try:
+            if self._sc is not None:
+                self._sc.stop()
+        except Exception:  # noqa: S110  (nothing waits for this context: the run is reported)
+            pass
+        finally:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def run_master(settings: SparkSettings) -> str | None:
@@ -320,7 +357,7 @@ def start_context(settings: SparkSettings, app_name: str, scratch: str, checked:
     except Exception as e:  # the JVM did not start, or refused the settings
         raise InputError(f"Spark did not start: {_first_line(e)}") from None
     try:
-        sc.setLogLevel("INFO" if settings.verbose else "WARN")
+        sc.setLogLevel("INFO" if settings.verbose else "ERROR")
         wait_for_executors(sc, sc.master, settings.executor_wait)
     except BaseException:
         sc.stop()

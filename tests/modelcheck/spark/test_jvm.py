@@ -2,7 +2,8 @@ from modelcheck.spark.jvm import DaemonShutdownFilter, log4j_config
 
 
 def test_log_levels():
-    assert "rootLogger.level = warn" in log4j_config(False, False)
+    assert "rootLogger.level = error" in log4j_config(False, False)  # Spark's warnings only with --verbose
+    assert "logger.shell.level = error" in log4j_config(False, False)
     assert "NativeCodeLoader" in log4j_config(False, False)
     assert "rootLogger.level = info" in log4j_config(True, False)
     assert "must not be on the local filesystem" in log4j_config(False, True)
