@@ -139,6 +139,7 @@ SLOW = {
         "test_missing_java_is_one_line", "test_symmetry_on_spark_counts_orbits_and_traces_genuine_behaviours",
         "test_violation_report_trace_and_exit_12"},
     "test_cli_spark_signals.py": ALL,
+    "test_cli_simulate.py": {"test_the_documented_seed_finds_the_first_try_violation"},
     "test_cli_symmetry.py": {"test_graph_with_symmetry_has_one_node_per_orbit"},
     "test_cli_temporal_limits.py": {"test_ctrl_c_during_a_temporal_run_gives_the_partial_report"},
     "test_soak_signals.py": ALL,
