@@ -140,6 +140,7 @@ SLOW = {
         "test_violation_report_trace_and_exit_12"},
     "test_cli_spark_signals.py": ALL,
     "test_cli_simulate.py": {"test_the_documented_seed_finds_the_first_try_violation"},
+    "test_packaging.py": {"test_the_wheel_holds_the_specs_as_modelcheck_specs_and_no_top_level_specs"},
     "test_cli_symmetry.py": {"test_graph_with_symmetry_has_one_node_per_orbit"},
     "test_cli_temporal_limits.py": {"test_ctrl_c_during_a_temporal_run_gives_the_partial_report"},
     "test_soak_signals.py": ALL,
