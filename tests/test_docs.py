@@ -169,3 +169,28 @@ def test_mkdocs_builds_the_site_strictly(tmp_path):
     code, warnings = mkdocs_build(os.path.join(ROOT, "mkdocs.yml"), str(tmp_path / "site"))
     assert (code, warnings) == (0, [])
     assert (tmp_path / "site" / "running" / "index.html").exists()
+
+
+@pytest.mark.parametrize("page, line, command", [(p, n, c) for p, n, c, _ in __import__("doc_commands").commands()],
+                         ids=lambda x: x if isinstance(x, str) and x.endswith(".md") else None)
+def test_every_documented_command_is_one_modelcheck_accepts(page, line, command):
+    """Each `modelcheck ...` command the README and docs show parses: its
+    command and options exist, its spec is known, and a --config it names
+    is `default` or a file of the clone. (`python tests/doc_commands.py`
+    runs them all.)"""
+    import shlex
+    import click
+    from cli import main
+    from modelcheck.specs import all_specs
+    args = shlex.split(command)[1:]
+    with main.make_context("modelcheck", list(args), resilient_parsing=False) as ctx:
+        name, sub, rest = main.resolve_command(ctx, list(args))
+        try:
+            sub.make_context(name, list(rest), parent=ctx)
+        except click.exceptions.Exit:
+            pass
+    if name in ("run", "sweep", "simulate", "prove", "graph", "replay"):
+        assert rest[0] in all_specs(), f"{page}:{line}: unknown spec {rest[0]}"
+    if "--config" in rest:
+        config = rest[rest.index("--config") + 1]
+        assert config == "default" or os.path.exists(os.path.join(ROOT, config)), f"{page}:{line}: {config}"
