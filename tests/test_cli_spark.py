@@ -45,6 +45,7 @@ def test_a_search_the_driver_finished_alone_says_so(tmp_path):
     assert "and no level ran on Spark" in done.stdout  # (", which was not waited for" if it was still starting)
     assert "; use --lead-in 0 to run every level on the executors" in done.stdout
     assert "spark: WARN" not in done.stderr  # Spark's warnings only with --verbose
+    assert "Setting default log level" not in done.stderr and "sc.setLogLevel" not in done.stderr
     assert "note: ran on Spark" not in done.stdout
 
 

@@ -69,8 +69,11 @@ def log4j_config(verbose: bool, same_machine: bool) -> str:
     return text
 
 
-# What the JVM prints on every start that says nothing to a user.
-JVM_NOISE = ("WARNING: Using incubator modules",)
+# What the JVM prints on every start that says nothing to a user (a shell's
+# banner, as Spark sees pyspark, when its console level is not WARN: a
+# modelcheck run sets the level itself).
+JVM_NOISE = ("WARNING: Using incubator modules", 'Setting default log level to "',
+             "To adjust logging level use sc.setLogLevel(newLevel).")
 
 
 def launch_gateway(conf, verbose: bool):
