@@ -1,7 +1,7 @@
 """The commands README.md and docs/*.md show, as a newcomer would copy them.
 
-``commands()`` extracts every ``modelcheck ...`` command line from their
-fenced code blocks (a ``$ `` prompt dropped, ``\\`` continuations joined,
+``commands()`` extracts every ``modelcheck ...`` command line (and a
+``$ python3 -c`` line making a command's input) from their fenced code blocks (a ``$ `` prompt dropped, ``\\`` continuations joined,
 a trailing ``# comment`` cut), leaving out synopses (``SPEC``, ``[--opt]``,
 ``A|B``). Run as a script, it runs each in an empty directory of its own
 and prints its exit code and time, for checking by hand that every one
@@ -50,9 +50,11 @@ def commands() -> list[tuple[str, int, str, int]]:
                 continue
             start = k + 1
             text = line.strip()
-            if text.startswith("$ "):
+            prompted = text.startswith("$ ")
+            if prompted:
                 text = text[2:]
-            if fenced and text.startswith("modelcheck "):
+            # a modelcheck command, or a `$ python3 -c` line that makes its input (docs/viewer.md)
+            if fenced and (text.startswith("modelcheck ") or prompted and text.startswith("python3 -c ")):
                 while text.endswith("\\") and k + 1 < len(lines):
                     k += 1
                     text = text[:-1].rstrip() + " " + lines[k].strip()
@@ -60,6 +62,26 @@ def commands() -> list[tuple[str, int, str, int]]:
                 if not PLACEHOLDER.search(text) and "·" not in text:  # a report's header line is output
                     out.append((os.path.relpath(page, ROOT), start, text, block))
             k += 1
+    return out
+
+
+INLINE = re.compile(r"`(modelcheck [^`]+)`")
+
+
+def inline_commands() -> list[tuple[str, int, str]]:
+    """(page, line, command) for each whole command quoted in the prose
+    (`modelcheck run kip320 --const Replicas=2`), not a mere mention of a
+    command or an option (`modelcheck show --diff`)."""
+    out = []
+    for page in pages():
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+        for m in INLINE.finditer(text):
+            command = " ".join(m.group(1).split())
+            words = command.split()
+            if len(words) < 3 or words[2].startswith("-") or PLACEHOLDER.search(command) or "SWITCH" in command:
+                continue
+            out.append((os.path.relpath(page, ROOT), text.count("\n", 0, m.start()) + 1, command))
     return out
 
 
@@ -92,8 +114,9 @@ def run(exe: str, page: str, line: int, command: str, where: str, timeout: float
     """Run one command as written, in ``where``; print its exit code, time and last line on stderr."""
     started = time.monotonic()
     try:
-        done = subprocess.run([exe, *shlex.split(command)[1:]], cwd=where, capture_output=True, text=True,
-                              timeout=timeout)
+        words = shlex.split(command)
+        program = exe if words[0] == "modelcheck" else sys.executable
+        done = subprocess.run([program, *words[1:]], cwd=where, capture_output=True, text=True, timeout=timeout)
         code, last = done.returncode, (done.stderr.strip().splitlines() or [""])[-1]
     except subprocess.TimeoutExpired:
         code, last = "timeout", ""
