@@ -118,7 +118,7 @@ def _prepare(request: RunRequest, progress: Progress | None) -> PreparedRun:
     if progress is not None:
         progress.status(f"building the model of {spec.name} for these constants")
     model = spec.instantiate(resolved.constants, view=wanted_view(request, spec, cfg, properties, warnings))
-    if specification is not None:  # the fairness conditions this model has (no fifth broker's)
+    if specification is not None:  # the fairness conditions this model has (none of a broker it lacks)
         specification = specification.for_model(model.constants)
     wanted = symmetry.symmetry_requested(request.symmetry, cfg, model, request.engine, warnings)
     case_groups = None
@@ -194,7 +194,7 @@ class RunOutcome:
             # model, making the engine's kernels (a C kernel built for new constants included), the search
             "timings": {"startup": round(p.startup_seconds, 3), "model": round(p.model_seconds, 3),
                         "kernel": round(r.kernel_seconds, 3), "search": round(r.seconds, 3)},
-            "kernel_build": r.kernel_build,  # a C kernel built in this run: "3.73 s, before the search", else null
+            "kernel_build": r.kernel_build,  # a C kernel built in this run: "N.NN s, before the search", else null
             **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
             # with temporal properties decided: each property, whether every case of it holds
             **({"property_verdicts": self.liveness.property_verdicts()} if self.liveness is not None else {}),
