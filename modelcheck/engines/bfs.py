@@ -86,6 +86,7 @@ class _Search:
         self.violated_by = compiled.first_violation(list(options.invariants))
         self.started = time.perf_counter()
         self.kernel_seconds = self.started - making
+        options.progress.restart()
         self.fingerprint = fingerprinter(model.schema)
         self.pending_sometimes = {name: compiled.predicates[name] for name in model.sometimes}
         self.sometimes_seen: dict[str, int | None] = {name: None for name in model.sometimes}

@@ -150,6 +150,7 @@ class _Search:
         self.started = time.perf_counter()
         self.kernel_seconds = self.started - making
         options.progress.clear()
+        options.progress.restart()
         self.orbit_states = 0 if self.canonical is not None and self.settings.orbit_sizes else None
         self.checkpoint_dir = self.settings.directory
         self.checkpoint_every = float(self.settings.checkpoint_every)

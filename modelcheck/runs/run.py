@@ -86,6 +86,7 @@ def prepare(request: RunRequest, progress: Progress | None = None) -> PreparedRu
     prepared.startup_seconds, prepared.model_seconds = startup, time.perf_counter() - started
     if progress is not None:
         progress.clear()
+        progress.restart()
     return prepared
 
 

@@ -34,6 +34,11 @@ class Progress:
         self.carried = 0  # states a resumed search started with: its rate counts only those it finds
         self.searching_since = self.started  # and only the time since it went on (``resumed``)
 
+    def restart(self) -> None:
+        """The search starts now: its line's seconds and rate count from here,
+        not from the reading of the spec and the making of the model and kernels."""
+        self.started = self.searching_since = self._logged = time.monotonic()
+
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
