@@ -15,6 +15,7 @@ What this adds to a plain ``SparkContext(conf)``:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -25,7 +26,7 @@ import threading
 import time
 import warnings
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from modelcheck.errors import InputError
 from modelcheck.spark.java import require_java
@@ -133,11 +134,12 @@ def executor_count(sc) -> int:
     return int(sc._jsc.sc().getExecutorMemoryStatus().size()) - 1
 
 
-def wait_for_executors(sc, master: str, limit: float) -> None:
+def wait_for_executors(sc, master: str, limit: float, given_up: Callable[[], bool] = lambda: False) -> None:
     """Wait (at most ``limit`` seconds) for the first executor, so that a
-    cluster without usable workers fails now instead of hanging the first job."""
+    cluster without usable workers fails now instead of hanging the first
+    job; not at all once ``given_up()`` (the run no longer needs them)."""
     deadline = time.monotonic() + limit
-    while True:
+    while not given_up():
         try:
             stopped = sc._jsc.sc().isStopped()
             if not stopped and executor_count(sc) >= 1:
@@ -204,9 +206,13 @@ _STOPPING: list[threading.Thread] = []  # contexts a run no longer needed, stopp
 
 def stopped_beside() -> None:
     """Wait for the contexts being stopped beside earlier runs of this
-    process: pyspark allows one SparkContext at a time."""
+    process: pyspark allows one SparkContext at a time, and a process that
+    ends must leave no context starting (nor its files) behind."""
     while _STOPPING:
         _STOPPING.pop().join()
+
+
+atexit.register(stopped_beside)
 
 
 class Launch:
@@ -227,6 +233,7 @@ class Launch:
         self._run: SparkRun | None = None
         self._error: BaseException | None = None
         self._opened, self._settled = threading.Event(), threading.Event()
+        self._unneeded = threading.Event()  # the search is done without Spark (``not_needed``)
         self._thread = threading.Thread(target=self._start, name="modelcheck-spark-start", daemon=True)
         self._thread.start()
 
@@ -238,7 +245,7 @@ class Launch:
         finally:
             self._opened.set()
         try:
-            if self._run is not None and self.then is not None:
+            if self._run is not None and self.then is not None and not self._unneeded.is_set():
                 self._run.sc.setJobGroup("modelcheck-warm-up", "warming the executors up", False)
                 self.then(self._run)
         except BaseException:  # noqa: S110  (a failed warm-up only means the first level warms up itself)
@@ -248,7 +255,8 @@ class Launch:
 
     def _open(self) -> SparkRun:
         if self.context is None:
-            self._sc = start_context(self.settings, self.app_name, self.scratch, checked=True)
+            self._sc = start_context(self.settings, self.app_name, self.scratch, checked=True,
+                                     given_up=self._unneeded.is_set)
         sc = self._sc or self.context
         # Spark fetches an added file lazily and keeps it registered for the
         # context's life, so a zip added to a context that outlives this run
@@ -273,8 +281,9 @@ class Launch:
         return self._run
 
     def not_needed(self) -> None:
-        """The search is done without Spark: a context still starting is not waited for."""
-        self._unneeded = True
+        """The search is done without Spark: a context still starting is not
+        waited for, and its executors are not waited for at all."""
+        self._unneeded.set()
 
     def close(self, abort) -> bool:
         """Stop what this launch started, once it is up (starting is bounded
@@ -282,11 +291,13 @@ class Launch:
         After an abort nothing is waited for: the process is ending, and the
         driver JVM ends with it (it stops when its stdin closes). A context
         the search turned out not to need, still starting, is stopped by a
-        thread of its own once it is up (True: the scratch directory is that
-        thread's to remove); the process may end first, and the JVM with it."""
+        thread of its own once it is up, without waiting for executors (True:
+        the scratch directory is that thread's to remove); the report comes
+        meanwhile, and the process waits for that thread as it ends, so that
+        Spark leaves nothing behind."""
         if abort.requested and not self._opened.is_set():
             return False
-        if getattr(self, "_unneeded", False) and self.context is None and not self._opened.is_set():
+        if self._unneeded.is_set() and self.context is None and not self._opened.is_set():
             stopper = threading.Thread(target=self._stop_beside, name="modelcheck-spark-stop", daemon=True)
             stopper.start()
             _STOPPING.append(stopper)
@@ -333,9 +344,11 @@ def preflight(settings: SparkSettings) -> None:
         check_master_reachable(master, settings.connect_timeout)
 
 
-def start_context(settings: SparkSettings, app_name: str, scratch: str, checked: bool = False):
+def start_context(settings: SparkSettings, app_name: str, scratch: str, checked: bool = False,
+                  given_up: Callable[[], bool] = lambda: False):
     """Start a SparkContext and wait for its first executor, or fail with
-    one line saying why (``checked``: ``preflight`` has passed already)."""
+    one line saying why (``checked``: ``preflight`` has passed already);
+    ``given_up``: see ``wait_for_executors``."""
     from pyspark import SparkConf, SparkContext
 
     if not checked:
@@ -358,7 +371,7 @@ def start_context(settings: SparkSettings, app_name: str, scratch: str, checked:
         raise InputError(f"Spark did not start: {_first_line(e)}") from None
     try:
         sc.setLogLevel("INFO" if settings.verbose else "ERROR")
-        wait_for_executors(sc, sc.master, settings.executor_wait)
+        wait_for_executors(sc, sc.master, settings.executor_wait, given_up)
     except BaseException:
         sc.stop()
         raise
