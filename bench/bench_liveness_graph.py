@@ -34,7 +34,7 @@ from modelcheck.engines.base import CheckOptions  # noqa: E402
 from modelcheck.engines.fast import FastChecker  # noqa: E402
 from modelcheck.runtime.limits import resident_bytes  # noqa: E402
 from modelcheck.capabilities.liveness.check import graph_request  # noqa: E402
-from modelcheck.specs import load_model  # noqa: E402
+from modelcheck.loading.registry import load_model  # noqa: E402
 
 
 def nbytes(arrays) -> int:

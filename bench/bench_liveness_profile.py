@@ -30,7 +30,7 @@ from modelcheck.capabilities.liveness import check as temporal  # noqa: E402
 from modelcheck.capabilities.liveness import search  # noqa: E402
 from modelcheck.capabilities.liveness.symmetric import CaseGroup, case_groups  # noqa: E402
 from modelcheck.runtime.progress import Silent  # noqa: E402
-from modelcheck.specs import load_model  # noqa: E402
+from modelcheck.loading.registry import load_model  # noqa: E402
 
 SPENT = {"conditions": 0.0, "scc": 0.0}
 

@@ -1,22 +1,43 @@
-"""The spec registry: CLI name -> spec definition.
+"""The built-in specs: one module per TLA+ module, named after it.
 
-One module per upstream TLA+ module, named after it. Helper modules
-(id_sequence, finite_replicated_log, family) have no Next of their own.
+Helper modules (id_sequence, finite_replicated_log, family) have no Next of
+their own. The specs are offered to the command line as any package offers
+its own: as entry points of the group ``modelcheck.specs`` (setup.cfg),
+found by ``modelcheck.loading.registry``. ``BUILT_IN`` lists the same
+entries, for a checkout run without installing it and for Spark executors;
+a test holds setup.cfg to it.
 """
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from modelcheck.errors import InputError, no_such
-from modelcheck.model.spec import Model, SpecDefinition
+from modelcheck.model.spec import SpecDefinition
+
+BUILT_IN = (
+    "truncate-to-hw = modelcheck.specs.kafka_truncate_to_high_watermark:SPEC",
+    "kip101 = modelcheck.specs.kip101:SPEC",
+    "kip279 = modelcheck.specs.kip279:SPEC",
+    "kip320 = modelcheck.specs.kip320:SPEC",
+    "kip320-first-try = modelcheck.specs.kip320_first_try:SPEC",
+    "async-isr = modelcheck.specs.async_isr:SPEC",
+    "kip320-consumer = modelcheck.specs.kip320_consumer:SPEC",
+    "kafka-clients = modelcheck.specs.kafka_clients:SPEC",
+    "kraft-3.5 = modelcheck.specs.kraft.kafka_replication_v3_5:SPEC",
+    "kraft-kip966 = modelcheck.specs.kraft.kafka_replication_kip_966:SPEC",
+)
 
 
 def all_specs() -> dict[str, SpecDefinition]:
-    from modelcheck.specs import (async_isr, kafka_clients, kafka_truncate_to_high_watermark, kip101, kip279, kip320,
-                       kip320_consumer, kip320_first_try)
-    from modelcheck.specs.kraft import kafka_replication_kip_966, kafka_replication_v3_5
-    modules = (kafka_truncate_to_high_watermark, kip101, kip279, kip320, kip320_first_try, async_isr,
-               kip320_consumer, kafka_clients, kafka_replication_v3_5, kafka_replication_kip_966)
-    return {m.SPEC.name: m.SPEC for m in modules}
+    """The built-in specs, by name (the command line also finds installed
+    packages' specs and spec files: modelcheck.loading.registry)."""
+    out = {}
+    for line in BUILT_IN:
+        name, target = (part.strip() for part in line.split("=", 1))
+        module, _, attribute = target.partition(":")
+        out[name] = getattr(import_module(module), attribute)
+    return out
 
 
 def get_spec(name: str) -> SpecDefinition:
@@ -24,18 +45,3 @@ def get_spec(name: str) -> SpecDefinition:
     if name not in specs:
         raise InputError(no_such("unknown spec", name, specs, "known specs"))
     return specs[name]
-
-
-_LOADED: dict[tuple, Model] = {}
-
-
-def load_model(key: tuple) -> Model:
-    """The model named by ``Model.key()``, built once per process (Spark
-    executors and worker processes rebuild the driver's model this way)."""
-    model = _LOADED.get(key)
-    if model is None:
-        name, items = key[:2]
-        spec = get_spec(name)
-        model = spec.instantiate(spec.resolve_constants(parsed=dict(items)), view="view" in key[2:])
-        _LOADED[key] = model
-    return model

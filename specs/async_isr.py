@@ -27,7 +27,7 @@ from modelcheck.language.constants import INT, REPLICA as REPLICA_KIND, REPLICAS
 from modelcheck.errors import TraceFormatError
 from modelcheck.language.expr import all_of, and_, bit_or, ite, member, min_, not_, set_with, set_without
 from modelcheck.language.schema import integer, subset
-from modelcheck.model.spec import Domain, SpecDefinition, action, invariant, sometimes
+from modelcheck.model.spec import UPSTREAM, Domain, SpecDefinition, action, invariant, sometimes
 from modelcheck.language.values import Record
 
 NIL = -1
@@ -309,6 +309,6 @@ SPEC = SpecDefinition(
           LeaderWrite, LeaderHandleUpdate, FollowerReplicate),
     invariants=(TypeOk, ValidHighWatermark), default_invariants=("ValidHighWatermark",),
     variables=variables, sometimes=(IsrShrunk, LeaderAdoptedUpdate, HighWatermarkAdvanced),
-    layout=viewer_layout,
+    layout=viewer_layout, origin=UPSTREAM, small_models=({"MaxVersion": "2", "MaxOffset": "1"},),
     notes="MaxOffset and MaxVersion bound the otherwise unbounded offsets and versions; "
           "see the module docstring of specs/async_isr.py")

@@ -49,4 +49,5 @@ def replication_spec(name: str, module: str, summary: str, next_actions: tuple[A
         next=next_actions, invariants=BASE_INVARIANTS + tuple(lemmas), default_invariants=DEFAULT_INVARIANTS,
         variables=variables, sometimes=BASE_SOMETIMES, notes=notes,
         symmetry=("Replicas",), lemmas=tuple(p.name for p in lemmas), specifications=specifications,
-        properties=properties, origin=origin)
+        properties=properties, origin=origin,
+        small_models=({"Replicas": "2", "MaxLeaderEpoch": "1"},))

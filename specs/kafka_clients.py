@@ -503,4 +503,6 @@ SPEC = SpecDefinition(
           "MetadataVersionCheck, "
           "ConsumerRestart, GroupHandover, CommitLeaderEpoch, ValidateCommitted and AwaitCommittedEpoch switch the "
           "mechanisms (TRUE/FALSE); MinInsyncReplicas is min.insync.replicas",
-    origin=written_here("tla/KafkaClients.tla", "it extends Kip320Consumer"))
+    origin=written_here("tla/KafkaClients.tla", "it extends Kip320Consumer"),
+    # one record, one log slot: 12,841 states (LogSize=2, MaxRecords=2 gives 149,095)
+    small_models=({"Replicas": "2", "MaxLeaderEpoch": "1"},))

@@ -246,4 +246,5 @@ SPEC = SpecDefinition(
     specifications=(Specification("Spec", KIP320_SPEC.fairness + (WF(ConsumerRefreshMetadata), WF(ConsumerFetch),
                                                                   WF(ConsumerValidatePosition)),
                                   "Kip320's fairness, and weak fairness on every consumer action."),),
-    origin=written_here("tla/Kip320Consumer.tla", "it extends Kip320"))
+    origin=written_here("tla/Kip320Consumer.tla", "it extends Kip320"),
+    small_models=({"MaxLeaderEpoch": "1"},))

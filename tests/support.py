@@ -12,7 +12,35 @@ from click.testing import CliRunner
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-from modelcheck.specs import get_spec  # noqa: E402
+from modelcheck.specs import all_specs  # noqa: E402
+
+# The example specs, written as a user writes a spec (outside the package),
+# run from their paths; the tests over every spec run over them too.
+EXAMPLES = {"two-phase": os.path.join(ROOT, "examples", "two_phase", "two_phase.py"),
+            "paxos": os.path.join(ROOT, "examples", "paxos", "paxos.py"),
+            "chang-roberts": os.path.join(ROOT, "examples", "chang_roberts", "chang_roberts.py")}
+
+
+@lru_cache(maxsize=None)
+def get_spec(name: str):
+    """A built-in spec, or one of the examples (loaded from its file, as the command line loads it)."""
+    if name in EXAMPLES:
+        from modelcheck.loading.registry import load_file
+        return load_file(EXAMPLES[name])
+    from modelcheck.specs import get_spec as built_in
+    return built_in(name)
+
+
+def every_spec() -> list[str]:
+    """The names of every spec the repository holds, built in or example:
+    what the tests over every spec run over (each in its own small model)."""
+    return sorted(all_specs()) + sorted(EXAMPLES)
+
+
+def small_constants(name: str) -> dict[str, str]:
+    """The constants of a spec's own first small model (its defaults if it declares none)."""
+    spec = get_spec(name)
+    return dict(spec.small_models[0]) if spec.small_models else {}
 
 
 @lru_cache(maxsize=None)
@@ -28,17 +56,10 @@ def model(name: str, **consts):
 
 
 def small_model(name: str):
-    """A small model of any spec in specs/: the constants each spec's
-    kernel-agreement tests explore whole."""
-    if name == "async-isr":
-        return model(name, MaxVersion=2, MaxOffset=1)
-    if name == "kip320-consumer":
-        return model(name, MaxLeaderEpoch=1)
-    if name.startswith("kraft"):
-        unclean = "DataLossShutdownLimit" if name == "kraft-kip966" else "UncleanShutdownLimit"
-        return model(name, BrokerCount=2, InitReplicationFactor=2, MinISR=1, InitIsrSize=1, FenceBrokerLimit=0,
-                     **{unclean: 0})
-    return model(name, Replicas=2, MaxLeaderEpoch=1)
+    """A small model of any spec (built in or example): the constants of
+    its own first small model (``SpecDefinition.small_models``), which the
+    tests over every spec explore whole."""
+    return model(name, **small_constants(name))
 
 
 def reachable(m, limit: int | None = None) -> list[tuple]:

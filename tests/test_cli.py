@@ -13,7 +13,8 @@ from support import ROOT, invoke, invoke_json, one_error_line, run_on_terminal, 
 
 JSON_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
                "properties", "specification", "violation", "symmetry", "view", "notes", "resumed_with",
-               "resume_seconds", "timings", "kernel_build"}
+               "resume_seconds", "fingerprint_bits", "collision_probability", "timings",
+               "kernel_build"}
 
 
 def test_ok_run_as_json(in_tmp):
@@ -23,6 +24,20 @@ def test_ok_run_as_json(in_tmp):
     assert (out["result"], out["distinct_states"], out["depth"], out["violation"]) == ("ok", 5973, 18, None)
     assert out["constants"] == {"Replicas": ["r1", "r2"], "LogSize": 2, "MaxRecords": 2, "MaxLeaderEpoch": 2}
     assert out["invariants"] == ["TypeOk", "WeakIsr", "StrongIsr"]
+    # that two of the 5,973 states share a 64-bit fingerprint: 5973 * 5972 / 2^65
+    assert out["fingerprint_bits"] == 64 and out["collision_probability"] == pytest.approx(5973 * 5972 / 2 ** 65)
+    assert any(n.startswith("fingerprint collision probability (64-bit fingerprints): 9.7e-13 that two of the "
+                            "5,973 states found share one; ") for n in out["notes"])
+
+
+def test_every_report_gives_the_collision_estimate(in_tmp):
+    """Stopped, violated or complete, the count rests on fingerprints."""
+    for args in (("run", "kip320", "--max-states", "1000"), ("run", "kip320-first-try", "--const", "Replicas=3",
+                                                             "--inv", "StrongIsr"), ("run", "kip320", "--engine", "bfs",
+                                                                                      "--const", "Replicas=2")):
+        _, out, _ = invoke_json(*args)
+        assert out["fingerprint_bits"] == 64 and 0 < out["collision_probability"] < 1e-9, args
+        assert sum(n.startswith("fingerprint collision probability") for n in out["notes"]) == 1, args
 
 
 def test_violation_exits_12_and_writes_a_trace(in_tmp):
@@ -100,6 +115,7 @@ WeakIsr broken: r1 presumes leadership with hw=1, but r2 is in r1's own ISR {r1,
   time             ...
   reached          LeaderElected (depth 3), HighWatermarkAdvanced (depth 6)
   trace            modelcheck-out/truncate-to-hw/truncate-to-hw-WeakIsr.itf.json  (modelcheck show modelcheck-out/truncate-to-hw/truncate-to-hw-WeakIsr.itf.json)
+note: fingerprint collision probability (64-bit fingerprints): 4.5e-14 that two of the 1,294 states found share one
 """
 
 
@@ -309,3 +325,19 @@ def test_run_help_names_every_engine(in_tmp):
     # one entry each: the name four spaces in, its description after it (continued further in)
     assert [line.split()[0] for line in engines if line.startswith("    ") and not line.startswith("     ")] \
         == ["bfs", "fast", "spark", "z3"]
+
+
+@pytest.mark.parametrize("args, said", [
+    (("--fingerprint-bits", "96"), "--fingerprint-bits must be 64 or 128, not 96"),
+    (("--fingerprint-bits", "128", "--engine", "bfs"), "--fingerprint-bits applies only to --engine fast"),
+    (("--fingerprint-bits", "128", "--prop", "LeaderEventuallyElected"), "--fingerprint-bits 128 is for invariant"),
+])
+def test_fingerprint_bits_that_cannot_be_had_are_one_line(in_tmp, args, said):
+    code, _, err = invoke("run", "kip320", "--const", "Replicas=2", *args)
+    assert code == 2 and said in one_error_line(err)
+
+
+def test_128_bit_fingerprints_are_reported(in_tmp):
+    code, out, _ = invoke_json("run", "kip320", "--const", "Replicas=2", "--fingerprint-bits", "128")
+    assert code == 0 and (out["distinct_states"], out["fingerprint_bits"]) == (5973, 128)
+    assert out["collision_probability"] == pytest.approx(5973 * 5972 / 2 ** 129)

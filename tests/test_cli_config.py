@@ -77,7 +77,7 @@ def test_config_default_of_a_kraft_spec_is_its_module_s_cfg(spec):
     from modelcheck.loading.request import choose_invariants, resolve
     from modelcheck.runs.run import RunRequest
     own, plain = resolve(spec, (), "default"), resolve(spec)
-    assert own.constants == plain.constants and own.cfg.constants["BrokerCount"] == "3"
+    assert own.constants == plain.constants and own.constants.BrokerCount == 3
     assert choose_invariants(own.spec, (), own.cfg) == choose_invariants(plain.spec, ()) == \
         own.spec.default_invariants and own.spec.default_invariants[-1] == "NoCommittedRecordLostGlobally"
     request = RunRequest(spec)

@@ -168,3 +168,15 @@ def test_a_second_ctrl_c_aborts_a_spark_run_at_once_and_quietly(tmp_path, monkey
     assert r.terminal.rstrip().endswith("modelcheck: interrupted"), r.terminal
     after = r.terminal.split("level  14 ·", 1)[1].splitlines()[1:]
     assert [line for line in after if line.strip()] == ["modelcheck: interrupted"], r.terminal
+
+
+def test_a_spec_file_runs_on_the_executors(tmp_path):
+    """The executors load the spec from the reference the model's key
+    carries (the file's path and SHA-256), and find TLC's 288 states."""
+    from support import EXAMPLES
+    done = run_subprocess("run", EXAMPLES["two-phase"], "--engine", "spark", "--master", "local[2]", "--lead-in", "0",
+                          "--json", cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert (out["spec"], out["distinct_states"], out["depth"]) == ("two-phase", 288, 11)
+    assert not any(n.startswith("the search finished in the driver") for n in out["notes"])

@@ -10,7 +10,8 @@ from support import invoke, invoke_json, model, one_error_line, run_on_terminal,
 
 RUN_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
               "properties", "specification", "violation", "symmetry", "view", "notes", "resumed_with",
-               "resume_seconds", "timings", "kernel_build"}
+               "resume_seconds", "fingerprint_bits", "collision_probability", "timings",
+               "kernel_build"}
 PROVE_FIELDS = {"spec", "engine", "constants", "invariants", "k", "result", "proved_at_k", "depth", "seconds", "stopped",
                 "violation", "counterexample_to_induction"}
 

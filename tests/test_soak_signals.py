@@ -3,15 +3,19 @@ failure can be replayed), with a checkpoint, then ``--resume``: on the fast
 engine, the reference engine (which does not checkpoint: its partial report
 is checked) and Spark local[2]. Every final count equals the uninterrupted
 run's, computed here; no verdict is ever wrong; no temporary file or
-directory and no process is left behind.
+directory and no process is left behind. On the fast engine the kernel
+cache is also damaged between the two runs, a way chosen at random
+(``DAMAGES``): the resumed run rebuilds or avoids it, and its count is exact.
 
 Each engine runs ``MODELCHECK_SOAK_ROUNDS`` rounds: 1 by default, which
 keeps the suite's time in bounds; run it with 30 for a real soak.
 """
 
+import glob
 import json
 import os
 import random
+import shutil
 import signal
 import time
 
@@ -94,12 +98,43 @@ def test_soak_spark(whole, tmp_path):
     soak("spark", whole, tmp_path)
 
 
-def soak(name: str, whole, tmp_path) -> None:
-    """``ROUNDS`` rounds of: a run signalled at a random moment, then its resumption."""
+DAMAGES = ("truncated", "another-models", "foreign", "garbage", "cache-opened-to-others")
+
+
+def damage(cache: str, kind: str, marker: str) -> None:
+    """What can happen to a kernel cache between two runs: a library cut
+    short, another model's library under its name, a library that is not
+    modelcheck's (which leaves ``marker`` if it is ever loaded), bytes that
+    are no library, or the cache opened to every user."""
+    from adversaries import planted_library
+    ours = sorted(glob.glob(os.path.join(cache, "kernel_*.so")), key=os.path.getmtime)
+    other, target = ours[0], ours[-1]  # the other model's was built first, then the run's
+    if kind == "truncated":
+        with open(target, "r+b") as f:
+            f.truncate(os.path.getsize(target) // 3)
+    elif kind == "another-models":
+        shutil.copyfile(other, target)
+    elif kind == "foreign":
+        planted_library(target, marker)
+    elif kind == "garbage":
+        with open(target, "wb") as f:
+            f.write(os.urandom(20_000))
+    else:
+        os.chmod(cache, 0o777)
+
+
+def test_soak_fast_with_its_kernel_cache_damaged_before_the_resume(whole, tmp_path):
+    soak("fast", whole, tmp_path, damaged=True)
+
+
+def soak(name: str, whole, tmp_path, damaged: bool = False) -> None:
+    """``ROUNDS`` rounds of: a run signalled at a random moment, then its
+    resumption; ``damaged``: with the kernel cache damaged in between (one
+    of ``DAMAGES``, at random), which must cost nothing but a rebuild."""
     case = CASES[name]
     full = whole(case)
     assert full["result"] == "ok"
-    rng = random.Random(f"{SEED}-{name}")
+    rng = random.Random(f"{SEED}-{name}" + ("-damaged" if damaged else ""))
     for n in range(ROUNDS):
         sig = rng.choice([signal.SIGINT, signal.SIGTERM])
         delay = rng.uniform(0.0, case.longest_delay)
@@ -110,8 +145,14 @@ def soak(name: str, whole, tmp_path) -> None:
         scratch.mkdir()
         ck = work / "ck"
         saving = (case.checkpoint, str(ck)) if case.checkpoint else ()
+        env = {"TMPDIR": str(scratch)}
+        if damaged:  # a cache of the round's own, holding another model's kernel before the run's
+            env["MODELCHECK_KERNEL_CACHE"] = str(work / "cache")
+            other = run_subprocess("run", "kip320", "--const", "Replicas=2", "-q", env=env)
+            assert other.returncode == 0, other.stderr
+            time.sleep(0.01)
         r = interrupt(*case.run, *saving, "--json", cwd=str(work), marker=case.marker, delay=delay, sig=sig,
-                      env={"TMPDIR": str(scratch)})
+                      env=env)
         assert "Traceback" not in r.terminal, where + "\n" + r.terminal
         report = json.loads(r.stdout)
         if r.code == 0:  # it ended before the signal: a complete, exact search
@@ -126,12 +167,21 @@ def soak(name: str, whole, tmp_path) -> None:
                                       str(report["depth"]))[1]
                 assert report["distinct_states"] == bounded["distinct_states"], where
             if case.resume:
-                done = run_subprocess(*case.run, case.resume, str(ck), "--json", "-q", cwd=str(work),
-                                      env={"TMPDIR": str(scratch)})
+                marker = str(work / "the-foreign-library-ran")
+                if damaged:
+                    kind = rng.choice(DAMAGES)
+                    where += f", the kernel cache {kind}"
+                    damage(env["MODELCHECK_KERNEL_CACHE"], kind, marker)
+                done = run_subprocess(*case.run, case.resume, str(ck), "--json", "-q", cwd=str(work), env=env)
                 assert done.returncode == 0, where + "\n" + done.stderr
                 final = json.loads(done.stdout)
                 assert (final["result"], final["distinct_states"], final["depth"]) == \
                     ("ok", full["distinct_states"], full["depth"]), where
+                assert not os.path.exists(marker), where
+                assert len(done.stderr.strip().splitlines()) <= 1, where + "\n" + done.stderr
+                if damaged and kind == "cache-opened-to-others":  # its private stand-in, kept for later runs
+                    assert "can be written by other users" in done.stderr, where
+                    shutil.rmtree(scratch / f"modelcheck-kernels-{os.geteuid()}")
         assert os.listdir(scratch) == [], where
         if ck.exists():
             assert not [f for f in os.listdir(ck) if f.endswith(".tmp") or f.startswith(".")], where

@@ -13,29 +13,20 @@ parent, each parent's action instances in order) however the states are
 split between threads; ctypes releases the GIL while C runs, so threads use
 every core.
 
-The shared library is built once per source (named by its hash) in a cache
-directory (``kernel_cache_dir``); a later run with the same model loads it.
-``build`` says which happened and how long it took, and raises
-``CompilerUnavailable`` when no working compiler could build it.
+The shared library is built once per source in the kernel cache, and a
+later run with the same model loads it, once checked
+(``modelcheck.backends.native``, which raises ``LibraryUnavailable`` when it
+can be neither built nor loaded).
 """
 
 from __future__ import annotations
-
-import ctypes
-import hashlib
-import os
-import shutil
-import signal
-import subprocess
-import tempfile
-import time
-from dataclasses import dataclass
 
 from modelcheck.backends.python_codegen import shared_temps
 from modelcheck.language.expr import Expr
 
 WORD_MASK = (1 << 64) - 1
 SEED, M1, M2 = 0x9E3779B97F4A7C15, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53  # modelcheck.language.packing's fingerprint
+SEED2 = 0xD6E8FEB86659FD93  # the second word of a 128-bit fingerprint
 # Above this many (slots x functions), each guard, assignment and predicate
 # becomes a function of its own (kip320: 41 x 75; the KRaft specs: ~350 x 100)
 SPLIT_ABOVE = 10_000
@@ -43,19 +34,6 @@ FLAGS = ("-O1", "-shared", "-fPIC", "-std=c99", "-w")
 
 _INFIX = {"add": "+", "sub": "-", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
           "band": "&", "bor": "|", "bxor": "^", "and": "&&", "or": "||"}
-
-
-class CompilerUnavailable(Exception):
-    """No working C compiler could build the kernel; the message says why."""
-
-
-def kernel_cache_dir() -> str:
-    """Where built kernels are kept: $MODELCHECK_KERNEL_CACHE, else the user's cache directory."""
-    given = os.environ.get("MODELCHECK_KERNEL_CACHE")
-    if given:
-        return given
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "modelcheck", "kernels")
 
 
 def to_c(e: Expr, temps: dict[int, str] | None = None, var: str = "v{}") -> str:
@@ -120,16 +98,31 @@ def _pack(layout, values: dict[int, str], indent: str, word: str = "p{}") -> lis
     return lines
 
 
+def _fingerprint_type(bits: int) -> list[str]:
+    """``fp_t``, one fingerprint: ``hi`` (the 64-bit fingerprint, which picks
+    a slot and a part of the visited set), and at 128 bits ``lo`` too."""
+    wide = bits == 128
+    return ["typedef struct { uint64_t hi;%s } fp_t;" % (" uint64_t lo;" if wide else ""),
+            "static inline int fp_is_zero(fp_t f) { return f.hi == 0%s; }" % (" && f.lo == 0" if wide else ""),
+            "static inline int fp_same(fp_t x, fp_t y) { return x.hi == y.hi%s; }" % (" && x.lo == y.lo" if wide else ""),
+            "static const fp_t FP_EMPTY = {0};"]
+
+
 def _fingerprint(layout) -> list[str]:
-    """``modelcheck.language.packing``'s fingerprint of a state's words; under a VIEW,
-    of the bits of the slots the view keeps (``Packing.view_mask``)."""
+    """``modelcheck.language.packing``'s fingerprint of a state's words (of
+    ``layout.fingerprint_bits``); under a VIEW, of the bits of the slots the
+    view keeps (``Packing.view_mask``)."""
     mask = layout.view_mask
-    lines = ["static inline uint64_t fingerprint(const uint64_t *w) {", f"    uint64_t h = {_u64(SEED)};"]
-    for w in range(layout.words):
-        word = f"w[{w}]" if mask is None else f"(w[{w}] & {_u64(int(mask[w, 0]))})"
-        lines += [f"    h ^= {word};", "    h ^= h >> 33;", f"    h *= {_u64(M1)};", "    h ^= h >> 33;",
-                  f"    h *= {_u64(M2)};", f"    h = (h ^ (h >> 33)) + {_u64(SEED)};"]
-    return lines + ["    return h;", "}"]
+    lines = ["static inline fp_t fingerprint(const uint64_t *w) {", "    fp_t f;"]
+    seeds = [("hi", SEED)] + ([("lo", SEED2)] if getattr(layout, "fingerprint_bits", 64) == 128 else [])
+    for name, seed in seeds:
+        lines.append(f"    {{ uint64_t h = {_u64(seed)};")
+        for w in range(layout.words):
+            word = f"w[{w}]" if mask is None else f"(w[{w}] & {_u64(int(mask[w, 0]))})"
+            lines += [f"      h ^= {word};", "      h ^= h >> 33;", f"      h *= {_u64(M1)};", "      h ^= h >> 33;",
+                      f"      h *= {_u64(M2)};", f"      h = (h ^ (h >> 33)) + {_u64(seed)};"]
+        lines.append(f"      f.{name} = h; }}")
+    return lines + ["    return f;", "}"]
 
 
 def _count(instances, layout, split: bool = False) -> list[str]:
@@ -161,7 +154,7 @@ def _fill(instances, layout, split: bool = False) -> list[str]:
     words, k = layout.words, len(instances)
     lines = ["void mc_fill(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, const uint8_t *enabled,",
              "             const int64_t *offsets, uint64_t *out, int64_t total, int64_t *parents, int32_t *actions,",
-             "             uint64_t *fps) {",
+             "             fp_t *fps) {",
              f"    uint64_t w[{words}];",
              "    for (int64_t i = lo; i < hi; i++) {",
              f"        const uint8_t *e = enabled + i * {k};"]
@@ -188,15 +181,15 @@ def _expand(instances, layout, split: bool = False) -> list[str]:
     compactly: guards, assignments, fingerprints and lookups in one pass."""
     words, k = layout.words, len(instances)
     lines = [
-        "typedef struct { uint64_t w[%d]; uint64_t fp; int64_t parent; int32_t action; } candidate_t;" % words,
-        "static inline int visited_has(uint64_t *const *tables, const int64_t *caps, int64_t parts, uint64_t fp) {",
+        "typedef struct { uint64_t w[%d]; fp_t fp; int64_t parent; int32_t action; } candidate_t;" % words,
+        "static inline int visited_has(fp_t *const *tables, const int64_t *caps, int64_t parts, fp_t fp) {",
         "    int64_t part = set_part(fp, parts);",
         "    return set_has(tables[part], (uint64_t)caps[part] - 1, fp);",
         "}",
         "/* writes candidate c to out at position written if the visited set lacks it; returns the next position */",
-        "static inline int64_t settle(const candidate_t *c, uint64_t *const *tables, const int64_t *caps, int64_t parts,",
+        "static inline int64_t settle(const candidate_t *c, fp_t *const *tables, const int64_t *caps, int64_t parts,",
         "                             uint64_t *out, int64_t cap, int64_t written, int64_t *parents, int32_t *actions,",
-        "                             uint64_t *fps) {",
+        "                             fp_t *fps) {",
         "    if (visited_has(tables, caps, parts, c->fp)) return written;",
         f"    for (int w = 0; w < {words}; w++) out[w * cap + written] = c->w[w];",
         "    fps[written] = c->fp; parents[written] = c->parent; actions[written] = c->action;",
@@ -208,9 +201,9 @@ def _expand(instances, layout, split: bool = False) -> list[str]:
         "   repeats among them included. Stops before a state whose successors might not fit. status[0]: the",
         "   first state not expanded; status[1]: successors made; status[2]: the first state with none, or -1.",
         "   Returns how many were written. */",
-        "int64_t mc_expand(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, uint64_t *const *tables,",
+        "int64_t mc_expand(const uint64_t *W, int64_t n, int64_t lo, int64_t hi, fp_t *const *tables,",
         "                  const int64_t *caps, int64_t parts, uint64_t *out, int64_t cap, int64_t *parents,",
-        "                  int32_t *actions, uint64_t *fps, int64_t *status) {",
+        "                  int32_t *actions, fp_t *fps, int64_t *status) {",
         f"    candidate_t ring[{RING}];",
         "    int64_t written = 0, made = 0, stuck = -1, head = 0, tail = 0, i;",
         f"    for (i = lo; i < hi && written + {LAG + k} <= cap; i++) {{",
@@ -264,50 +257,51 @@ def _per_instance(instances, predicates: list[Expr], layout) -> list[str]:
 
 
 # A set of fingerprints: open addressing with linear probing over ``cap``
-# slots (a power of two; fingerprints are well mixed, so their low bits
-# pick the slot), 0 marking an empty slot, and slot ``cap`` recording
-# whether the fingerprint 0 itself is in the set.
+# slots (a power of two; fingerprints are well mixed, so the low bits of
+# their first word pick the slot), 0 marking an empty slot, and slot ``cap``
+# recording whether the fingerprint 0 itself is in the set. A slot is an
+# ``fp_t``: one word, or two for 128-bit fingerprints.
 FINGERPRINT_SET = """
 /* the slot a fingerprint a few places ahead will probe, fetched while this one is worked on: the tables
    outgrow the caches, and a probe is otherwise a wait for memory */
 #if defined(__GNUC__)
-#define PREFETCH(t, mask, fps, i, n) do { if ((i) + 16 < (n)) __builtin_prefetch(&(t)[(fps)[(i) + 16] & (mask)]); } while (0)
+#define PREFETCH(t, mask, fps, i, n) do { if ((i) + 16 < (n)) __builtin_prefetch(&(t)[(fps)[(i) + 16].hi & (mask)]); } while (0)
 #else
 #define PREFETCH(t, mask, fps, i, n) do { } while (0)
 #endif
 
-static inline int set_put(uint64_t *t, uint64_t mask, uint64_t fp) {
-    if (fp == 0) { if (t[mask + 1]) return 0; t[mask + 1] = 1; return 1; }
-    uint64_t i = fp & mask;
-    while (t[i]) { if (t[i] == fp) return 0; i = (i + 1) & mask; }
+static inline int set_put(fp_t *t, uint64_t mask, fp_t fp) {
+    if (fp_is_zero(fp)) { if (t[mask + 1].hi) return 0; t[mask + 1].hi = 1; return 1; }
+    uint64_t i = fp.hi & mask;
+    while (!fp_is_zero(t[i])) { if (fp_same(t[i], fp)) return 0; i = (i + 1) & mask; }
     t[i] = fp;
     return 1;
 }
 
-static inline int set_has(const uint64_t *t, uint64_t mask, uint64_t fp) {
-    if (fp == 0) return t[mask + 1] != 0;
-    uint64_t i = fp & mask;
-    while (t[i]) { if (t[i] == fp) return 1; i = (i + 1) & mask; }
+static inline int set_has(const fp_t *t, uint64_t mask, fp_t fp) {
+    if (fp_is_zero(fp)) return t[mask + 1].hi != 0;
+    uint64_t i = fp.hi & mask;
+    while (!fp_is_zero(t[i])) { if (fp_same(t[i], fp)) return 1; i = (i + 1) & mask; }
     return 0;
 }
 
 /* A set is split into parts, each its own table, a fingerprint going to
    the part set_part picks: each worker thread then works on parts of its
    own, and a part still sees its fingerprints in order. The part comes from
-   bits 24..55, scaled to 0..parts-1 by a multiplication (a division on
+   bits 24..55 (of the first word), scaled to 0..parts-1 by a multiplication (a division on
    every lookup would cost more than the probe it leads to), so that it
    hangs on their highest bits, away from the low bits that pick the slot
    within a table and from the top bit, which some callers leave 0. */
-static inline int64_t set_part(uint64_t fp, int64_t parts) {
-    return (int64_t)((((fp >> 24) & 0xFFFFFFFFu) * (uint64_t)parts) >> 32);
+static inline int64_t set_part(fp_t fp, int64_t parts) {
+    return (int64_t)((((fp.hi >> 24) & 0xFFFFFFFFu) * (uint64_t)parts) >> 32);
 }
 
 /* the slot fp will probe in its part's table (of tables, caps and parts in scope), fetched ahead (see
    PREFETCH); a macro, not a function: GCC finds a function holding only a prefetch free of effects and
    drops its calls */
 #if defined(__GNUC__)
-#define VISITED_PREFETCH(fp) do { const int64_t part_ = set_part((fp), parts); \
-    __builtin_prefetch(tables[part_] + ((fp) & ((uint64_t)caps[part_] - 1))); } while (0)
+#define VISITED_PREFETCH(fp) do { const int64_t part_ = set_part((fp), parts); \\
+    __builtin_prefetch(tables[part_] + ((fp).hi & ((uint64_t)caps[part_] - 1))); } while (0)
 #else
 #define VISITED_PREFETCH(fp) do { } while (0)
 #endif
@@ -316,7 +310,7 @@ static inline int64_t set_part(uint64_t fp, int64_t parts) {
    those parts into its part's table, in order. fresh[i] says whether fps[i] was new (the first of repeats
    is; 0 for other workers' parts: each worker writes a fresh array of its own, so that two threads never
    write into the same cache line); added[p - lo] says how many of part p's were. */
-void mc_set_add(uint64_t *const *tables, const int64_t *caps, const uint64_t *fps, int64_t n, uint8_t *fresh,
+void mc_set_add(fp_t *const *tables, const int64_t *caps, const fp_t *fps, int64_t n, uint8_t *fresh,
                 int64_t parts, int64_t lo, int64_t hi, int64_t *added) {
     int64_t counts[hi - lo];
     for (int64_t p = lo; p < hi; p++) counts[p - lo] = 0;
@@ -334,7 +328,7 @@ void mc_set_add(uint64_t *const *tables, const int64_t *caps, const uint64_t *fp
 }
 
 /* out[i] = fps[i] belongs to one of the parts lo..hi-1 and is not in the set (an array of the worker's own) */
-void mc_set_lacks(uint64_t *const *tables, const int64_t *caps, const uint64_t *fps, int64_t n, uint8_t *out,
+void mc_set_lacks(fp_t *const *tables, const int64_t *caps, const fp_t *fps, int64_t n, uint8_t *out,
                   int64_t parts, int64_t lo, int64_t hi) {
     for (int64_t i = 0; i < n; i++) {
         if (i + 16 < n) VISITED_PREFETCH(fps[i + 16]);
@@ -345,22 +339,22 @@ void mc_set_lacks(uint64_t *const *tables, const int64_t *caps, const uint64_t *
 
 /* takes fp out of the table, moving later entries of its probe run back so that none is cut off from its
    home slot (deletion without tombstones, for linear probing) */
-static inline int set_del(uint64_t *t, uint64_t mask, uint64_t fp) {
-    if (fp == 0) { int had = t[mask + 1] != 0; t[mask + 1] = 0; return had; }
-    uint64_t i = fp & mask;
-    while (t[i] != fp) { if (!t[i]) return 0; i = (i + 1) & mask; }
-    for (uint64_t j = (i + 1) & mask; t[j]; j = (j + 1) & mask) {
-        uint64_t home = t[j] & mask;
+static inline int set_del(fp_t *t, uint64_t mask, fp_t fp) {
+    if (fp_is_zero(fp)) { int had = t[mask + 1].hi != 0; t[mask + 1].hi = 0; return had; }
+    uint64_t i = fp.hi & mask;
+    while (!fp_same(t[i], fp)) { if (fp_is_zero(t[i])) return 0; i = (i + 1) & mask; }
+    for (uint64_t j = (i + 1) & mask; !fp_is_zero(t[j]); j = (j + 1) & mask) {
+        uint64_t home = t[j].hi & mask;
         /* t[j] may move to the hole at i unless its home lies cyclically in (i, j] */
         int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
         if (!stays) { t[i] = t[j]; i = j; }
     }
-    t[i] = 0;
+    t[i] = FP_EMPTY;
     return 1;
 }
 
 /* removes the fps[0..n) of the parts lo..hi-1; removed[p - lo] says how many of part p's were in it */
-void mc_set_remove(uint64_t *const *tables, const int64_t *caps, const uint64_t *fps, int64_t n, int64_t parts,
+void mc_set_remove(fp_t *const *tables, const int64_t *caps, const fp_t *fps, int64_t n, int64_t parts,
                    int64_t lo, int64_t hi, int64_t *removed) {
     for (int64_t p = lo; p < hi; p++) removed[p - lo] = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -370,15 +364,15 @@ void mc_set_remove(uint64_t *const *tables, const int64_t *caps, const uint64_t 
 }
 
 /* how many of fps[0..n) go to each part */
-void mc_set_split(const uint64_t *fps, int64_t n, int64_t parts, int64_t *counts) {
+void mc_set_split(const fp_t *fps, int64_t n, int64_t parts, int64_t *counts) {
     for (int64_t i = 0; i < n; i++) counts[set_part(fps[i], parts)]++;
 }
 
 /* moves every fingerprint of one table into another, larger one */
-void mc_set_rehash(const uint64_t *old, int64_t old_cap, uint64_t *t, int64_t cap) {
+void mc_set_rehash(const fp_t *old, int64_t old_cap, fp_t *t, int64_t cap) {
     for (int64_t i = 0; i < old_cap; i++) {
         PREFETCH(t, (uint64_t)cap - 1, old, i, old_cap);
-        if (old[i]) set_put(t, (uint64_t)cap - 1, old[i]);
+        if (!fp_is_zero(old[i])) set_put(t, (uint64_t)cap - 1, old[i]);
     }
     t[cap] = old[old_cap];
 }
@@ -388,8 +382,8 @@ void mc_set_rehash(const uint64_t *old, int64_t old_cap, uint64_t *t, int64_t ca
 def kernel_source(instances, predicates: list[Expr], layout) -> str:
     """The C translation unit of one model: its successors, its predicates
     and the fingerprint set."""
-    lines = ["/* generated by modelcheck from a model's expression trees */", "#include <stdint.h>", "",
-             FINGERPRINT_SET]
+    lines = ["/* generated by modelcheck from a model's expression trees */", "#include <stdint.h>", ""]
+    lines += _fingerprint_type(getattr(layout, "fingerprint_bits", 64)) + [FINGERPRINT_SET]
     lines += _fingerprint(layout) + [""]
     split = len(layout.slots) * (len(instances) + len(predicates)) > SPLIT_ABOVE
     if split:
@@ -399,111 +393,3 @@ def kernel_source(instances, predicates: list[Expr], layout) -> str:
     lines += _expand(instances, layout, split) + [""]
     lines += _predicates(predicates, layout, split)
     return "\n".join(lines) + "\n"
-
-
-@dataclass
-class Built:
-    """A loaded kernel library, and how it was obtained."""
-
-    library: ctypes.CDLL
-    path: str
-    seconds: float  # building it, or loading it from the cache
-    cached: bool
-
-
-def compiler() -> str:
-    """The C compiler: $CC if set, else cc, gcc or clang, whichever is found first."""
-    given = os.environ.get("CC")
-    found = shutil.which(given) if given else (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang"))
-    if not found:
-        raise CompilerUnavailable(f"the C compiler {given!r} was not found" if given
-                                  else "no C compiler found (set CC, or install gcc)")
-    return found
-
-
-def _writable(path: str) -> str:
-    try:
-        os.makedirs(path, exist_ok=True)
-        if os.access(path, os.W_OK):
-            return path
-    except OSError:
-        pass
-    fallback = os.path.join(tempfile.gettempdir(), "modelcheck-kernels")
-    os.makedirs(fallback, exist_ok=True)
-    return fallback
-
-
-def _library_path(source: str, cc: str, cache_dir: str | None) -> str:
-    """Where the library of ``source`` is kept: named by a hash of the compiler, its flags and the source."""
-    digest = hashlib.sha256("\0".join((cc, *FLAGS, source)).encode()).hexdigest()[:24]
-    return os.path.join(_writable(cache_dir or kernel_cache_dir()), f"kernel_{digest}.so")
-
-
-def is_built(source: str, cache_dir: str | None = None) -> bool:
-    """Whether the library of ``source`` is in the cache already (raises
-    ``CompilerUnavailable`` without a compiler)."""
-    return os.path.exists(_library_path(source, compiler(), cache_dir))
-
-
-@dataclass
-class CompilerRun:
-    """A compiler at work. The driver (cc) runs its passes (cc1, as, ld) as
-    processes of its own, which hold its output pipe. A build beside a
-    search gets a process group of its own, so that stopping it stops every
-    one of them, not the driver alone while cc1 compiles on (and so that a
-    Ctrl-C meant for the search does not fail the build). A build the
-    search waits for stays in the terminal's group: Ctrl-C stops it at once."""
-
-    process: subprocess.Popen
-    own_group: bool
-
-    def stop(self) -> None:
-        if self.process.returncode is not None:  # reaped: its id, and group, may be another's now
-            return
-        try:
-            if self.own_group:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            else:
-                self.process.kill()
-        except ProcessLookupError:
-            pass
-
-
-def build(source: str, cache_dir: str | None = None, started_compiler=None) -> Built:
-    """The library of ``source``: loaded from the cache, or compiled into it.
-    ``started_compiler(run)`` is told of the ``CompilerRun`` (so that a
-    build beside a search can be stopped when the search ends first)."""
-    started = time.perf_counter()
-    cc = compiler()
-    path = _library_path(source, cc, cache_dir)
-    directory = os.path.dirname(path)
-    cached = os.path.exists(path)
-    if not cached:
-        with tempfile.TemporaryDirectory(dir=directory) as scratch:
-            c_file, so_file = os.path.join(scratch, "kernel.c"), os.path.join(scratch, "kernel.so")
-            with open(c_file, "w") as f:
-                f.write(source)
-            try:
-                beside = started_compiler is not None
-                process = subprocess.Popen([cc, *FLAGS, "-o", so_file, c_file], stdout=subprocess.DEVNULL,
-                                           stderr=subprocess.PIPE, text=True, start_new_session=beside)
-            except OSError as e:
-                raise CompilerUnavailable(f"{cc} did not start: {e}") from None
-            run = CompilerRun(process, own_group=beside)
-            if beside:
-                started_compiler(run)
-            try:
-                _, errors = process.communicate()
-            except BaseException:  # leaving early (an exception in this thread): no compiler left behind
-                run.stop()
-                process.wait()
-                raise
-            if process.returncode != 0:
-                first = (errors.strip().splitlines() or ["no message"])[0]
-                raise CompilerUnavailable(f"{cc} failed: {first}")
-            os.replace(so_file, path)  # atomic: a concurrent run sees the whole library or none
-    try:
-        library = ctypes.CDLL(path)
-    except OSError as e:
-        raise CompilerUnavailable(f"the built kernel did not load: {e}") from None
-    return Built(library, path, time.perf_counter() - started, cached)

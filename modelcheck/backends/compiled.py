@@ -1,6 +1,7 @@
 """A model's compiled kernel, called on numpy batches of packed states.
 
-``compile_kernel`` builds (or loads from the cache) the C kernel of
+``compile_kernel`` builds (or loads from the cache, once checked:
+``modelcheck.backends.native``) the C kernel of
 ``modelcheck.backends.c_codegen`` and wraps it for the batch engines:
 ``successors`` and ``predicates`` take a (words, n) uint64 chunk, as the
 numpy kernel's callers hold it, and split its states into ranges, one per
@@ -19,10 +20,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from modelcheck.backends.c_codegen import Built, CompilerUnavailable, build, is_built, kernel_source
+from modelcheck.backends import native
+from modelcheck.backends.c_codegen import FLAGS, kernel_source
+from modelcheck.backends.native import Built, LibraryUnavailable
 
-__all__ = ["CompiledKernel", "CompilerUnavailable", "compile_kernel", "default_workers", "is_built",
+__all__ = ["CompiledKernel", "LibraryUnavailable", "compile_kernel", "default_workers", "is_built",
            "kernel_source_of"]
+
+PREFIX = "kernel"  # of the libraries' names in the kernel cache
 
 _I64, _PTR = ctypes.c_int64, ctypes.c_void_p
 
@@ -82,6 +87,7 @@ class CompiledKernel:
     instances: int
     predicate_names: list[str]
     workers: int = 1
+    fingerprint_dtype: np.dtype = np.dtype(np.uint64)  # of one fingerprint: 64 bits, or 128 (packing.FP128)
     _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
     _fresh_per_state: float = field(default=1.0, repr=False)  # unvisited successors per state, lately
 
@@ -130,7 +136,8 @@ class CompiledKernel:
         np.cumsum(counts, out=offsets[1:])
         total = int(offsets[-1])
         out = np.empty((self.words, total), np.uint64)
-        parents, actions, fps = np.empty(total, np.int64), np.empty(total, np.int32), np.empty(total, np.uint64)
+        parents, actions = np.empty(total, np.int64), np.empty(total, np.int32)
+        fps = np.empty(total, self.fingerprint_dtype)
         pointers = (enabled.ctypes.data, offsets.ctypes.data, out.ctypes.data, total, parents.ctypes.data, actions.ctypes.data,
                     fps.ctypes.data)
         self._split(n, lambda lo, hi: lib.mc_fill(src, n, lo, hi, *pointers))
@@ -157,7 +164,7 @@ class CompiledKernel:
         per_state = self._fresh_per_state
         while lo < hi:
             cap = int((hi - lo) * per_state * 1.25) + 64 + self.instances
-            out, fps = np.empty((self.words, cap), np.uint64), np.empty(cap, np.uint64)
+            out, fps = np.empty((self.words, cap), np.uint64), np.empty(cap, self.fingerprint_dtype)
             parents, actions = np.empty(cap, np.int64), np.empty(cap, np.int32)
             written = lib.mc_expand(words.ctypes.data, n, lo, hi, tables, caps.ctypes.data, parts, out.ctypes.data,
                                     cap, parents.ctypes.data, actions.ctypes.data, fps.ctypes.data,
@@ -205,6 +212,18 @@ MAX_LOAD = 0.7  # of a table, before it grows
 # probing: about 50 slots for a fingerprint not in it, against 6 at MAX_LOAD), rather than stop the search
 CROWDED_LOAD = 0.9
 ADD_AT_ONCE = 1 << 22  # fingerprints added to a set at a time when it is made from many
+
+
+def _first_word(fps: np.ndarray) -> np.ndarray:
+    """The fingerprints' first words (the 64-bit fingerprints themselves)."""
+    return fps if fps.dtype.names is None else fps["hi"]
+
+
+def _held(slots: np.ndarray) -> np.ndarray:
+    """Mask of the table slots that hold a fingerprint (an empty one is all 0)."""
+    if slots.dtype.names is None:
+        return slots != 0
+    return (slots["hi"] != 0) | (slots["lo"] != 0)
 
 
 def _either(rows: np.ndarray) -> np.ndarray:
@@ -275,17 +294,24 @@ class FingerprintSet:
         # room for its share in each part, as full as a table gets after growing (a set made from a
         # checkpoint of a large search takes the tables the search had, not twice as large)
         self.caps = [_capacity_for(-(-expected // self.parts))] * self.parts
-        self.tables = [_zeroed_table(cap + 1) for cap in self.caps]
+        self.dtype = kernel.fingerprint_dtype
+        self.slot_bytes = self.dtype.itemsize  # 8, or 16 for 128-bit fingerprints
+        self.room(self.nbytes)  # asked before any table is made: a refusal (raised) leaves nothing allocated
+        self.tables = [self._table(cap) for cap in self.caps]
         self.counts = [0] * self.parts
         self.crowded = False  # whether a table filled past MAX_LOAD, its growth refused
 
     def __len__(self) -> int:
         return sum(self.counts)
 
+    def _table(self, cap: int) -> np.ndarray:
+        """A zeroed table of ``cap`` slots and the slot that marks the fingerprint 0."""
+        return _zeroed_table((cap + 1) * self.slot_bytes // 8).view(self.dtype)
+
     @property
     def nbytes(self) -> int:
         """The bytes of its tables."""
-        return sum((cap + 1) * 8 for cap in self.caps)
+        return sum((cap + 1) * self.slot_bytes for cap in self.caps)
 
     def lookup_tables(self):
         """The parts' tables and capacities as the C functions read them."""
@@ -299,7 +325,8 @@ class FingerprintSet:
         growing = [part for part, more in enumerate(incoming) if self.counts[part] + int(more) > MAX_LOAD * self.caps[part]]
         if growing:  # asked before any table changes: a refusal leaves the set as it was
             try:
-                self.room(sum(_capacity(self.counts[part] + int(incoming[part])) + 1 for part in growing) * 8)
+                self.room(sum(_capacity(self.counts[part] + int(incoming[part])) + 1 for part in growing)
+                          * self.slot_bytes)
             except Exception:
                 if any(self.counts[part] + int(incoming[part]) > CROWDED_LOAD * self.caps[part] for part in growing):
                     raise
@@ -311,7 +338,7 @@ class FingerprintSet:
     def _grow(self, part: int, needed: int) -> None:
         """Moves one part into a table with room for ``needed``."""
         cap = _capacity(needed)
-        table = _zeroed_table(cap + 1)
+        table = self._table(cap)
         self.kernel.built.library.mc_set_rehash(self.tables[part].ctypes.data, self.caps[part], table.ctypes.data, cap)
         self.tables[part], self.caps[part] = table, cap
 
@@ -323,7 +350,7 @@ class FingerprintSet:
     def add(self, fps: np.ndarray) -> np.ndarray:
         """Adds the fingerprints in order; returns which of them were new
         (the first of repeats within ``fps`` counts as new)."""
-        fps = np.ascontiguousarray(fps, dtype=np.uint64)
+        fps = np.ascontiguousarray(fps, dtype=self.dtype)
         self._make_room(fps)
         tables, caps = self.lookup_tables()
         fresh = np.empty((len(self.shares), fps.size), np.uint8)
@@ -336,7 +363,7 @@ class FingerprintSet:
 
     def remove(self, fps: np.ndarray) -> None:
         """Takes the fingerprints (each in the set) out again."""
-        fps = np.ascontiguousarray(fps, dtype=np.uint64)
+        fps = np.ascontiguousarray(fps, dtype=self.dtype)
         tables, caps = self.lookup_tables()
         removed = np.zeros(self.parts, np.int64)
         remove = self.kernel.built.library.mc_set_remove
@@ -346,7 +373,7 @@ class FingerprintSet:
 
     def unseen(self, fps: np.ndarray) -> np.ndarray:
         """Mask of the fingerprints not in the set."""
-        fps = np.ascontiguousarray(fps, dtype=np.uint64)
+        fps = np.ascontiguousarray(fps, dtype=self.dtype)
         tables, caps = self.lookup_tables()
         out = np.empty((len(self.shares), fps.size), np.uint8)
         lacks = self.kernel.built.library.mc_set_lacks
@@ -360,9 +387,9 @@ class FingerprintSet:
         for table, cap in zip(self.tables, self.caps):
             for start in range(0, cap, slots):
                 part = table[start:min(start + slots, cap)]
-                yield part[part != 0]
-            if table[cap]:
-                yield np.zeros(1, np.uint64)
+                yield part[_held(part)]
+            if _first_word(table[cap:cap + 1])[0]:
+                yield np.zeros(1, self.dtype)
 
     @property
     def fps(self) -> np.ndarray:
@@ -378,12 +405,24 @@ def kernel_source_of(model, packing, predicate_names: list[str], instances=None)
     return kernel_source(instances, [exprs[n] for n in predicate_names], packing)
 
 
+def is_built(source: str, cache_dir: str | None = None) -> bool:
+    """Whether the kernel cache seems to hold the library of ``source``
+    (``compile_kernel`` checks it before loading it)."""
+    return native.is_cached(source, PREFIX, FLAGS, cache_dir)
+
+
+def build(source: str, cache_dir: str | None = None, started_compiler=None) -> Built:
+    """The library of a kernel's C source, checked from the cache or built
+    into it. Raises ``LibraryUnavailable``."""
+    return native.load(source, PREFIX, FLAGS, cache_dir, started_compiler)
+
+
 def compile_kernel(model, packing, predicate_names: list[str], workers: int = 1, instances=None,
                    cache_dir: str | None = None, source: str | None = None,
                    started_compiler=None) -> CompiledKernel:
     """The compiled kernel of ``kernel_source_of`` (``source``, when it is
-    given already). Raises ``CompilerUnavailable``."""
+    given already). Raises ``LibraryUnavailable``."""
     count = len(model.instances if instances is None else instances)
     source = kernel_source_of(model, packing, predicate_names, instances) if source is None else source
     return CompiledKernel(build(source, cache_dir, started_compiler), packing.words, count, list(predicate_names),
-                          workers)
+                          workers, getattr(packing, "fingerprint_dtype", np.dtype(np.uint64)))

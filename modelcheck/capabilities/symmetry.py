@@ -7,7 +7,7 @@ engines keep one state per orbit is declared in the engine registry.
 
 from __future__ import annotations
 
-from modelcheck.language.constants import REPLICA
+from modelcheck.language.constants import REPLICA, MemberOf
 from modelcheck.errors import InputError
 from modelcheck.language.renaming import rename_instances, rename_state, renamings, symmetric_constant
 
@@ -28,7 +28,8 @@ def check_symmetry_request(model, engine: str | None = None) -> None:
     if constant is None:
         raise InputError(f"--symmetry: {spec.name} declares none of its constants symmetric, "
                          f"so there is nothing to permute")
-    named = [d.name for d in spec.constants if d.kind == REPLICA]
+    named = [d.name for d in spec.constants
+             if d.kind == REPLICA or (isinstance(d.kind, MemberOf) and d.kind.constant == constant)]
     if named:
         raise InputError(f"--symmetry: {spec.name}'s constant {named[0]} names one of the {constant} "
                          f"specifically, so they are not interchangeable")

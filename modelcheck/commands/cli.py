@@ -6,10 +6,14 @@ command reads specs, constants and .cfg files, chooses invariants and
 properties, checks where it writes and warns the same way. The engines'
 choices and their own options come from the engine registry
 (``modelcheck.engines``), and the exit codes from ``modelcheck.exitcodes``:
-a failure the user can fix is one ``modelcheck: error:`` line and exit 2,
+a failure the user can fix (bad input, or a mistake in the definition of
+a spec, placed at its file:line) is one ``modelcheck: error:`` line and exit 2,
 a violated invariant exits 12, a temporal property 13, a reached deadlock
 11 (TLC's codes), Ctrl-C 130; anything unexpected is an internal error,
-exit 1, with the traceback shown only when MODELCHECK_DEBUG is set.
+exit 1, with the traceback shown only when MODELCHECK_DEBUG is set. A
+standard output that is closed or full is said once on stderr and costs
+nothing else: the command carries on and exits with its verdict's code
+(``modelcheck.runtime.streams``).
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ import click
 from modelcheck import __version__, exitcodes
 from modelcheck.engines import engine_commands, entry, load_command
 from modelcheck.engines.contract import SIMULATE, SIMULATION
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, SpecDefinitionError
 from modelcheck.runtime.limits import Terminated, terminating_as_interrupts
+from modelcheck.runtime.streams import guarded_stdout
 from modelcheck.commands.options import (INTEGER, NUMBER, SYMMETRY_HELP, config_option, const_option, coverage_option,
                                          engine_option, engine_options, engine_values, engines_epilog, inv_option, json_option,
                                          quiet_option, trace_out_options)
@@ -38,9 +43,26 @@ from modelcheck.commands.options import (INTEGER, NUMBER, SYMMETRY_HELP, config_
 atexit.register(gc.freeze)
 
 
+class OneLineCommand(click.Command):
+    """A command that refuses a flag given together with its opposite
+    (``--view --no-view``): click would let the last one win in silence."""
+
+    def parse_args(self, ctx, args):
+        given = args[:args.index("--")] if "--" in args else args
+        for param in self.params:
+            if isinstance(param, click.Option) and param.is_flag and param.secondary_opts:
+                on = next((a for a in given if a in param.opts), None)
+                off = next((a for a in given if a in param.secondary_opts), None)
+                if on and off:
+                    raise click.UsageError(f"{on} and {off} contradict each other; give one of them", ctx)
+        return super().parse_args(ctx, args)
+
+
 class OneLineGroup(click.Group):
     """Reports click's own usage errors as one line, like ours; lists the
     commands engines bring (``cluster``) and loads one only when it is used."""
+
+    command_class = OneLineCommand
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(engine_commands()))
@@ -58,8 +80,25 @@ class OneLineGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def main(self, args=None, prog_name=None, **extra):
-        with terminating_as_interrupts():
-            return self._main(args, prog_name, **extra)
+        decided = []  # the exit code, once the command has one
+        program = args is None  # run as the process's own program (not called with arguments, as by tests)
+        try:
+            # a closed or full stdout loses the rest of the report, never the run or its exit code
+            with terminating_as_interrupts(), guarded_stdout():
+                try:
+                    return self._main(args, prog_name, **extra)
+                except SystemExit as e:
+                    decided.append(e.code)
+                    if program:
+                        _leaving()
+                    raise
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM as the process leaves: the code it had stands
+            if not decided:
+                raise
+            sys.exit(decided[0])
+        finally:
+            if program and decided:
+                _leaving()
 
     def _main(self, args=None, prog_name=None, **extra):
         try:
@@ -75,7 +114,7 @@ class OneLineGroup(click.Group):
             sys.exit(exitcodes.TERMINATED if terminated else exitcodes.INTERRUPTED)
         except click.ClickException as e:
             _fail(e.format_message())
-        except InputError as e:
+        except (InputError, SpecDefinitionError) as e:  # bad input, or a mistake in a spec's definition
             _fail(str(e))
         except BrokenPipeError:
             sys.exit(exitcodes.OK)
@@ -86,6 +125,18 @@ class OneLineGroup(click.Group):
                        f"(set MODELCHECK_DEBUG=1 for the traceback)", err=True)
             sys.exit(exitcodes.INTERNAL_ERROR)
         sys.exit(rv if isinstance(rv, int) else exitcodes.OK)
+
+
+def _leaving() -> None:
+    """The exit code is decided and the process only ends: a Ctrl-C or
+    SIGTERM now (the interpreter's shutdown takes a moment, and at its end
+    gives signals their default, which would kill the process) must not
+    replace the code with a death by signal."""
+    import signal
+    import threading
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
 
 
 def _fail(message: str) -> None:
@@ -102,7 +153,10 @@ def _progress(quiet: bool, always: bool = False):
 @click.group(cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="modelcheck")
 def main():
-    """Model-check the Kafka replication protocol (KIP-320 and its predecessors)."""
+    """Model-check the Kafka replication protocol (KIP-320 and its predecessors), or your own spec.
+
+    SPEC is the name of a spec (`modelcheck list`) or the path of a Python
+    file defining one (my_spec.py; see docs/writing-specs.md)."""
 
 
 @main.command(epilog=engines_epilog())
@@ -199,9 +253,10 @@ def sweep(spec, rows, vary, engine, consts, invariants, properties, specificatio
     from modelcheck.commands.sweep import combinations, make_trace_dir, parse_rows, parse_vary, render, written_text
     from modelcheck.commands.sweep import sweep as run_sweep
 
+    from modelcheck.loading.request import spec_named
     if trace_dir is not None:
         check_named(trace_dir, "--trace-dir")
-    trace_dir = trace_dir or output_dir(spec)
+    trace_dir = trace_dir or output_dir(spec_named(spec).name)  # a spec file's traces go under its spec's name
     make_trace_dir(trace_dir)
     base = RunRequest(spec=spec, engine=engine, consts=tuple(consts), invariants=tuple(invariants),
                       max_depth=max_depth, overwrite=overwrite, properties=tuple(properties), symmetry=symmetry)
@@ -285,14 +340,18 @@ def prove(spec, invariants, k, lemmas, consts, config, trace_out, overwrite, as_
 
 
 @main.command(name="list")
+@click.argument("specs", nargs=-1, metavar="[SPEC]...")
 @json_option(help="Print the specs as JSON.")
-def list_specs(as_json):
-    """Show the specs with their actions, invariants and default constants."""
+def list_specs(specs, as_json):
+    """Show the specs with their actions, invariants and default constants:
+    every spec offered by name (the built-in ones and those installed
+    packages offer), or the SPECs given (names or spec files)."""
     from modelcheck.commands.listing import specs_json, specs_text
-    from modelcheck.specs import all_specs
+    from modelcheck.loading.registry import all_registered
+    from modelcheck.loading.request import spec_named
 
-    specs = list(all_specs().values())
-    click.echo(specs_json(specs) if as_json else specs_text(specs))
+    chosen = [spec_named(s) for s in specs] if specs else list(all_registered().values())
+    click.echo(specs_json(chosen) if as_json else specs_text(chosen))
 
 
 @main.command()
@@ -333,7 +392,9 @@ def graph(spec, out, consts, config, max_states, max_depth, overwrite, symmetry,
 @click.option("--diff", is_flag=True, help="After the first state, show only what each step changed.")
 @click.option("--html", "html_out", metavar="OUT.html",
               help="Write a self-contained HTML viewer to OUT.html instead of printing.")
-@click.option("--spec", "spec_name", metavar="NAME", help="The spec, for traces that do not name theirs (TLC's).")
+@click.option("--spec", "spec_name", metavar="SPEC",
+              help="The spec (a name or a spec file), for traces that do not name theirs (TLC's) or whose spec "
+                   "file has moved.")
 @const_option(help="Set a constant (overrides the trace's own). Repeatable.")
 @inv_option(help="Explain this invariant if the trace breaks it (default: the one the trace records, "
                  "else the spec's defaults).")
@@ -362,8 +423,7 @@ def show_trace(trace, diff, html_out, spec_name, consts, invariants, color, over
 
 
 @main.command(name="replay")
-@click.argument("spec")
-@click.argument("trace", metavar="TRACE")
+@click.argument("arguments", nargs=-1, required=True, metavar="[SPEC] TRACE")
 @const_option(help="Set a constant (overrides the trace's own). Repeatable.")
 @inv_option(help="Check this invariant along the trace (repeatable); default: the spec's defaults "
                  "and the invariant the trace records.")
@@ -373,8 +433,9 @@ def show_trace(trace, diff, html_out, spec_name, consts, invariants, color, over
 @click.option("--specification", metavar="NAME", help="With --prop: the specification whose fairness the "
                                                         "cycle must satisfy (default: the file's, else Spec).")
 @json_option(help="Print the report as one JSON object.")
-def replay_trace(spec, trace, consts, invariants, prop, specification, as_json):
-    """Check that TRACE (ITF, or TLC's -dumpTrace json) is a behaviour of SPEC:
+def replay_trace(arguments, consts, invariants, prop, specification, as_json):
+    """Check that TRACE (ITF, or TLC's -dumpTrace json) is a behaviour of SPEC
+    (by default the spec the trace records: its name, or its spec file):
     its first state satisfies Init and every step is a legal transition,
     named by the action and parameters that explain it. Reports the
     invariants that fail along the trace.
@@ -395,6 +456,9 @@ def replay_trace(spec, trace, consts, invariants, prop, specification, as_json):
     """
     from modelcheck.presentation.replay import chosen_invariants, load, replay, report_json, report_text, warn_all
 
+    if len(arguments) > 2:
+        raise click.UsageError(f"replay takes [SPEC] TRACE, got {len(arguments)} arguments")
+    spec, trace = (None, arguments[0]) if len(arguments) == 1 else arguments
     bound = load(spec, trace, consts)
     if prop or bound.document.loop is not None and bound.document.property:
         # a lasso, judged against a temporal property

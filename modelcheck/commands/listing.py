@@ -19,13 +19,19 @@ def property_docs(spec, notation: bool) -> dict[str, str]:
     return out
 
 
+def default_constants(spec) -> dict[str, str]:
+    """Each constant's default value, in TLA+ notation."""
+    c = spec.resolve_constants()
+    return {d.name: format_value(d.kind, c[d.name]) for d in spec.constants}
+
+
 def specs_json(specs) -> str:
     return json.dumps([{
         "name": s.name, "module": s.module, "summary": s.summary,
         "actions": [a.name for a in s.next],
         "invariants": s.invariant_names(), "default_invariants": list(s.default_invariants),
         "lemmas": list(s.lemmas),
-        "constants": {d.name: format_value(d.kind, d.default) for d in s.constants},
+        "constants": default_constants(s),
         "properties": property_docs(s, notation=True),
         "specifications": {sp.name: sp.labels() for sp in s.all_specifications()},
     } for s in specs], indent=1)
@@ -36,10 +42,10 @@ def specs_text(specs) -> str:
     for s in specs:
         lines.append(f"{s.name}  ({s.source()})")
         lines.append(f"  {s.summary}")
-        lines.append("  constants:  " + ", ".join(f"{d.name}={format_value(d.kind, d.default)}" for d in s.constants))
+        lines.append("  constants:  " + (", ".join(f"{k}={v}" for k, v in default_constants(s).items()) or "none"))
         defaults = set(s.default_invariants)
         shown = [n for n in s.invariant_names() if n not in s.lemmas]
-        width = max(len(n) + 1 for n in shown)
+        width = max((len(n) + 1 for n in shown), default=1)
         lines.append("  invariants: (* checked by default)")
         for n in shown:
             lines.append(f"    {(n + ('*' if n in defaults else '')).ljust(width)}  {s.invariant_summary(n)}")

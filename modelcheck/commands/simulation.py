@@ -29,9 +29,9 @@ def simulate_command(spec, consts, config, invariants, depth, num, seconds, seed
     from modelcheck.loading.request import warn
     from modelcheck.runs.run import RunRequest, execute, prepare
     from modelcheck.search.simulate.settings import SimulationSettings, check_plan
-    from modelcheck.search.simulate.walks import WalkPlan
+    from modelcheck.search.simulate.walks import WalkPlan, batch_for
 
-    check_plan(depth, num, seconds)
+    check_plan(depth, num, seconds, seed)
     if symmetry:
         raise InputError(f"--symmetry: {NO_SYMMETRY}")
     if config:
@@ -48,7 +48,7 @@ def simulate_command(spec, consts, config, invariants, depth, num, seconds, seed
         prepared.warnings.append(f"the .cfg's SYMMETRY is not used: {NO_SYMMETRY}")
     warn(prepared.warnings)
     plan = WalkPlan(depth=depth, behaviours=None if seconds is not None else (num or 1000), seconds=seconds,
-                    check_deadlock=prepared.check_deadlock)
+                    batch=batch_for(depth), check_deadlock=prepared.check_deadlock)
     simulator = get_simulator(engine, SimulationSettings(plan, seed, shrink))
     progress = Progress(enabled=False) if quiet else Progress()
     outcome = execute(prepared, progress, engine=simulator)

@@ -34,17 +34,28 @@ __all__ = ["CAPABILITIES", "DEFAULT_ENGINE", "REFERENCE_ENGINE", "ENGINES", "ENG
 RESUME = Option("--resume", "resume", "continue the search saved in DIR (spark: the --checkpoint-dir of the run).",
                 metavar="DIR", commands=(RUN,))
 
+# the size of the fingerprints an engine's visited set tells states apart by: an option of any engine that
+# keeps fingerprints (its settings' ``fingerprint_bits``)
+FINGERPRINT_BITS = Option(
+    "--fingerprint-bits", "fingerprint_bits", "64 (default) or 128: the fingerprints states are told apart by. "
+    "With 128, the chance that two states share one is 2e-21 at a billion states (4e-2 with 64), for twice "
+    "the visited set's memory and a slower search.", kind=int, metavar="BITS", commands=(RUN,))
+
+KERNELS = Option("--kernels", "kernels", "auto (default: C built from the spec, from the cache at once, else built "
+                 "beside a search that outlasts a second and taken up between levels), compiled (built before the "
+                 "search) or numpy. Without a C compiler, numpy. Spark's executors load or build the same C.",
+                 metavar="KIND", commands=(RUN,))
+
 FAST_OPTIONS = (
     Option("--checkpoint", "checkpoint", "save the search into DIR at level boundaries, and when stopped.",
            metavar="DIR", commands=(RUN,)),
     Option("--checkpoint-every", "checkpoint_every", "save at most this often (default 60).", kind=float,
            metavar="SECONDS", commands=(RUN,)),
     RESUME,
-    Option("--kernels", "kernels", "auto (default: C built from the spec, from the cache at once, else built "
-           "beside a search that outlasts a second and taken up between levels), compiled (built before the "
-           "search) or numpy. Without a C compiler, numpy.", metavar="KIND", commands=(RUN,)),
+    KERNELS,
     Option("--workers", "workers", "threads the compiled kernels split each level between (default: the cores "
-           "available).", kind=int, metavar="N", commands=(RUN,)),
+           "available; at most 4 per core).", kind=int, metavar="N", commands=(RUN,)),
+    FINGERPRINT_BITS,
 )
 
 SPARK_OPTIONS = (
@@ -64,6 +75,7 @@ SPARK_OPTIONS = (
            "N successors (default 2,000,000; 0: the executors run every level).", kind=int, metavar="N",
            commands=(RUN,)),
     Option("--verbose", "verbose", "show Spark's own log.", kind="flag"),
+    KERNELS,
 )
 
 ENGINES: dict[str, EngineEntry] = {e.name: e for e in (
@@ -81,7 +93,7 @@ ENGINES: dict[str, EngineEntry] = {e.name: e for e in (
         "spark", "bfs on a Spark cluster or local[*]; at a violation, the whole\n"
                  "level is counted and another shortest trace may be shown",
         "modelcheck.engines.spark:SparkChecker",
-        frozenset({EXHAUSTIVE, SYMMETRY, CHECKPOINT, SIMULATION}),
+        frozenset({EXHAUSTIVE, SYMMETRY, CHECKPOINT, SIMULATION, VIEW}),
         options=SPARK_OPTIONS, settings="modelcheck.spark.settings:SparkSettings",
         simulator="modelcheck.engines.spark:SwarmSimulator", requires=Extra("spark", ("pyspark", "psutil")),
         logs_levels=True, commands=(("cluster", "modelcheck.spark.commands:cluster"),),
@@ -117,9 +129,14 @@ def entry(name: str) -> EngineEntry:
     return ENGINES[name]
 
 
+def listed(names: list[str], last: str) -> str:
+    """``a, b{last}c``: the names joined as a sentence would join them."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + last + names[-1]
+
+
 def refusal(name: str, capability: Capability) -> str:
     """The line that refuses ``capability`` to the engine ``name``."""
-    line = capability.refusal.format(engine=name, engines=capability.joiner.join(engines_with(capability)))
+    line = capability.refusal.format(engine=name, engines=listed(engines_with(capability), capability.joiner))
     remark = entry(name).remarks.get(capability.name)
     if remark:
         return f"{line} ({remark})"

@@ -85,6 +85,8 @@ class CheckResult:
     # When a C compiler built the kernel in this run: how long it took and
     # whether the search waited for it ("before the search") or not ("beside the search").
     kernel_build: str | None = None
+    # the bits of the fingerprints states were told apart by (None: no visited set of fingerprints)
+    fingerprint_bits: int | None = None
 
 
 class NoGraph:

@@ -109,7 +109,7 @@ class _Search:
         return CheckResult(BfsChecker.name, result, len(self.visited) if found is None else found, depth,
                            time.perf_counter() - self.started, violation, self.generated, self.sometimes_seen,
                            stopped=stopped, graph=self.graph if self.options.graph is not None else None,
-                           partial_level=partial, kernel_seconds=self.kernel_seconds)
+                           partial_level=partial, fingerprint_bits=64, kernel_seconds=self.kernel_seconds)
 
     def violation_at(self, number: int, invariant: str) -> Violation:
         states, actions = self.rebuild(self.model, self.visited.path_to(number))

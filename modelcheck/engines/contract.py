@@ -27,7 +27,7 @@ from typing import Any
 class Capability:
     """Something an engine can do. ``refusal`` is the one line that refuses
     it to an engine without it: ``{engine}`` is that engine, ``{engines}``
-    the engines that have it (joined with ``joiner``)."""
+    the engines that have it (``joiner`` before the last of them, commas before the others)."""
 
     name: str
     title: str

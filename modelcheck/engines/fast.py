@@ -129,8 +129,8 @@ class _Search:
         from modelcheck.backends.numpy_codegen import compile_numpy
         self.model, self.options = model, options
         making = time.perf_counter()  # the kernels, before the search: not in the search's own time
-        self.packing = Packing(model.schema)
         self.settings = FastSettings.of(options.engine_options)
+        self.packing = Packing(model.schema, self.settings.fingerprint_bits)
         predicate_names = list(dict.fromkeys(list(options.invariants) + list(model.sometimes)))
         self.kernels = choose_kernels(model, self.packing, predicate_names, self.settings.kernels,
                                       self.settings.workers, stopped=lambda: options.limits.stop.requested,
@@ -146,7 +146,7 @@ class _Search:
             self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.graph = options.graph.batched(model) if options.graph is not None else NO_GRAPH
         self.expander = Expander(model, options.check_deadlock, coverage=options.coverage, canonical=self.canonical,
-                                 graph=self.graph, compiled=self.kernels.compiled)
+                                 graph=self.graph, compiled=self.kernels.compiled, packing=self.packing)
         self.started = time.perf_counter()
         self.kernel_seconds = self.started - making
         options.progress.clear()
@@ -154,7 +154,9 @@ class _Search:
         self.orbit_states = 0 if self.canonical is not None and self.settings.orbit_sizes else None
         self.checkpoint_dir = self.settings.directory
         self.checkpoint_every = float(self.settings.checkpoint_every)
-        self.identity = ckpt.RunIdentity.of(model, options)
+        # only a run that saves or resumes needs it (the model's digest takes a second on a large spec)
+        self.identity = ckpt.RunIdentity.of(model, options, self.packing.fingerprint_bits) if self.checkpoint_dir \
+            else None
         self.saver = ckpt.Saver(self.checkpoint_dir, self.identity) if self.checkpoint_dir else None
         self.frontier = Frontier(self.packing.words, spill_threshold(options.limits.max_memory))
         self.visited, self.store = self.visited_set(), ParentStore(frontier=self.frontier)
@@ -173,9 +175,17 @@ class _Search:
         compiled = self.kernels.ready(time.perf_counter() - self.started)
         if compiled is None:
             return
+        try:
+            visited = HashedVisited(compiled.fingerprint_set(self.visited.fps, self.options.limits.make_room))
+        except SearchStopped:  # its tables would pass --max-memory: the search stays on numpy
+            self.kernels.compiled = None
+            compiled.close()
+            self.options.progress.note("the compiled kernel was not taken up: its hash tables would pass "
+                                       "--max-memory; the search goes on with numpy")
+            return
         self.predicates = compiled.predicates
         self.expander.use_compiled(compiled)
-        self.visited = HashedVisited(compiled.fingerprint_set(self.visited.fps, self.options.limits.make_room))
+        self.visited = visited
         self.options.progress.note(self.kernels.told)
 
     def visited_set(self, fps: np.ndarray | None = None):
@@ -183,7 +193,7 @@ class _Search:
         array. ``fps``: fingerprints to start with, in any order."""
         compiled = self.kernels.compiled
         if compiled is None:
-            return SortedVisited(None if fps is None else np.unique(fps))
+            return SortedVisited(None if fps is None else np.unique(fps), self.packing.fingerprint_dtype)
         # its tables ask before they grow; past --max-memory they fill further, then stop the search
         return HashedVisited(compiled.fingerprint_set(fps, self.options.limits.make_room))
 
@@ -199,6 +209,7 @@ class _Search:
                         self.graph if self.options.graph is not None else None)
         r.resumed_with, r.resume_seconds = self.resumed_with, self.resume_seconds
         r.kernel_seconds, r.kernel_build = self.kernel_seconds, self.kernels.built_here()
+        r.fingerprint_bits = self.packing.fingerprint_bits
         if self.visited.crowded:
             r.notes.append("--max-memory left no room to grow the visited set's hash tables, so they filled past "
                            "70% (up to 90%): lookups took longer, and nothing found changed")
@@ -313,7 +324,12 @@ class _Search:
     def run(self) -> CheckResult:
         options, progress = self.options, self.options.progress
         if self.settings.resume:
-            depth, level_words, level_start = self.restore()
+            try:
+                depth, level_words, level_start = self.restore()
+            except SearchStopped as stopped:  # its visited set's tables would pass --max-memory
+                result = self.finish("bounded-ok", 0, stopped=stopped.reason, found=0)
+                result.saved = self.settings.resume  # untouched: a resume with more memory continues it
+                return result
         else:
             started = self.start()
             if isinstance(started, CheckResult):
@@ -415,7 +431,7 @@ class _Search:
         the set, its count and a checkpoint hold whole levels only."""
         self.visited.forget(writer.parts)
         writer.discard()
-        return Expansion.empty(self.packing.words)
+        return Expansion.empty(self.packing.words, self.packing.fingerprint_dtype)
 
     def on_file(self, write, *args) -> tuple[object, str | None]:
         """``write(*args)``, which may write a level or the parent store to

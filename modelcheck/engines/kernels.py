@@ -15,21 +15,23 @@ search so never waits for the compiler, and a long one is not held up by it.
 is tested against. Every choice finds the same successors in the same
 order, so the choice changes only the speed.
 
-Where no C compiler works, the search runs on numpy and says so on stderr,
-once per process: the answer is the same, only slower.
+Where no kernel can be had (no C compiler, a compiler error, a full or
+unwritable kernel cache), the search runs on numpy and says so on stderr in
+one line, once per process: the answer is the same, only slower. A cached
+kernel is loaded only once checked (``modelcheck.backends.native``).
 """
 
 from __future__ import annotations
 
-import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
 from modelcheck.runtime.limits import INTERRUPTED, SearchStopped
 
-from modelcheck.backends.compiled import (CompiledKernel, CompilerUnavailable, compile_kernel, default_workers,
+from modelcheck.backends.compiled import (CompiledKernel, LibraryUnavailable, compile_kernel, default_workers,
                                           is_built, kernel_source_of)
+from modelcheck.backends.native import fall_back
 
 AUTO, COMPILED, NUMPY = "auto", "compiled", "numpy"
 KERNELS = (AUTO, COMPILED, NUMPY)
@@ -37,15 +39,6 @@ BUILD_AFTER = 1.0  # seconds of search on numpy before an uncached kernel is bui
 BUILD_FIRST_BELOW = 400_000  # characters of C: a smaller kernel (kip320's: ~100,000) builds in about a second
 
 builder_thread = threading.Thread  # what runs a build beside the search
-_told: set[str] = set()  # fallback reasons already said in this process
-
-
-def fall_back(reason: str) -> None:
-    """Say once per process that the search runs on numpy, and why."""
-    if reason not in _told:
-        _told.add(reason)
-        sys.stderr.write(f"modelcheck: compiled kernels unavailable ({reason}); searching with numpy\n")
-
 
 def _told_line(compiled: CompiledKernel, background: bool = False) -> str:
     how = "loaded the compiled kernels from" if compiled.built.cached else "compiled the kernels into"
@@ -90,7 +83,7 @@ class KernelChoice:
             return None
         found = self._result.pop()
         self.build = None
-        if isinstance(found, CompilerUnavailable):
+        if isinstance(found, LibraryUnavailable):
             fall_back(str(found))
             return None
         self.compiled, self.told = found, _told_line(found, background=True)
@@ -104,8 +97,10 @@ class KernelChoice:
     def _run(self) -> None:
         try:
             self._result.append(self.build(self._started))
-        except CompilerUnavailable as e:
+        except LibraryUnavailable as e:
             self._result.append(e)
+        except Exception as e:  # whatever stops the build, the search goes on with numpy
+            self._result.append(LibraryUnavailable(f"{type(e).__name__}: {e}"))
 
     def close(self) -> None:
         """Free the kernel's threads; stop a build the search no longer needs
@@ -163,11 +158,7 @@ def choose(model, packing, predicate_names: list[str], kernels: str, workers: in
 
     if progress is not None:
         progress.status("generating the C kernel's source")
-    try:
-        source = generated_source(model, packing, predicate_names, stopped)
-    except CompilerUnavailable as e:
-        fall_back(str(e))
-        return KernelChoice(None)
+    source = generated_source(model, packing, predicate_names, stopped)
 
     def build(started_compiler=None) -> CompiledKernel:
         return compile_kernel(model, packing, predicate_names, workers or default_workers(), source=source,
@@ -182,7 +173,7 @@ def choose(model, packing, predicate_names: list[str], kernels: str, workers: in
             else:
                 progress.announce(BUILDING)
         compiled = build()
-    except CompilerUnavailable as e:
+    except LibraryUnavailable as e:
         fall_back(str(e))
         return KernelChoice(None)
     return KernelChoice(compiled, _told_line(compiled))

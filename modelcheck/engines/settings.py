@@ -32,6 +32,20 @@ def from_mapping(cls, values: Mapping[str, Any], engine: str):
     return cls(**{k: v for k, v in values.items() if v is not None})
 
 
+# Threads beyond the cores only wait their turn, each with its own hash tables and buffers: a few per core
+# may hide a stall, but a thousand took 80 times as long as two, and ten thousand could not be started.
+WORKERS_PER_CORE = 4
+
+
+def max_workers() -> int:
+    """The most --workers taken: ``WORKERS_PER_CORE`` per core this process may run on."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return WORKERS_PER_CORE * max(1, cores)
+
+
 @dataclass(frozen=True)
 class FastSettings:
     """``checkpoint``: a directory to save the search into at level
@@ -42,7 +56,9 @@ class FastSettings:
     without symmetry); ``kernels``: "auto" (C built from the spec's
     expression trees, taken up once built; ``modelcheck.engines.kernels``),
     "compiled" (built before the search) or "numpy"; ``workers``: the threads the compiled
-    kernel splits each chunk between (default: the cores available)."""
+    kernel splits each chunk between (default: the cores available);
+    ``fingerprint_bits``: 64, or 128 to tell states apart by 128-bit
+    fingerprints (the visited set then takes twice the memory per slot)."""
 
     checkpoint: str | None = None
     checkpoint_every: float = 60.0
@@ -50,12 +66,18 @@ class FastSettings:
     orbit_sizes: bool = False
     kernels: str = "auto"
     workers: int | None = None
+    fingerprint_bits: int = 64
 
     def __post_init__(self):
         if self.kernels not in ("auto", "compiled", "numpy"):
             raise InputError(f"--kernels must be auto, compiled or numpy, not {self.kernels!r}")
+        if self.fingerprint_bits not in (64, 128):
+            raise InputError(f"--fingerprint-bits must be 64 or 128, not {self.fingerprint_bits}")
         if self.workers is not None and int(self.workers) < 1:
             raise InputError("--workers must be at least 1")
+        if self.workers is not None and int(self.workers) > max_workers():
+            raise InputError(f"--workers {self.workers} is more than this machine can use: at most "
+                             f"{max_workers()} ({WORKERS_PER_CORE} per core available; the default is one per core)")
         if not math.isfinite(float(self.checkpoint_every)) or float(self.checkpoint_every) <= 0:
             raise InputError("--checkpoint-every must be a positive number of seconds")
         if self.checkpoint and self.resume and os.path.abspath(self.checkpoint) != os.path.abspath(self.resume):

@@ -19,10 +19,16 @@ successors are checkpointed, which bounds what Spark recomputes after
 losing an executor; with a checkpoint directory the user named, such a
 level is also where ``--resume`` continues a run whose driver died
 (modelcheck.spark.resume).
+
+Under a VIEW, the state kept for each view is the first TLC finds, so a
+level is two stages with the driver between them: the partitions keep
+their new states, the driver ranks the whole level in TLC's order, and the
+partitions expand their states keyed by those ranks (``modelcheck.spark.order``).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from functools import partial
 
@@ -32,8 +38,12 @@ from modelcheck.engines.simulate import Simulator
 from modelcheck.search.checkpoint import RunIdentity
 from modelcheck.runtime.dirlock import holding
 from modelcheck.runtime.limits import MAX_MEMORY
-from modelcheck.language.packing import Packing, fingerprints
-from modelcheck.spark import integrity, resume
+from modelcheck.language.packing import Packing
+from modelcheck.backends.compiled import compile_kernel, kernel_source_of
+from modelcheck.backends.native import LibraryUnavailable
+from modelcheck.engines.kernels import generated_source
+from modelcheck.runtime.private import tell_once
+from modelcheck.spark import integrity, kernels, order, resume
 from modelcheck.spark.session import SparkRun, import_pyspark, run_master, spark_launch
 from modelcheck.spark.settings import SparkSettings
 
@@ -99,11 +109,15 @@ class LevelSearch:
         self.checkpoint_levels = settings.checkpoint_levels
         # the manifest goes only into a directory the user named (the default one is removed at the end)
         self.manifest_dir = settings.checkpoint_dir
-        self.identity = RunIdentity.of(model, options)
+        # only a run that saves or resumes needs it (the model's digest takes a second on a large spec)
+        self.identity = RunIdentity.of(model, options) if settings.checkpoint_dir or settings.resume else None
         self.resumed, self.ledger = None, integrity.Ledger()
+        self.resume_seconds = 0.0  # reading the checkpoint back: its manifest, every file's digest, its level
         if settings.resume:
+            reading = time.perf_counter()
             self.resumed, self.ledger = resume.load(settings.resume, self.identity, settings.partitions,
                                                     options.max_depth)
+            self.resume_seconds = time.perf_counter() - reading
         self.partitions = (self.resumed.partitions if self.resumed
                            else lead.lead_partitions(settings.partitions, run_master(settings)))
         self.last_checkpoint = self.resumed.rdd if self.resumed else None
@@ -119,8 +133,14 @@ class LevelSearch:
         self.report = None  # the summary accumulator, once on Spark
         self.driver_report = lead.Report()
         self.lead_in = None
+        self.kernel = DriverKernel(model, tuple(dict.fromkeys(tuple(options.invariants) + tuple(model.sometimes))),
+                                   settings.kernels)
+        self.kernel_broadcast = None  # the plan with its source broadcast, once on Spark
+        self.told_numpy: set[str] = set()
+        self.compiled_from: int | None = None  # the first level the executors ran on the C kernel
         self.origin_checked = False
         self.words = Packing(model.schema).words
+        self.ordered = bool(model.view)  # keep TLC's first state of each view (modelcheck.spark.order)
         # a successor on its way to its partition: fingerprint, parent, action, packed state
         self.candidate_bytes = 8 + 8 + 4 + 8 * self.words
 
@@ -129,7 +149,9 @@ class LevelSearch:
         """Runs in the launch's thread once the context is up (and so must not
         touch the search's state): ready the executors for this model."""
         config = blocks.StepConfig(self.key, run.partitions, 0, "", tuple(self.options.invariants),
-                                   tuple(self.sometimes), self.options.check_deadlock, self.canonical is not None)
+                                   tuple(self.sometimes), self.options.check_deadlock, self.canonical is not None,
+                                   ordered=self.ordered, instances=len(self.model.instances),
+                                   kernel=self.kernel.plan())
         lead.warm_up(run.sc, config)
 
     def _spark(self) -> SparkRun:
@@ -157,7 +179,21 @@ class LevelSearch:
     def _config(self, level: int, probe: bool = False) -> blocks.StepConfig:
         pending = tuple(name for name, depth in self.sometimes.items() if depth is None)
         return blocks.StepConfig(self.key, self.partitions, level, self.visited_dir, tuple(self.options.invariants),
-                                 pending, self.options.check_deadlock, self.canonical is not None, probe)
+                                 pending, self.options.check_deadlock, self.canonical is not None, probe,
+                                 self.ordered, len(self.model.instances), self._kernel_plan())
+
+    def _kernel_plan(self):
+        """The C kernel the level's steps use: its plan with the source as a
+        Spark broadcast once Spark runs (made once), as text in the driver's
+        lead-in; None while it is being built, and for numpy."""
+        plan = self.kernel.plan()
+        if plan is None:
+            return None
+        if self.run_ is None:
+            return plan
+        if self.kernel_broadcast is None:
+            self.kernel_broadcast = plan._replace(source=self.sc.broadcast(plan.source))
+        return self.kernel_broadcast
 
     def _first_level(self):
         """Level 1 on the initial states, routed to their partitions, in the
@@ -173,6 +209,7 @@ class LevelSearch:
 
     def _next_level(self, current, level: int):
         """Run level ``level`` where it belongs (see ``lead.LeadIn``)."""
+        current = self._successors(current)
         if isinstance(current, lead.Frontier):
             if self.lead_in.keeps(current):
                 self._note_launch()
@@ -200,14 +237,29 @@ class LevelSearch:
     def _level(self, arriving, level: int):
         """Run level ``level``: each partition's step on the successor blocks
         ``arriving`` for it. Returns its own successors, shuffled to their
-        partitions: the next level's input, computed and kept by Spark."""
+        partitions: the next level's input, computed and kept by Spark.
+        Under a VIEW it returns the level's new states, to be expanded once
+        ranked (``_successors``)."""
         step = partial(blocks.step, self._config(level), self.report)
-        successors = self._shuffle(arriving.mapPartitionsWithIndex(step))
-        run_map_stage(self.sc, successors)
-        return successors
+        out = self._shuffle(arriving.mapPartitionsWithIndex(step))
+        run_map_stage(self.sc, out)
+        return OrderedLevel(level, out) if self.ordered else out
+
+    def _successors(self, current):
+        """The successors of ``current``: itself, unless it is a level of
+        new states under a VIEW, which is then ranked and expanded (once)."""
+        if not isinstance(current, OrderedLevel):
+            return current
+        if current.successors is None:
+            order.assign(self.visited_dir, self.partitions, current.level, len(self.model.instances))
+            expand = partial(blocks.expand_step, self._config(current.level))
+            current.successors = self._shuffle(current.frontier.mapPartitionsWithIndex(expand))
+            run_map_stage(self.sc, current.successors)
+        return current.successors
 
     def _probe(self, arriving, level: int) -> list[blocks.LevelSummary]:
         """How many states lie one level beyond --max-depth (nothing is kept)."""
+        arriving = self._successors(arriving)
         if isinstance(arriving, lead.Frontier):
             lead.run_level(self._config(level, probe=True), self.driver_report, arriving, self.words)
             return self._summaries(level)
@@ -227,6 +279,11 @@ class LevelSearch:
         if on_spark and not self.origin_checked:  # the first level the executors ran
             check_code_origin(summaries, self.run_.code_zip)
             self.origin_checked = True
+        if on_spark and self.compiled_from is None and all(s.compiled for s in summaries):
+            self.compiled_from = level
+        for why in sorted({s.numpy_because for s in summaries} - self.told_numpy - {""}):
+            self.told_numpy.add(why)
+            tell_once(f"spark: an executor expands with numpy, not the C kernel ({why})")
         return summaries
 
     # --- the search ------------------------------------------------------------
@@ -235,6 +292,7 @@ class LevelSearch:
         starting. Without a resumed run and with ``--lead-in`` above 0 the
         first levels run in the driver meanwhile."""
         self.launch = launch
+        self.kernel.start(lambda: self.options.limits.stop.requested)
         self.visited_dir = visited.prepare(launch.checkpoint_dir, self.resumed.visited if self.resumed else None)
         if not self.resumed and self.settings.lead_in > 0:
             self.lead_in = lead.LeadIn(self.settings.lead_in, launch)
@@ -245,7 +303,9 @@ class LevelSearch:
         level_started = time.perf_counter()
         if self.resumed:
             self._spark()
+            reading = time.perf_counter()
             arriving, depth = self._reload(self.resumed), self.resumed.depth
+            self.resume_seconds += time.perf_counter() - reading
             progress.note(f"resumed at level {depth} ({self.resumed.total:,} states) from {self.resumed.rdd}")
             if options.max_depth is not None and depth >= options.max_depth:  # only looked past, as below
                 more = sum(s.new for s in self._probe(arriving, depth + 1))
@@ -310,6 +370,7 @@ class LevelSearch:
         losing an executor, and, in a directory the user named, is where
         ``--resume`` continues: the manifest names it once it is written,
         and only then is the checkpoint before it deleted."""
+        successors = self._successors(successors)
         successors.checkpoint()
         successors._jrdd.count()  # the shuffle is done: this only reads its blocks, and writes them
         path = successors.getCheckpointFile()
@@ -324,6 +385,8 @@ class LevelSearch:
         if self.last_checkpoint:
             resume.delete_files(self.sc, self.last_checkpoint)
         self.last_checkpoint = path
+        if self.ordered:  # no task will run again for these levels: the lineage starts at the checkpoint
+            order.forget_before(self.visited_dir, self.partitions, depth + 1)
         # the shuffles before the checkpoint are no longer anyone's lineage:
         # a JVM collection lets Spark's cleaner delete their files now
         self.sc._jvm.System.gc()
@@ -357,8 +420,15 @@ class LevelSearch:
             if self.lead_in is not None and self.lead_in.levels:
                 notes.append(f"levels 1 to {self.lead_in.levels} ran in the driver while Spark started "
                              f"(the lead-in, {self.lead_in.seconds:.1f} s)")
-        return CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
-                           self.generated, dict(self.sometimes), notes, stopped=stopped)
+        if self.resumed:  # as the fast engine says it: the report's rate counts only the states found since
+            notes.insert(0, f"resumed at depth {self.resumed.depth} with {self.resumed.total:,} states")
+        notes += [f"an executor expanded with numpy, not the C kernel ({why})" for why in sorted(self.told_numpy)]
+        notes += self.kernel.notes(on_executors, self.compiled_from)
+        found = CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
+                            self.generated, dict(self.sometimes), notes, stopped=stopped, fingerprint_bits=64)
+        if self.resumed:
+            found.resumed_with, found.resume_seconds = self.resumed.total, self.resume_seconds
+        return found
 
     # --- traces ----------------------------------------------------------------
     def _violation(self, fp: int, invariant: str, depth: int) -> Violation:
@@ -379,10 +449,80 @@ class LevelSearch:
         path.reverse()
         states, actions = self.rebuild(self.model, path)
         last_state = self.canonical.states(states[-1:]) if self.canonical is not None else states[-1:]
-        last = fingerprints(Packing(self.model.schema).pack_states(last_state))[0]
+        packing = Packing(self.model.schema)
+        last = packing.fingerprints(packing.pack_states(last_state))[0]
         if len(states) != depth or int(last) != target:
             raise RuntimeError(f"trace rebuilding: the replayed path does not end in the state found at depth {depth}")
         return Violation(invariant, states, actions)
+
+
+class DriverKernel:
+    """The run's C kernel, as the driver has it: built (or loaded from its
+    cache) before the search with ``--kernels compiled``, on a thread of its
+    own beside the first levels with ``auto`` (levels on numpy until then),
+    never with ``numpy``. Executors on this machine then load it from the
+    cache; others build it from the source the driver broadcasts
+    (``modelcheck.spark.kernels``)."""
+
+    def __init__(self, model, names: tuple[str, ...], setting: str):
+        self.model, self.names, self.setting = model, names, setting
+        self._plan = None
+        self._why_not: str | None = None
+        self._seconds = 0.0
+        self._thread: threading.Thread | None = None
+
+    def start(self, stopped) -> None:
+        if self.setting == "numpy":
+            return
+        if self.setting == "compiled":  # before the search, Ctrl-C heard while the source is generated
+            packing = Packing(self.model.schema)
+            self._build(generated_source(self.model, packing, list(self.names), stopped))
+            return
+        self._thread = threading.Thread(target=self._build, name="modelcheck-spark-kernel", daemon=True)
+        self._thread.start()
+
+    def _build(self, source: str | None = None) -> None:
+        started = time.perf_counter()
+        packing = Packing(self.model.schema)
+        try:
+            if source is None:
+                source = kernel_source_of(self.model, packing, list(self.names))
+            compiled = compile_kernel(self.model, packing, list(self.names), workers=1, source=source)
+        except LibraryUnavailable as e:
+            self._why_not = str(e)
+            return
+        plan = kernels.plan(self.names, source)
+        kernels.adopt(self.model.key(), plan, compiled)
+        self._seconds = time.perf_counter() - started
+        self._plan = plan
+
+    def plan(self):
+        """The kernel's plan once it is built, else None."""
+        return self._plan
+
+    def notes(self, on_executors: bool, compiled_from: int | None) -> list[str]:
+        """What the report says of the kernels: which levels ran on C."""
+        if self.setting == "numpy":
+            return []
+        if self._why_not is not None:
+            return [f"the levels ran on numpy: the C kernel is unavailable ({self._why_not})"]
+        if self._plan is None:
+            return ["the search ended before the C kernel was built: every level ran on numpy"]
+        if on_executors and compiled_from is not None:
+            built = f", built in {self._seconds:.1f} s" if self._seconds >= 0.5 else ""
+            since = "every level" if compiled_from == 1 else f"levels {compiled_from} on"
+            return [f"the executors expanded {since} with the C kernel{built}"]
+        return []
+
+
+class OrderedLevel:
+    """A level's new states under a VIEW, partition by partition in TLC's
+    order (a shuffle's output), and, once ranked and expanded, its successors."""
+
+    def __init__(self, level: int, frontier):
+        self.level = level
+        self.frontier = frontier
+        self.successors = None
 
 
 def run_map_stage(sc, shuffled) -> None:

@@ -34,8 +34,8 @@ class SortedVisited:
     hashed = None  # no hash table for the compiled kernel to look successors up in
     crowded = False
 
-    def __init__(self, fps: np.ndarray | None = None):
-        self.fps = fps if fps is not None else np.zeros(0, dtype=np.uint64)
+    def __init__(self, fps: np.ndarray | None = None, dtype=np.uint64):
+        self.fps = fps if fps is not None else np.zeros(0, dtype=dtype)
 
     def __len__(self) -> int:
         return self.fps.size

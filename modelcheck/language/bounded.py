@@ -22,9 +22,10 @@ Specs read them through the state view (``s.messages.exists(...)``,
 built from the ordinary expression vocabulary (comparisons, ``ite``), so
 every engine reads them with nothing added.
 
-A taken message is a parameter: an action ``@action(m=slots(CAPACITY))``
-runs once per slot, reads ``s.messages.at(m)`` (plain slot reads, no
-selection) and its guard requires the slot to be occupied. Because the slots
+A taken message is a parameter: an action
+``@action(m=Domain("slot", lambda c: range(capacity(c))))`` runs once per
+slot, reads ``s.messages.at(m)`` (plain slot reads, no selection) and its
+guard requires the slot to be occupied. Because the slots
 are kept in TLC's order of the records, the instances for m = 0, 1, ... try
 the messages in the order TLC tries them.
 
@@ -45,7 +46,7 @@ from modelcheck.language.codec import Codec, json_set
 from modelcheck.errors import SpecDefinitionError, TraceFormatError
 from modelcheck.language.expr import (FALSE, TRUE, Expr, add, and_, const, eq, ite, le, lift, lt, max_, not_, or_, select,
                                       sub, var)
-from modelcheck.language.records import ContainerWriter, RecordType, RecordView, SlotQueries
+from modelcheck.language.records import ContainerWriter, RecordType, RecordView, SlotQueries, record_type
 from modelcheck.language.schema import Field
 
 
@@ -348,9 +349,9 @@ class SetWriter(ContainerWriter):
         self._set(self.container.empty())
 
     def _check(self, record: RecordView) -> None:
-        if record.type is not self.container.rtype:
+        if record_type(record) is not self.container.rtype:
             raise SpecDefinitionError(f"{self.container.name} holds {self.container.rtype.name} records, "
-                                      f"not {record.type.name}")
+                                      f"not {record_type(record).name}")
 
 
 # --- sequences -------------------------------------------------------------------
@@ -477,7 +478,7 @@ class SeqWriter(ContainerWriter):
 
     def append(self, record: RecordView) -> None:
         """s' = Append(s, record)."""
-        if record.type is not self.container.rtype:
+        if record_type(record) is not self.container.rtype:
             raise SpecDefinitionError(f"{self.container.name} holds {self.container.rtype.name} records")
         self._set(seq_append(self.container, self._contents, record))
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from modelcheck.errors import SpecDefinitionError, TraceFormatError
-from modelcheck.language.values import Function, Record
+from modelcheck.language.values import Function, ModelValue, Record, show
 
 NIL = -1
 
@@ -86,6 +86,11 @@ def _brief(v: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _as_model_values(names: Sequence[Any]) -> tuple:
+    """Names of replicas (or other ids) as model values; integers stay integers."""
+    return tuple(ModelValue(n) if type(n) is str else n for n in names)
+
+
 # --- codecs ------------------------------------------------------------------
 
 class Codec:
@@ -136,7 +141,8 @@ class ReplicaSlot(Codec):
     """A replica index, or -1 for the "NONE" marker when ``none`` names it."""
 
     def __init__(self, slot: int, names: Sequence[str], none: str | None = "NONE"):
-        self.slot, self.names, self.none = slot, tuple(names), none
+        self.slot, self.names = slot, _as_model_values(names)
+        self.none = None if none is None else ModelValue(none)
 
     def encode(self, state):
         v = state[self.slot]
@@ -156,10 +162,12 @@ class ReplicaSlot(Codec):
 
 
 class ReplicaSetSlot(Codec):
-    """A set of replicas held as a bitmask."""
+    """A set of replicas (or of any values ``names`` lists) held as a bitmask."""
 
-    def __init__(self, slot: int, names: Sequence[str]):
-        self.slot, self.names = slot, tuple(names)
+    def __init__(self, slot: int, names: Sequence[str], model_values: bool = True):
+        """``model_values``: plain strings among ``names`` are model values
+        (replica names); off, the values are taken as given (strings stay strings)."""
+        self.slot, self.names = slot, _as_model_values(names) if model_values else tuple(names)
 
     def encode(self, state):
         mask = state[self.slot]
@@ -174,6 +182,29 @@ class ReplicaSetSlot(Codec):
                 raise TraceFormatError(f"{path}: {_brief(x)} is not one of {', '.join(map(str, self.names))}")
             mask |= 1 << self.names.index(x)
         out[self.slot] = mask
+
+    def slots(self):
+        return [self.slot]
+
+
+class ChoiceSlot(Codec):
+    """One of a few TLA+ values (strings, model values), coded by its
+    position in ``labels``."""
+
+    def __init__(self, slot: int, labels: Sequence[Any]):
+        self.slot, self.labels = slot, tuple(labels)
+
+    def encode(self, state):
+        return self.labels[state[self.slot]]
+
+    def decode(self, value, out, path):
+        if isinstance(value, dict) and set(value) == {"#bigint"}:
+            value = json_int(value, path)
+        for i, label in enumerate(self.labels):
+            if label == value and isinstance(label, bool) == isinstance(value, bool):
+                out[self.slot] = i
+                return
+        raise TraceFormatError(f"{path}: expected one of {', '.join(map(show, self.labels))}, got {_brief(value)}")
 
     def slots(self):
         return [self.slot]
@@ -298,15 +329,35 @@ class KeyedSet(Codec):
         return [present for present, _ in self.entries.values()]
 
 
+def strings_as_model_values(v: Any) -> Any:
+    """Every plain string in a value made a model value."""
+    if type(v) is str:
+        return ModelValue(v)
+    if isinstance(v, frozenset):
+        return frozenset(strings_as_model_values(x) for x in v)
+    if isinstance(v, tuple):
+        return tuple(strings_as_model_values(x) for x in v)
+    if isinstance(v, Record):
+        return Record((k, strings_as_model_values(x)) for k, x in v.items())
+    if isinstance(v, Function):
+        return Function((strings_as_model_values(k), strings_as_model_values(x)) for k, x in v.items())
+    return v
+
+
 class StateCodec:
     """The TLA+ variables of a spec, each described by a codec."""
 
-    def __init__(self, schema, variables: Mapping[str, Codec], hidden: Sequence[int] = ()):
+    def __init__(self, schema, variables: Mapping[str, Codec], hidden: Sequence[int] = (),
+                 names_are_model_values: bool = False):
         """``hidden``: slots of the port that are no TLA+ variable (they read
-        back as 0), such as the record of a step TLC could not evaluate."""
+        back as 0), such as the record of a step TLC could not evaluate.
+        ``names_are_model_values``: the codecs write named values as plain
+        strings, and every one of them is a model value of the module (it
+        has no TLA+ strings), so that they are shown bare."""
         self.schema = schema
         self.variables = dict(variables)
         self.hidden = tuple(hidden)
+        self.names_are_model_values = names_are_model_values
         covered: list[int] = [s for c in self.variables.values() for s in c.slots()] + list(self.hidden)
         if sorted(covered) != list(range(schema.width)):
             missing = set(range(schema.width)) - set(covered)
@@ -321,6 +372,8 @@ class StateCodec:
         return list(self.variables)
 
     def encode(self, state: tuple) -> dict[str, Any]:
+        if self.names_are_model_values:
+            return {name: strings_as_model_values(c.encode(state)) for name, c in self.variables.items()}
         return {name: c.encode(state) for name, c in self.variables.items()}
 
     def decode(self, values: Mapping[str, Any], where: str = "state") -> tuple:
@@ -333,3 +386,60 @@ class StateCodec:
         for name, c in self.variables.items():
             c.decode(values[name], out, f"{where}: {name}")
         return tuple(out)
+
+
+# --- a codec derived from the fields' own declarations -------------------------------------
+
+def derived_codec(schema, hidden_fields: Sequence[str] = ("evaluation_error",)) -> StateCodec:
+    """The TLA+ variables of a spec whose fields say what they hold: each
+    field or container (record, set or sequence of records) is a variable of
+    its name; a field's codes are its values (``enumerated``, a ``subset``
+    of values, integers, booleans), and a shape is a function over its keys."""
+    variables: dict[str, Codec] = {}
+    hidden: list[int] = []
+    for declared in schema.declared:
+        name = declared.name
+        if name in schema.compounds:
+            container = schema.compounds[name]
+            variables[name] = _shaped(name, container.shape, getattr(container, "keys", ()),
+                                      lambda idx, c=container: c.codec(schema, *idx))
+            continue
+        if name in hidden_fields:
+            hidden.extend(schema.slot(name, *idx) for idx in _positions(declared.shape))
+            continue
+        variables[name] = _shaped(name, declared.shape, declared.keys,
+                                  lambda idx, f=declared: _leaf_codec(schema, f, idx))
+    return StateCodec(schema, variables, hidden)
+
+
+def _positions(shape):
+    if not shape:
+        yield ()
+        return
+    for i in range(shape[0]):
+        for rest in _positions(shape[1:]):
+            yield (i,) + rest
+
+
+def _shaped(name: str, shape, keys, leaf, prefix: tuple = ()) -> Codec:
+    depth = len(prefix)
+    if depth == len(shape):
+        return leaf(prefix)
+    if depth >= len(keys):
+        raise SpecDefinitionError(f"{name} has a shape {tuple(shape)} but no keys: give keys= (the TLA+ values its "
+                                  f"positions stand for, such as a constant's model values), or write variables=")
+    return Fn(keys[depth], [_shaped(name, shape, keys, leaf, prefix + (i,)) for i in range(shape[depth])])
+
+
+def _leaf_codec(schema, f, idx) -> Codec:
+    slot = schema.slot(f.name, *idx)
+    if f.kind == "bool":
+        return BoolSlot(slot)
+    if f.kind == "enum":
+        return ChoiceSlot(slot, f.labels)
+    if f.kind == "set":
+        if not f.labels:
+            raise SpecDefinitionError(f"{f.name} is a set of positions; declare the values it holds "
+                                      f"(subset({f.name!r}, values)) or write variables=")
+        return ReplicaSetSlot(slot, f.labels, model_values=False)
+    return IntSlot(slot, f.lo, f.hi)

@@ -88,7 +88,7 @@ class Expr:
         return le(other, self)
 
 
-Value = Union[Expr, int, bool]
+Value = Union[Expr, "Labelled", int, bool]
 
 TRUE = Expr("const", (True,), BOOL)
 FALSE = Expr("const", (False,), BOOL)
@@ -105,7 +105,139 @@ def const(value) -> Expr:
 
 
 def lift(value: Value) -> Expr:
-    return value if isinstance(value, Expr) else const(value)
+    if isinstance(value, Expr):
+        return value
+    if isinstance(value, Labelled):
+        return value.expr
+    return const(value)
+
+
+# --- coded TLA+ values: strings, model values, and sets of them -----------------------
+
+class Labelled:
+    """An integer expression that codes TLA+ values other than numbers:
+    code ``i`` stands for ``labels[i]`` (a string, a model value...), or, for
+    a set (``is_set``), bit ``i`` for ``labels[i]`` being a member.
+
+    It compares with the values themselves: ``s.tmState == "init"``,
+    ``m.type != "2b"``, ``s.tmPrepared == frozenset(RM)``; ``member``,
+    ``set_with`` and ``set_without`` take the values too. Anywhere else it is
+    its integer expression. A value that is not among the labels is a
+    mistake in the spec (a misspelt string, say) and is refused when the spec
+    loads, naming the values it may hold."""
+
+    __slots__ = ("expr", "labels", "is_set", "what")
+
+    def __init__(self, expr: Expr, labels: tuple, is_set: bool = False, what: str = "this value"):
+        self.expr, self.labels, self.is_set, self.what = expr, tuple(labels), is_set, what
+
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        return self.expr.__bool__()
+
+    def __repr__(self) -> str:
+        return to_text(self.expr)
+
+    @property
+    def sort(self) -> str:
+        return self.expr.sort
+
+    def int_labels(self) -> bool:
+        """Whether the values are integers (then an integer given is a value, not a position)."""
+        return any(isinstance(x, int) and not isinstance(x, bool) for x in self.labels)
+
+    def code(self, value) -> int:
+        """The code of one of the labels."""
+        for i, label in enumerate(self.labels):
+            if label == value and isinstance(label, bool) == isinstance(value, bool):
+                return i
+        shown = ", ".join(_label_text(x) for x in self.labels)
+        raise SpecDefinitionError(f"{_label_text(value)} is not a value {self.what} can hold (it holds "
+                                  f"{'sets of ' if self.is_set else ''}{shown})")
+
+    def mask(self, values) -> int:
+        """The bitmask of a set of the labels."""
+        out = 0
+        for v in values:
+            out |= 1 << self.code(v)
+        return out
+
+    def coded(self, value) -> Expr:
+        """A Python value (a label, or for a set an iterable of labels) or
+        another labelled expression, as an expression over this one's codes."""
+        if isinstance(value, Labelled):
+            if value.labels == self.labels or (value.is_set and self.is_set and
+                                               value.labels == self.labels[:len(value.labels)]):
+                return value.expr
+            if value.is_set or self.is_set:
+                raise SpecDefinitionError(f"cannot compare sets of {value.labels} with sets of {self.labels}")
+            # codes of two different lists of values: translate
+            result: Expr = const(-1)
+            for j, label in reversed(list(enumerate(value.labels))):
+                if label in self.labels:
+                    result = ite(eq(value.expr, j), self.labels.index(label), result)
+            return result
+        if isinstance(value, Expr):
+            return value
+        if isinstance(value, ValueIte):
+            return ite(value.cond, self.coded(value.then), self.coded(value.otherwise))
+        if isinstance(value, int) and not isinstance(value, bool) and not self.int_labels():
+            return const(value)  # a code (a position among the values), as parameters give them
+        if self.is_set:
+            if isinstance(value, str):
+                raise SpecDefinitionError(f"{self.what} is a set; compare it with a set of values")
+            return const(self.mask(value))
+        return const(self.code(value))
+
+    def is_in(self, values) -> Expr:
+        """x \\in {v1, v2, ...}: values it cannot hold are simply not it."""
+        return or_(*(eq(self.expr, const(i)) for i, label in enumerate(self.labels)
+                     if any(label == v and isinstance(label, bool) == isinstance(v, bool) for v in values)))
+
+    def __eq__(self, other):  # type: ignore[override]
+        return eq(self.expr, self.coded(other))
+
+    def __lt__(self, other):
+        raise SpecDefinitionError(f"{self.what} holds TLA+ values that are not numbers; they cannot be compared with <")
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+    def __ne__(self, other):  # type: ignore[override]
+        return ne(self.expr, self.coded(other))
+
+
+def _plain_value(v) -> bool:
+    """A TLA+ value that is no number or boolean (a string, a model value, a set)."""
+    return isinstance(v, (str, frozenset, tuple, set))
+
+
+class ValueIte:
+    """IF cond THEN a ELSE b between TLA+ values that are not numbers
+    (``ite(c, "won", "lost")``): coded once it is stored in, or compared
+    with, something that says what its codes are."""
+
+    __slots__ = ("cond", "then", "otherwise")
+
+    def __init__(self, cond: Expr, then, otherwise):
+        self.cond, self.then, self.otherwise = cond, then, otherwise
+
+    def __bool__(self):
+        raise SpecDefinitionError("a state-dependent value was used where Python needs a plain True/False")
+
+    def __repr__(self) -> str:
+        return f"(IF {to_text(self.cond)} THEN {self.then!r} ELSE {self.otherwise!r})"
+
+
+def _label_text(v) -> str:
+    if isinstance(v, str) and type(v) is str:
+        return f'"{v}"'
+    return "TRUE" if v is True else "FALSE" if v is False else str(v)
+
+
+def labelled(value, labels: tuple, is_set: bool = False, what: str = "this value") -> Labelled:
+    """``value`` (an expression over codes) read as the TLA+ values ``labels``."""
+    return Labelled(lift(value), labels, is_set, what)
 
 
 def var(slot: int, sort: str = INT) -> Expr:
@@ -254,6 +386,14 @@ def any_of(items: Iterable[Value]) -> Expr:
 
 
 def ite(cond: Value, then: Value, otherwise: Value) -> Expr:
+    """IF cond THEN then ELSE otherwise. Between TLA+ values other than
+    numbers (strings, model values: ``ite(c, "won", s.state[i])``) it keeps
+    them as such, to be coded where they are stored or compared."""
+    if isinstance(then, Labelled) or isinstance(otherwise, Labelled):
+        ref = then if isinstance(then, Labelled) else otherwise
+        return Labelled(ite(cond, ref.coded(then), ref.coded(otherwise)), ref.labels, ref.is_set, ref.what)  # type: ignore[return-value]
+    if _plain_value(then) or _plain_value(otherwise) or isinstance(then, ValueIte) or isinstance(otherwise, ValueIte):
+        return ValueIte(lift(cond), then, otherwise)  # type: ignore[return-value]
     cond = _expect(lift(cond), BOOL, "ite")
     then, otherwise = lift(then), lift(otherwise)
     if then.sort != otherwise.sort:
@@ -338,9 +478,25 @@ def bit(index: Value, size: int | None = None) -> Expr:
     return select([1 << i for i in range(size)], index)
 
 
+def _label_index(mask, index, size):
+    """For a labelled set, the element given as a value becomes its bit's index."""
+    if isinstance(mask, Labelled) and mask.is_set:
+        size = len(mask.labels) if size is None else size
+        if isinstance(index, Labelled):
+            index = Labelled(index.expr, index.labels, False, index.what)
+            return mask.expr, Labelled(const(0), mask.labels, False, mask.what).coded(index), size
+        positions = isinstance(index, int) and not isinstance(index, bool) and not mask.int_labels()
+        if not isinstance(index, Expr) and not positions:  # a value, unless an integer among non-integers
+            index = mask.code(index)
+        return mask.expr, index, size
+    return mask, index, size
+
+
 def member(mask: Value, index: Value, size: int | None = None) -> Expr:
     """index \\in mask. A run-time index is compared with each element in
-    turn, so an index outside the universe (such as NONE) is simply not a member."""
+    turn, so an index outside the universe (such as NONE) is simply not a member.
+    For a set of labelled values (``subset(name, values)``), ``index`` is the value."""
+    mask, index, size = _label_index(mask, index, size)
     index = lift(index)
     if is_const(index):
         return ne(bit_and(mask, 1 << const_value(index)), 0)
@@ -351,11 +507,15 @@ def member(mask: Value, index: Value, size: int | None = None) -> Expr:
 
 def set_with(mask: Value, index: Value, size: int | None = None) -> Expr:
     """mask \\union {index}."""
+    mask, index, size = _label_index(mask, index, size)
     return bit_or(mask, bit(index, size))
 
 
-def set_without(mask: Value, index: Value, size: int) -> Expr:
-    """mask \\ {index} over a universe of ``size`` elements."""
+def set_without(mask: Value, index: Value, size: int | None = None) -> Expr:
+    """mask \\ {index} over a universe of ``size`` elements (a labelled set knows its own)."""
+    mask, index, size = _label_index(mask, index, size)
+    if size is None:
+        raise SpecDefinitionError("set_without needs the universe size")
     universe = (1 << size) - 1
     return bit_and(mask, bit_xor(universe, bit(index, size)))
 
@@ -414,8 +574,13 @@ def to_text(e: Expr, names=None) -> str:
 
 # --- sets as bitmasks: size and TLC's order ------------------------------------
 
-def cardinality(mask: Value, size: int) -> Expr:
-    """Cardinality(mask) for a set over a universe of ``size`` elements."""
+def cardinality(mask: Value, size: int | None = None) -> Expr:
+    """Cardinality(mask) for a set over a universe of ``size`` elements (a
+    labelled set knows its own)."""
+    if isinstance(mask, Labelled) and size is None:
+        size = len(mask.labels)
+    if size is None:
+        raise SpecDefinitionError("cardinality needs the universe size")
     mask = lift(mask)
     if is_const(mask):
         return const(bin(const_value(mask)).count("1"))

@@ -8,6 +8,7 @@ Python's own ``hash()`` is salted per process and cannot serve.
 
 from __future__ import annotations
 
+import math
 from hashlib import blake2b
 
 
@@ -39,7 +40,17 @@ def _view_fingerprinter(schema):
     return fingerprint
 
 
-def collision_probability(distinct: int, generated: int) -> float:
+def collision_probability(distinct: int, generated: int, bits: int = 64) -> float:
     """The chance that two distinct states shared a fingerprint, the optimistic
-    estimate TLC reports: n * m / 2^64 for n distinct states among m generated."""
-    return distinct * max(generated - distinct, 0) / 2.0 ** 64
+    estimate TLC reports: n * (m - n) / 2^64 for n distinct states among m generated."""
+    return distinct * max(generated - distinct, 0) / 2.0 ** bits
+
+
+def pair_collision_probability(distinct: int, bits: int = 64) -> float:
+    """The chance that some two of ``distinct`` states share a ``bits``-bit
+    fingerprint (the birthday bound: 1 - exp(-n(n-1)/2^(bits+1)), about
+    n²/2^(bits+1) while it is small). When two do, the search takes the
+    second for the first: it is not counted, and states reached only
+    through it are never explored. 737,794 states: 1.5e-08; 1.16 billion
+    (kraft-3.5's .cfg): 3.6e-02; 5 billion: 0.49."""
+    return -math.expm1(-distinct * max(distinct - 1, 0) / 2.0 ** (bits + 1))

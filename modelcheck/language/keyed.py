@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 from modelcheck.language.codec import Codec, json_set
 from modelcheck.errors import SpecDefinitionError, TraceFormatError
 from modelcheck.language.expr import FALSE, Expr, add, and_, const, eq, ite, lift, not_, or_, var
-from modelcheck.language.records import ContainerWriter, RecordType, RecordView, SlotQueries
+from modelcheck.language.records import ContainerWriter, RecordType, RecordView, SlotQueries, record_type
 from modelcheck.language.schema import Field
 
 
@@ -161,8 +161,8 @@ class KeyedSetWriter(ContainerWriter):
     def add(self, record: RecordView) -> None:
         """set' = set \\union {record}: into the slot of its key."""
         c, old = self.container, self._contents
-        if record.type is not c.rtype:
-            raise SpecDefinitionError(f"{c.name} holds {c.rtype.name} records, not {record.type.name}")
+        if record_type(record) is not c.rtype:
+            raise SpecDefinitionError(f"{c.name} holds {c.rtype.name} records, not {record_type(record).name}")
         present, parts, clash, placed = [], [], [], []
         for k, value in enumerate(c.values):
             match = and_(*(eq(record.raw(p), v) for p, v in zip(c.key, value)))

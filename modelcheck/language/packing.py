@@ -7,8 +7,11 @@ injective, so two states are equal exactly when their words are equal.
 
 Fingerprints of packed states are a vectorised 64-bit mix of the words
 (murmur3's finaliser, chained). Like TLC's fingerprints they can in principle
-collide; ``collision_probability`` in modelcheck.language.fingerprint estimates how
-likely that was for a run.
+collide; ``pair_collision_probability`` in modelcheck.language.fingerprint
+estimates how likely that was for a run. A 128-bit fingerprint (``bits=128``)
+adds a second 64-bit mix of the same words from another seed: the pair is a
+record of two words (``FP128``), ``hi`` the 64-bit fingerprint itself (which
+picks a hash table's slot) and ``lo`` the second mix, ordered as a pair.
 """
 
 from __future__ import annotations
@@ -21,7 +24,15 @@ WORD_BITS = 64
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
 _SEED = np.uint64(0x9E3779B97F4A7C15)
+_SEED2 = np.uint64(0xD6E8FEB86659FD93)  # the second word of a 128-bit fingerprint starts here
 _S33 = np.uint64(33)
+FINGERPRINT_BITS = (64, 128)
+FP128 = np.dtype([("hi", "<u8"), ("lo", "<u8")])
+
+
+def fingerprint_dtype(bits: int = 64) -> np.dtype:
+    """The numpy type of one fingerprint of ``bits`` bits."""
+    return np.dtype(np.uint64) if bits == 64 else FP128
 
 
 @dataclass(frozen=True)
@@ -39,8 +50,12 @@ class SlotLayout:
 class Packing:
     """Where each slot of a schema lives in the packed words."""
 
-    def __init__(self, schema):
+    def __init__(self, schema, fingerprint_bits: int = 64):
         self.schema = schema
+        if fingerprint_bits not in FINGERPRINT_BITS:
+            raise ValueError(f"fingerprints are 64 or 128 bits, not {fingerprint_bits}")
+        self.fingerprint_bits = fingerprint_bits
+        self.fingerprint_dtype = fingerprint_dtype(fingerprint_bits)
         layouts: list[SlotLayout] = []
         word, used = 0, 0
         for lo, hi in zip(schema.lo, schema.hi):
@@ -61,10 +76,11 @@ class Packing:
             self.view_mask = np.array(mask, dtype=np.uint64).reshape(self.words, 1)
 
     def fingerprints(self, words: np.ndarray) -> np.ndarray:
-        """Each state's fingerprint; under a VIEW, the fingerprint of its view."""
-        if self.view_mask is None:
-            return fingerprints(words)
-        return fingerprints(words & self.view_mask)
+        """Each state's fingerprint (of ``fingerprint_bits``); under a VIEW,
+        the fingerprint of its view."""
+        if self.view_mask is not None:
+            words = words & self.view_mask
+        return fingerprints(words) if self.fingerprint_bits == 64 else fingerprints128(words)
 
     def pack(self, columns: np.ndarray) -> np.ndarray:
         """(width, n) int64 columns -> (words, n) uint64."""
@@ -124,10 +140,19 @@ def _fmix(h: np.ndarray) -> np.ndarray:
     return h ^ (h >> _S33)
 
 
-def fingerprints(words: np.ndarray) -> np.ndarray:
+def fingerprints(words: np.ndarray, seed: np.uint64 = _SEED) -> np.ndarray:
     """A 64-bit fingerprint per packed state (column of ``words``)."""
     with np.errstate(over="ignore"):
-        h = np.full(words.shape[1], _SEED, dtype=np.uint64)
+        h = np.full(words.shape[1], seed, dtype=np.uint64)
         for w in words:
-            h = _fmix(h ^ w) + _SEED
+            h = _fmix(h ^ w) + seed
         return h
+
+
+def fingerprints128(words: np.ndarray) -> np.ndarray:
+    """A 128-bit fingerprint per packed state: the 64-bit one, and a second
+    mix of the same words from another seed (``FP128``)."""
+    out = np.empty(words.shape[1], FP128)
+    out["hi"] = fingerprints(words)
+    out["lo"] = fingerprints(words, _SEED2)
+    return out

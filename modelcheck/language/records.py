@@ -30,10 +30,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 from modelcheck.language.codec import Codec, json_int, json_record, json_set
 from modelcheck.errors import SpecDefinitionError, TraceFormatError
-from modelcheck.language.expr import (BOOL, INT, Expr, and_, const, const_value, eq, is_const, ite, lex_less, lift, not_, or_,
-                                      set_order_key)
+from modelcheck.language.expr import (BOOL, INT, Expr, Labelled, and_, const, const_value, eq, is_const, ite, lex_less,
+                                      lift, not_, or_, select, set_order_key)
 from modelcheck.language.schema import Field
-from modelcheck.language.values import Record
+from modelcheck.language.values import Record, show
 
 NUMBER, FLAG, MEMBERS, CHOICE = "number", "flag", "members", "choice"
 
@@ -63,12 +63,31 @@ class Part:
         kind = {FLAG: "bool", MEMBERS: "set"}.get(self.kind, "int")
         return Field(f"{prefix}.{self.name}", shape, self.lo, self.hi, kind)
 
-    def read(self, raw: Expr) -> Expr:
-        """The part as specs use it: a flag as a condition, anything else as its integer."""
-        return raw == 1 if self.kind == FLAG else raw
+    def labelled(self) -> bool:
+        """Whether the part reads and writes as TLA+ values (a choice or a
+        set of strings or model values) rather than integers: choices and
+        sets of integer ids keep reading as their codes."""
+        return self.kind in (CHOICE, MEMBERS) and bool(self.labels) and not any(
+            isinstance(x, int) and not isinstance(x, bool) for x in self.labels)
+
+    def read(self, raw: Expr, owner: str = "") -> Any:
+        """The part as specs use it: a flag as a condition, a choice among
+        strings or model values as those values (``m.type == "2b"``),
+        anything else as its integer."""
+        if self.kind == FLAG:
+            return raw == 1
+        if self.labelled():
+            return Labelled(raw, self.labels, self.kind == MEMBERS, f"{owner}.{self.name}" if owner else self.name)
+        return raw
 
     def store(self, value) -> Expr:
-        """A value given for the part, as the integer stored in its slot."""
+        """A value given for the part, as the integer stored in its slot. A
+        choice takes one of its TLA+ values (or an integer code), a set of
+        ids an iterable of them (or a bitmask)."""
+        if self.kind in (CHOICE, MEMBERS) and self.labels and not isinstance(value, Expr):
+            is_code = isinstance(value, int) and not isinstance(value, bool)
+            if not is_code:
+                value = Labelled(const(0), self.labels, self.kind == MEMBERS, self.name).coded(value)
         e = lift(value)
         if self.kind == FLAG:
             if e.sort != BOOL:
@@ -104,9 +123,12 @@ class Part:
                 raise TraceFormatError(f"{path}: expected TRUE or FALSE, got {x!r}")
             return int(x)
         if self.kind == CHOICE:
-            if x not in self.labels:
-                raise TraceFormatError(f"{path}: expected one of {', '.join(map(str, self.labels))}, got {x!r}")
-            return self.lo + self.labels.index(x)
+            if isinstance(x, dict) and set(x) == {"#bigint"}:
+                x = json_int(x, path)
+            for i, label in enumerate(self.labels):
+                if label == x and isinstance(label, bool) == isinstance(x, bool):
+                    return self.lo + i
+            raise TraceFormatError(f"{path}: expected one of {', '.join(map(show, self.labels))}, got {x!r}")
         if self.kind == MEMBERS:
             mask = 0
             for e in json_set(x, path):
@@ -162,11 +184,23 @@ class RecordType:
     records whose TLA+ shape is not one flat record of the parts (nested
     records, fields present only in some cases); by default each part is a
     field of one record.
+
+    ``variants`` makes it a *variant* record, a union of record sets such as
+    a protocol's messages, whose fields depend on a tag:
+    ``variants=("type", {"1a": ("bal",), "2b": ("acc", "bal", "val")})``
+    names the tag part (a ``choice``) and, for each of its values, the other
+    fields present. Parts a variant lacks are kept blank (one record, one
+    encoding); the TLA+ value has only the variant's fields, and the codec
+    and TLC's order (records by their number of fields, then by their field
+    names, then field by field) follow from the declaration. The TLC order
+    of the field names is the order ``order`` lists them in (by default the
+    parts' order): give the order in which the TLA+ module first names them.
     """
 
     def __init__(self, name: str, parts: Sequence[Part], order: Sequence[str | Key] | None = None,
                  to_tla: Callable[[Mapping[str, int]], Any] | None = None,
-                 from_tla: Callable[[Any, str], dict[str, int]] | None = None):
+                 from_tla: Callable[[Any, str], dict[str, int]] | None = None,
+                 variants: tuple[str, Mapping[Any, Sequence[str]]] | None = None):
         self.name = name
         self.parts = tuple(parts)
         self.by_name = {p.name: p for p in self.parts}
@@ -178,6 +212,35 @@ class RecordType:
                 raise SpecDefinitionError(f"record type {name}: its order names no part {entry!r}")
         self._to_tla, self._from_tla = to_tla, from_tla
         self._python_key = None
+        named = [e for e in self.order if isinstance(e, str)]
+        # TLC's order of the field names (when it first read them): the order's, then the parts'
+        self.name_rank = {n: k for k, n in enumerate(named + [p.name for p in self.parts if p.name not in named])}
+        self.tag: str | None = None
+        self.variants: dict[Any, tuple[str, ...]] = {}
+        if variants is not None:
+            self._declare_variants(*variants)
+
+    def _declare_variants(self, tag: str, variants: Mapping[Any, Sequence[str]]) -> None:
+        part = self.by_name.get(tag)
+        if part is None or part.kind != CHOICE:
+            raise SpecDefinitionError(f"record type {self.name}: the tag {tag!r} must be one of its choice parts")
+        unknown = [label for label in variants if label not in part.labels]
+        if unknown:
+            raise SpecDefinitionError(f"record type {self.name}: {', '.join(map(show, unknown))} is not a value of "
+                                      f"its tag {tag} ({', '.join(map(show, part.labels))})")
+        missing = [label for label in part.labels if label not in variants]
+        if missing:
+            raise SpecDefinitionError(f"record type {self.name}: no fields given for the tag value(s) "
+                                      f"{', '.join(map(show, missing))}")
+        for label, names in variants.items():
+            bad = [n for n in names if n not in self.by_name or n == tag]
+            if bad:
+                raise SpecDefinitionError(f"record type {self.name}: variant {show(label)} names "
+                                          f"{', '.join(bad)}, which is not one of its other parts")
+        self.tag = tag
+        self.variants = {label: tuple(names) for label, names in variants.items()}
+        if not any(not isinstance(e, str) for e in self.order):
+            self.order = (self._variant_key,)
 
     def __repr__(self) -> str:
         return f"RecordType({self.name})"
@@ -189,17 +252,67 @@ class RecordType:
     def blank(self) -> dict[str, int]:
         return {p.name: p.blank for p in self.parts}
 
+    # --- variants
+    def fields_of(self, tag_value: Any) -> tuple[str, ...]:
+        """The TLA+ fields of one variant, the tag first, in the parts' order."""
+        present = set(self.variants[tag_value])
+        return (self.tag,) + tuple(p.name for p in self.parts if p.name in present)
+
+    def _variant_key(self, r: "RecordView") -> list[Expr]:
+        """TLC's order of a variant record: its number of fields, then its
+        field names (by their rank), then its values field by field. The
+        first two depend on the variant alone, so they are one number, the
+        rank of the variant's (number of fields, names) among the variants'."""
+        tag = self.by_name[self.tag]
+        rank = self.name_rank
+        sorted_fields = {label: sorted(self.fields_of(label), key=rank.get) for label in self.variants}
+        shapes = sorted({(len(f), tuple(rank[n] for n in f)) for f in sorted_fields.values()})
+        shape_rank = {label: shapes.index((len(f), tuple(rank[n] for n in f))) for label, f in sorted_fields.items()}
+        width = max(len(f) for f in sorted_fields.values())
+        code = r.raw(self.tag)
+        key: list[Expr] = [select([lift(shape_rank[label]) for label in tag.labels], code)]
+        part_width = max(len(self.by_name[n].key(const(0))) for n in self.by_name)
+        for j in range(width):
+            for w in range(part_width):
+                def value(label, j=j, w=w):
+                    fields = sorted_fields[label]
+                    if j >= len(fields):
+                        return 0
+                    keys = self.by_name[fields[j]].key(r.raw(fields[j]))
+                    return keys[w] if w < len(keys) else 0
+                key.append(select([lift(value(label)) for label in tag.labels], code))
+        return key
+
     # --- building records as expressions
     def view(self, raw: Mapping[str, Expr]) -> "RecordView":
         return RecordView(self, dict(raw))
 
     def new(self, **given) -> "RecordView":
-        """A record built from expressions (or plain values); parts not given hold their blank value."""
+        """A record built from expressions (or plain values); parts not given
+        hold their blank value. Of a variant record, only the tag and its
+        variant's fields may be given."""
         unknown = set(given) - set(self.by_name)
         if unknown:
             raise SpecDefinitionError(f"record type {self.name} has no part {', '.join(sorted(unknown))}")
+        if self.tag is not None:
+            self._check_variant(given)
         raw = {p.name: p.store(given[p.name]) if p.name in given else const(p.blank) for p in self.parts}
         return RecordView(self, raw)
+
+    def _check_variant(self, given: Mapping[str, Any]) -> None:
+        if self.tag not in given:
+            raise SpecDefinitionError(f"a {self.name} record needs its tag {self.tag}")
+        value = given[self.tag]
+        if isinstance(value, (Expr, Labelled)):
+            return  # decided in the state: every variant's fields may be given
+        label = value if value in self.variants else None
+        if label is None:
+            raise SpecDefinitionError(f"{show(value)} is not a {self.name} {self.tag} "
+                                      f"({', '.join(map(show, self.variants))})")
+        extra = [n for n in given if n != self.tag and n not in self.variants[label]]
+        if extra:
+            raise SpecDefinitionError(f"a {self.name} record of {self.tag} {show(label)} has no field "
+                                      f"{', '.join(extra)} (its fields: {', '.join(self.fields_of(label))})")
 
     def key(self, r: "RecordView") -> list[Expr]:
         """The record's comparison key: a list of integer expressions, compared
@@ -236,11 +349,16 @@ class RecordType:
     def to_tla(self, values: Mapping[str, int]) -> Any:
         if self._to_tla is not None:
             return self._to_tla(values)
+        if self.tag is not None:
+            label = self.by_name[self.tag].to_tla(values[self.tag])
+            return Record((n, self.by_name[n].to_tla(values[n])) for n in self.fields_of(label))
         return Record((p.name, p.to_tla(values[p.name])) for p in self.parts)
 
     def from_tla(self, x: Any, path: str) -> dict[str, int]:
         if self._from_tla is not None:
             values = self._from_tla(x, path)
+        elif self.tag is not None:
+            values = self._variant_from_tla(x, path)
         else:
             rec = json_record(x, self.names, path)
             values = {p.name: p.from_tla(rec[p.name], f"{path}.{p.name}") for p in self.parts}
@@ -251,54 +369,109 @@ class RecordType:
             values[p.name] = v
         return values
 
+    def _variant_from_tla(self, x: Any, path: str) -> dict[str, int]:
+        if not isinstance(x, dict) or self.tag not in x:
+            raise TraceFormatError(f"{path}: expected a {self.name} record with a {self.tag} field, got {x!r}"[:200])
+        tag = self.by_name[self.tag]
+        code = tag.from_tla(x[self.tag], f"{path}.{self.tag}")
+        label = tag.labels[code - tag.lo]
+        rec = json_record(x, list(self.fields_of(label)), path)
+        values = self.blank()
+        for n in self.fields_of(label):
+            values[n] = self.by_name[n].from_tla(rec[n], f"{path}.{n}")
+        return values
+
 
 class RecordView:
-    """One record as expressions: ``r.source`` reads a part (a flag as a
-    condition), ``r.raw(name)`` its stored integer."""
+    """One record as expressions: ``r.source`` (or ``r["source"]``) reads a
+    part (a flag as a condition, a choice among strings or model values as
+    those values), ``r.raw(name)`` its stored integer. A part may have any
+    name: a part named like a method (``type``, ``equals``...) is read by
+    that name, and the methods are also functions of this module
+    (``record_equals``, ``record_replace``)."""
 
-    __slots__ = ("type", "_raw", "_key")
+    __slots__ = ("rtype", "_raw", "_key")
 
     def __init__(self, rtype: RecordType, raw: dict[str, Expr]):
-        self.type = rtype
-        self._raw = raw
-        self._key = None
+        object.__setattr__(self, "rtype", rtype)
+        object.__setattr__(self, "_raw", raw)
+        object.__setattr__(self, "_key", None)
+
+    def __setattr__(self, name, value):
+        if name == "_key":
+            object.__setattr__(self, name, value)
+            return
+        raise SpecDefinitionError("a record read from the state cannot be assigned: write the next state with "
+                                  "n.<variable>.update(...) or build a record with .new(...)")
+
+    def __getattribute__(self, name: str):
+        if not name.startswith("_"):
+            rtype = object.__getattribute__(self, "rtype")
+            if name in rtype.by_name:
+                return rtype.by_name[name].read(object.__getattribute__(self, "_raw")[name], rtype.name)
+        return object.__getattribute__(self, name)
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
             raise AttributeError(name)
-        part = self.type.by_name.get(name)
+        rtype = object.__getattribute__(self, "rtype")
+        raise SpecDefinitionError(f"record type {rtype.name} has no part {name!r} "
+                                  f"(its parts: {', '.join(rtype.names)})")
+
+    def __getitem__(self, name: str):
+        rtype = object.__getattribute__(self, "rtype")
+        part = rtype.by_name.get(name)
         if part is None:
-            raise SpecDefinitionError(f"record type {self.type.name} has no part {name!r}")
-        return part.read(self._raw[name])
+            raise SpecDefinitionError(f"record type {rtype.name} has no part {name!r} "
+                                      f"(its parts: {', '.join(rtype.names)})")
+        return part.read(object.__getattribute__(self, "_raw")[name], rtype.name)
 
     def raw(self, name: str) -> Expr:
-        return self._raw[name]
+        return object.__getattribute__(self, "_raw")[name]
 
     def raws(self) -> dict[str, Expr]:
-        return dict(self._raw)
+        return dict(object.__getattribute__(self, "_raw"))
 
     def equals(self, other: "RecordView") -> Expr:
         """The two records are the same TLA+ value (every part equal)."""
-        if other.type is not self.type:
-            raise SpecDefinitionError(f"cannot compare a {self.type.name} with a {other.type.name}")
-        return and_(*(eq(self._raw[p], other._raw[p]) for p in self.type.names))
+        return record_equals(self, other)
 
     def replace(self, **changes) -> "RecordView":
         """This record with some parts changed (TLA+'s [r EXCEPT !.f = v])."""
-        raw = dict(self._raw)
-        for name, value in changes.items():
-            part = self.type.by_name.get(name)
-            if part is None:
-                raise SpecDefinitionError(f"record type {self.type.name} has no part {name!r}")
-            raw[name] = part.store(value)
-        return RecordView(self.type, raw)
+        return record_replace(self, **changes)
+
+
+def record_equals(a: RecordView, b: RecordView) -> Expr:
+    """a = b for two records of one type (every part equal)."""
+    ta, tb = object.__getattribute__(a, "rtype"), object.__getattribute__(b, "rtype")
+    if ta is not tb:
+        raise SpecDefinitionError(f"cannot compare a {ta.name} with a {tb.name}")
+    return and_(*(eq(a.raw(p), b.raw(p)) for p in ta.names))
+
+
+def record_replace(r: RecordView, **changes) -> RecordView:
+    """[r EXCEPT !.f = v, ...]."""
+    rtype = object.__getattribute__(r, "rtype")
+    raw = r.raws()
+    for name, value in changes.items():
+        part = rtype.by_name.get(name)
+        if part is None:
+            raise SpecDefinitionError(f"record type {rtype.name} has no part {name!r}")
+        raw[name] = part.store(value)
+    return RecordView(rtype, raw)
+
+
+def record_type(r: RecordView) -> RecordType:
+    """The type of a record (also ``r.rtype``, unless a part is named rtype)."""
+    return object.__getattribute__(r, "rtype")
 
 
 def record_ite(cond, a: RecordView, b: RecordView) -> RecordView:
     """IF cond THEN a ELSE b, for two records of one type."""
-    if a.type is not b.type:
-        raise SpecDefinitionError(f"record_ite: a {a.type.name} and a {b.type.name}")
-    return RecordView(a.type, {n: ite(cond, a.raw(n), b.raw(n)) for n in a.type.names})
+    ta, tb = object.__getattribute__(a, "rtype"), object.__getattribute__(b, "rtype")
+    if ta is not tb:
+        raise SpecDefinitionError(f"record_ite: a {ta.name} and a {tb.name}")
+    return RecordView(ta, {n: ite(cond, a.raw(n), b.raw(n)) for n in ta.names})
 
 
 # --- a record as a state variable ------------------------------------------------
@@ -341,9 +514,9 @@ class RecordWriter:
 
     def set(self, record: RecordView) -> None:
         """x' = record."""
-        if record.type is not self._decl.rtype:
+        if record_type(record) is not self._decl.rtype:
             raise SpecDefinitionError(f"{self._decl.name} holds {self._decl.rtype.name} records, "
-                                      f"not {record.type.name}")
+                                      f"not {record_type(record).name}")
         for name, slot in self._slots.items():
             self._owner._assign(slot, record.raw(name))
 
@@ -380,6 +553,10 @@ class SlotQueries:
 
     capacity: int
 
+    def record(self, **parts) -> "RecordView":
+        """A record of the type this container holds (``rtype.new``)."""
+        return self.container.rtype.new(**parts)
+
     def elements(self) -> list[tuple[Expr, "RecordView"]]:
         """(occupied, record) for every slot."""
         return [(self.present(k), self.at(k)) for k in range(self.capacity)]
@@ -409,6 +586,10 @@ class ContainerWriter:
         self.container, self._owner, self._index = container, owner, index
         self._contents = container.current(owner._schema, index)
         self._changed = False
+
+    def record(self, **parts) -> "RecordView":
+        """A record of the type this container holds (``rtype.new``)."""
+        return self.container.rtype.new(**parts)
 
     @property
     def now(self):

@@ -2,8 +2,15 @@
 
 A state is a flat tuple of small integers, one per *slot*. A ``Field`` is a
 named block of slots with a shape (a scalar, a row per replica, a grid of
-replica x offset...) and a closed value range. Booleans are 0/1 and sets of
-replicas are bitmasks.
+replica x offset...) and a closed value range. Booleans are 0/1 and sets are
+bitmasks. A field may say which TLA+ values its codes stand for
+(``enumerated``: strings or model values, code i for ``values[i]``; a
+``subset`` of values: bit i for ``values[i]``) and, when it has a shape, the
+TLA+ values its indices stand for (``keys``: the domain of a function, such
+as the model values of a constant). Such fields read and write in TLA+
+values (``s.tmState == "init"``, ``n.rmState[r] = "prepared"``,
+``member(s.tmPrepared, r)``), and a spec made of them needs no hand-written
+codec: ``derived_codec`` writes and reads their TLA+ values.
 
 Actions never see tuples. They read the current state through a
 ``StateView`` (``s.hw[r]`` is an expression for that slot) and write the next
@@ -14,23 +21,31 @@ UNCHANGED made the default.
 
 from __future__ import annotations
 
+import itertools
 import struct
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from modelcheck.errors import SpecDefinitionError
-from modelcheck.language.expr import BOOL, INT, Expr, and_, const_value, eq, is_const, ite, lift, not_, or_, select, var
+from modelcheck.language.expr import (BOOL, INT, Expr, Labelled, and_, const_value, eq, is_const, ite, lift, not_, or_,
+                                      select, var)
 
 
 @dataclass(frozen=True)
 class Field:
-    """A named block of state slots with a shape and an inclusive value range."""
+    """A named block of state slots with a shape and an inclusive value range.
+
+    ``labels``: the TLA+ values codes stand for (an ``enumerated`` field:
+    code i is ``labels[i]``; a ``subset``: bit i). ``keys``: per dimension
+    of the shape, the TLA+ values its indices stand for (a function's domain)."""
 
     name: str
     shape: tuple[int, ...]
     lo: int
     hi: int
-    kind: str = "int"  # "int", "bool" or "set" (a bitmask)
+    kind: str = "int"  # "int", "bool", "set" (a bitmask) or "enum" (a code among labels)
+    labels: tuple = ()
+    keys: tuple[tuple, ...] = ()
 
     @property
     def size(self) -> int:
@@ -40,18 +55,65 @@ class Field:
         return n
 
 
-def boolean(name: str, shape: tuple[int, ...] = ()) -> Field:
-    return Field(name, shape, 0, 1, "bool")
+def _keys(name: str, shape: tuple[int, ...], keys) -> tuple[tuple, ...]:
+    """Keys given for one dimension (a sequence) or for each (a sequence of sequences)."""
+    if not keys:
+        return ()
+    keys = tuple(keys)
+    if len(shape) == 1 and not (keys and isinstance(keys[0], (tuple, list, range)) and len(keys) == 1):
+        keys = (keys,)
+    keys = tuple(tuple(k) for k in keys)
+    if len(keys) != len(shape) or any(len(k) != d for k, d in zip(keys, shape)):
+        raise SpecDefinitionError(f"field {name}: keys {keys} do not match its shape {shape}")
+    return keys
 
 
-def subset(name: str, universe_size: int, shape: tuple[int, ...] = ()) -> Field:
-    return Field(name, shape, 0, (1 << universe_size) - 1, "set")
+def _shape(shape, keys) -> tuple[int, ...]:
+    """A shape given directly, or read off the keys."""
+    if shape:
+        return tuple(shape)
+    if not keys:
+        return ()
+    keys = tuple(keys)
+    if keys and isinstance(keys[0], (tuple, list, range)):
+        return tuple(len(k) for k in keys)
+    return (len(keys),)
 
 
-def integer(name: str, lo: int, hi: int, shape: tuple[int, ...] = ()) -> Field:
+def boolean(name: str, shape: tuple[int, ...] = (), keys=()) -> Field:
+    shape = _shape(shape, keys)
+    return Field(name, shape, 0, 1, "bool", keys=_keys(name, shape, keys))
+
+
+def subset(name: str, universe, shape: tuple[int, ...] = (), keys=()) -> Field:
+    """A set as a bitmask: over ``universe`` elements (a size), or over the
+    TLA+ values ``universe`` lists (bit i for ``universe[i]``; list them in
+    TLC's order)."""
+    shape = _shape(shape, keys)
+    if isinstance(universe, int):
+        return Field(name, shape, 0, (1 << universe) - 1, "set", keys=_keys(name, shape, keys))
+    labels = tuple(universe)
+    return Field(name, shape, 0, (1 << len(labels)) - 1, "set", labels, _keys(name, shape, keys))
+
+
+def integer(name: str, lo: int, hi: int, shape: tuple[int, ...] = (), keys=()) -> Field:
     if hi < lo:
         raise SpecDefinitionError(f"field {name}: empty range {lo}..{hi}")
-    return Field(name, shape, lo, hi, "int")
+    shape = _shape(shape, keys)
+    return Field(name, shape, lo, hi, "int", keys=_keys(name, shape, keys))
+
+
+def enumerated(name: str, values, shape: tuple[int, ...] = (), keys=()) -> Field:
+    """A field holding one of a few TLA+ values (strings, model values),
+    coded 0, 1, ... in the order ``values`` lists them, which should be
+    TLC's order where it matters (the field inside sets or records compared)."""
+    labels = tuple(values)
+    if not labels:
+        raise SpecDefinitionError(f"field {name}: no values to hold")
+    if len(set(labels)) != len(labels):
+        raise SpecDefinitionError(f"field {name}: a value is listed twice in {labels}")
+    shape = _shape(shape, keys)
+    return Field(name, shape, 0, len(labels) - 1, "enum", labels, _keys(name, shape, keys))
 
 
 def _indices(shape: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
@@ -72,6 +134,7 @@ class Schema:
     def __init__(self, fields: Sequence[Any]):
         # Bounded sets and sequences (modelcheck.language.bounded) expand into plain fields.
         self.compounds: dict[str, Any] = {}
+        self.declared = list(fields)  # fields and containers, as the spec lists them
         flat: list[Field] = []
         for f in fields:
             if isinstance(f, Field):
@@ -99,7 +162,7 @@ class Schema:
             self.by_name[f.name] = f
             self.base[f.name] = offset
             for idx in _indices(f.shape):
-                self.slot_names.append(f.name + "".join(f"[{i}]" for i in idx))
+                self.slot_names.append(f.name + "".join(f"[{_key_text(f.keys, d, i)}]" for d, i in enumerate(idx)))
                 self.slot_field.append(f)
             offset += f.size
         self.width = offset
@@ -132,6 +195,15 @@ class Schema:
         return all(lo <= v <= hi for v, lo, hi in zip(state, self.lo, self.hi))
 
 
+def _key_text(keys: tuple[tuple, ...], depth: int, i: int) -> str:
+    """How a slot's index reads: the key it stands for (a model value, a
+    number, a string in quotes), or the position when the field has no keys."""
+    if depth >= len(keys):
+        return str(i)
+    key = keys[depth][i]
+    return f'"{key}"' if type(key) is str else str(key)
+
+
 def _pack_code(f: Field) -> str:
     for code, lo, hi in (("b", -128, 127), ("h", -(1 << 15), (1 << 15) - 1),
                          ("i", -(1 << 31), (1 << 31) - 1)):
@@ -144,10 +216,12 @@ def _pack_code(f: Field) -> str:
 
 class ExprArray:
     """A (possibly nested) array of expressions, indexable by build-time ints
-    or by expressions (which become an ``ite`` selection)."""
+    or by expressions (which become an ``ite`` selection), or, when its
+    ``keys`` are known, by the TLA+ values they list."""
 
-    def __init__(self, items: list):
+    def __init__(self, items: list, keys: tuple = ()):
         self.items = items
+        self.keys = keys
 
     def __len__(self) -> int:
         return len(self.items)
@@ -156,12 +230,18 @@ class ExprArray:
         return iter(self.items)
 
     def __getitem__(self, index):
+        if isinstance(index, Labelled):
+            index = index.expr
         if isinstance(index, Expr):
             first = self.items[0]
             if isinstance(first, ExprArray):
                 columns = range(len(first))
-                return ExprArray([select([row[c] for row in self.items], index) for c in columns])
+                return ExprArray([select([row[c] for row in self.items], index) for c in columns], first.keys)
+            if isinstance(first, Labelled):
+                return Labelled(select([x.expr for x in self.items], index), first.labels, first.is_set, first.what)
             return select(self.items, index)
+        if self.keys:
+            index = key_position((self.keys,), 0, index)
         if isinstance(index, bool) or not isinstance(index, int):
             raise SpecDefinitionError(f"cannot index a state field with {index!r}")
         if not 0 <= index < len(self.items):
@@ -169,11 +249,23 @@ class ExprArray:
         return self.items[index]
 
 
-def _build(shape: tuple[int, ...], leaf) -> Any:
+def key_position(keys: tuple[tuple, ...], depth: int, index):
+    """The position of ``index`` in dimension ``depth``: an integer is one
+    already; another value (a model value, a string) is looked up among the keys."""
+    if isinstance(index, Expr) or (isinstance(index, int) and not isinstance(index, bool)):
+        return index
+    if depth < len(keys) and index in keys[depth]:
+        return keys[depth].index(index)
+    return index
+
+
+def _build(shape: tuple[int, ...], leaf, keys: tuple[tuple, ...] = ()) -> Any:
     def rec(prefix: tuple[int, ...], rest: tuple[int, ...]):
         if not rest:
             return leaf(prefix)
-        return ExprArray([rec(prefix + (i,), rest[1:]) for i in range(rest[0])])
+        depth = len(prefix)
+        return ExprArray([rec(prefix + (i,), rest[1:]) for i in range(rest[0])],
+                         keys[depth] if depth < len(keys) else ())
     return rec((), shape)
 
 
@@ -211,9 +303,13 @@ class StateView:
                     flat = flat * d + i
                 e = var(base + flat, INT)
                 # booleans are stored as 0/1; the view hands out a proper condition
-                return e == 1 if sort == BOOL else e
+                if sort == BOOL:
+                    return e == 1
+                if f.labels:
+                    return Labelled(e, f.labels, f.kind == "set", schema.slot_names[base + flat])
+                return e
 
-            cache[name] = _build(shape, leaf)
+            cache[name] = _build(shape, leaf, f.keys)
         return cache[name]
 
 
@@ -230,8 +326,16 @@ class _Slots:
     def __len__(self) -> int:
         return self._field.shape[len(self._prefix)]
 
+    def _index(self, index):
+        """A key of the field's domain (a model value, a string) as its
+        position; integers are positions already."""
+        if isinstance(index, Labelled):
+            return index.expr
+        return key_position(self._field.keys, len(self._prefix), index)
+
     def __getitem__(self, index):
         depth = len(self._prefix)
+        index = self._index(index)
         if depth + 1 >= len(self._field.shape):
             raise SpecDefinitionError(
                 f"{self._field.name}: assign with n.{self._field.name}[...] = value; primed values cannot be read")
@@ -240,6 +344,7 @@ class _Slots:
         return _Slots(self._owner, self._field, self._prefix + (index,))
 
     def __setitem__(self, index, value) -> None:
+        index = self._index(index)
         depth = len(self._prefix)
         field = self._field
         if depth + 1 != len(field.shape):
@@ -257,7 +362,10 @@ class _Slots:
 
 
 def _slot_value(f: Field, value) -> Expr:
-    """What gets stored in a slot of ``f``: booleans become 0/1."""
+    """What gets stored in a slot of ``f``: booleans become 0/1, TLA+
+    values of a labelled field their codes."""
+    if f.labels:
+        return Labelled(var(0), f.labels, f.kind == "set", f.name).coded(value)
     e = lift(value)
     if f.kind == "bool":
         if e.sort != BOOL:
@@ -281,6 +389,30 @@ class NextState:
         self._writers: dict[str, Any] = {}  # bounded set/sequence name -> its writer rows
         self._pending: list[Any] = []  # writers with changes not yet assigned
         self._failures: list[tuple[Expr, str]] = []  # (condition, message): where TLC cannot evaluate the step
+        self._chooser: Any = None  # in Init: what one_of asks for the value it returns
+
+    def one_of(self, values):
+        """In Init, TLA+'s ``x \\in S``: one of ``values`` (a finite
+        sequence, in TLC's order of the set). Init is run once for each
+        combination of the values its ``one_of`` calls return, as TLC
+        enumerates them (the first call varying slowest), and each run gives
+        an initial state; a run whose ``require`` fails gives none."""
+        if self._chooser is None:
+            raise SpecDefinitionError("one_of chooses among values in Init only; an action chooses through its "
+                                      "parameters (@action(x=DOMAIN))")
+        return self._chooser.one_of(values)
+
+    def function_in(self, domain, values) -> dict:
+        """In Init, TLA+'s ``f \\in [D -> S]``: a dict from each element of
+        ``domain`` to one of ``values``, every function in TLC's order."""
+        return {d: self.one_of(values) for d in domain}
+
+    def subset_of(self, values) -> tuple:
+        """In Init, TLA+'s ``x \\in SUBSET S``: a subset of ``values``, every
+        one in TLC's order of sets (by size, then element by element)."""
+        values = list(values)
+        subsets = [c for k in range(len(values) + 1) for c in itertools.combinations(values, k)]
+        return self.one_of(subsets)
 
     def fails_if(self, condition, message: str) -> None:
         """Where ``condition`` holds (with the guard), TLC cannot evaluate this

@@ -16,7 +16,8 @@ module here declares that second half next to its invariants:
   ``eventually(P)`` (<>P), ``always_eventually(P)`` ([]<>P),
   ``eventually_always(P)`` (<>[]P), ``leads_to(P, Q)`` (P ~> Q),
   ``eventually_always_step(A)`` (<>[][A]_vars, A over a step),
-  ``infinitely_often_implies_eventually(P, Q)`` (([]<>P) => <>Q), and
+  ``infinitely_often_implies_eventually(P, Q)`` (([]<>P) => <>Q),
+  ``initially_implies_eventually(P, Q)`` (P => <>Q, P of the initial state), and
   ``forall(s, DOMAIN, lambda x: ...)`` over a finite domain of any of these.
 
 A property function takes the current state ``s`` and, when it speaks of a
@@ -80,9 +81,9 @@ class Fairness:
         parameter, value = self.fixed
         return value in dict(self.action.params)[parameter].values(constants)
 
-    def outside_next(self, spec_name: str) -> str:
+    def outside_next(self, spec_name: str, name: str | None = None) -> str:
         """Why a fairness condition may name an action its spec never takes."""
-        a = self.action.name
+        a = name or self.action.name
         return (f"{a} is not among {spec_name}'s actions: the TLA+ module's specification names it, although "
                 f"its Next never takes it, so a step counts as taking {a} when it changes the state as {a} "
                 f"would, whichever of {spec_name}'s actions makes it")
@@ -111,8 +112,8 @@ def each_value(kind: str, action, parameter: str, values: Sequence[int]) -> tupl
         def only(**params):
             return params[parameter] == value and (where is None or where(**params))
         shown = domain.show(None, value)
-        return Fairness(kind, replace(action, name=f"{action.name}({shown})", where=only), action.name,
-                        (parameter, value))
+        restricted = replace(action, name=f"{action.name}({shown})", where=only, of=action.of or action.name)
+        return Fairness(kind, restricted, action.name, (parameter, value))
     return tuple(member(v) for v in values)
 
 
@@ -165,9 +166,15 @@ class Specification:
         return [f"{FAIRNESS_WORDS[k][0]} on an action: {FAIRNESS_WORDS[k][1]}" for k in kinds]
 
     def outside_next(self, spec_name: str, actions) -> list[str]:
-        """A sentence for each fairness condition on an action not among ``actions`` (the spec's Next)."""
+        """A sentence for each action, not among ``actions`` (the spec's
+        Next), that a fairness condition names (or restricts, ``fixing``)."""
         names = {a.name for a in actions}
-        return [f.outside_next(spec_name) for f in self.fairness if (f.family or f.action.name) not in names]
+        out: dict[str, str] = {}
+        for f in self.fairness:
+            base = getattr(f.action, "of", "") or f.action.name
+            if base not in names and f.action.name not in names and base not in out:
+                out[base] = f.outside_next(spec_name, base)
+        return list(out.values())
 
 
 def for_each(members: Sequence[Fairness], constants=None) -> str:
@@ -229,6 +236,13 @@ def infinitely_often_implies_eventually(p, q) -> Formula:
     return Formula("infinitely_often_implies_eventually",
                    (_condition(p, "infinitely_often_implies_eventually"),
                     _condition(q, "infinitely_often_implies_eventually")))
+
+
+def initially_implies_eventually(p, q) -> Formula:
+    """P => <>Q, P a condition on the initial state: if it holds at the
+    start, Q holds at some point (ChangRoberts' Liveness)."""
+    return Formula("initially_implies_eventually", (_condition(p, "initially_implies_eventually"),
+                                                    _condition(q, "initially_implies_eventually")))
 
 
 def infinitely_often_implies_infinitely_often(p, q) -> Formula:
@@ -464,10 +478,26 @@ class InfinitelyOftenImpliesInfinitelyOften(Form):
                 f"holds again")
 
 
+class InitiallyImpliesEventually(Form):
+    name, notation = "initially_implies_eventually", "P => <>Q"
+    words = "if at the start, then eventually"
+    meaning = "if its first condition holds in the initial state, its second holds at some point"
+
+    def negation(self, args):  # ~(P => <>Q) = P /\ []~Q, P of the initial state
+        return Negation("initial", args[0], not_(args[1]))
+
+    def violated(self, value, lasso):
+        return value[0][0] and not any(value[1])
+
+    def what_fails(self, value, lasso, span):
+        return "the first condition holds in the initial state, and the second holds in no state of the behaviour"
+
+
 # every form, by name: a new one is a Form here, added to FORMS, and a function above that builds its Formula
 FORMS: dict[str, Form] = {f.name: f for f in (Eventually(), AlwaysEventually(), EventuallyAlways(), LeadsTo(),
                                               EventuallyAlwaysStep(), InfinitelyOftenImpliesEventually(),
-                                              InfinitelyOftenImpliesInfinitelyOften())}
+                                              InfinitelyOftenImpliesInfinitelyOften(),
+                                              InitiallyImpliesEventually())}
 
 
 def negation(f: Formula) -> Negation:

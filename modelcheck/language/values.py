@@ -1,15 +1,37 @@
 """TLA+ values as Python objects, and their JSON forms.
 
-Integers, strings and booleans are themselves; a set is a ``frozenset``; a
+Integers, strings and booleans are themselves; a model value is a
+``ModelValue`` (a ``str`` that TLA+ notation writes bare, where a string is
+written in quotes: ``r1`` against ``"r1"``); a set is a ``frozenset``; a
 sequence is a ``tuple`` (ITF writes it as a JSON array); a record is a
 ``Record`` and a function a ``Function`` (both immutable, hashable mappings,
 kept apart because ITF writes them differently: a record is a JSON object, a
 function a ``{"#map": ...}``).
+
+``tlc_key`` orders values as TLC does (booleans FALSE first, integers by
+value, model values and strings in the order given, sets by size and then
+element by element, sequences element by element, records by their number
+of fields and then field by field).
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
+
+
+class ModelValue(str):
+    """A TLA+ model value (``r1``, ``None``, ``a1``): equal to the string of
+    its name, but written bare, where a TLA+ string is written in quotes."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str.__str__(self)
+
+
+def model_values(names: Iterable[str]) -> tuple[ModelValue, ...]:
+    """Names as model values, in the order given."""
+    return tuple(ModelValue(n) for n in names)
 
 
 class _FrozenMapping(Mapping):
@@ -60,12 +82,42 @@ def _sort_key(v: Any):
     return (3, show(v))
 
 
+def tlc_key(v: Any, rank: Callable[[str], Any] = lambda name: name) -> tuple:
+    """A sort key that orders values as TLC's normalised sets do. Model
+    values and strings are ordered by ``rank`` (TLC orders them by when it
+    first read their names: give that order; by default, alphabetical);
+    model values come before any other value."""
+    if isinstance(v, bool):
+        return (1, int(v))
+    if isinstance(v, ModelValue):
+        return (0, rank(v))
+    if isinstance(v, int):
+        return (1, v)
+    if isinstance(v, str):
+        return (2, rank(v))
+    if isinstance(v, frozenset):
+        return (3, len(v), tuple(sorted(tlc_key(x, rank) for x in v)))
+    if isinstance(v, tuple):
+        return (4, len(v), tuple(tlc_key(x, rank) for x in v))
+    if isinstance(v, (Record, Function)):
+        items = sorted(((rank(str(k)), tlc_key(x, rank)) for k, x in v.items()), key=lambda kv: kv[0])
+        return (5, len(items), tuple(items))
+    return (6, show(v))
+
+
+def tlc_sorted(values: Iterable[Any], rank: Callable[[str], Any] = lambda name: name) -> list:
+    """``values`` in TLC's order (see ``tlc_key``)."""
+    return sorted(values, key=lambda v: tlc_key(v, rank))
+
+
 def show(v: Any) -> str:
-    """TLA+ notation for a value."""
+    """TLA+ notation for a value: strings in quotes, model values bare."""
     if isinstance(v, bool):
         return "TRUE" if v else "FALSE"
+    if isinstance(v, ModelValue):
+        return str.__str__(v)
     if isinstance(v, str):
-        return v
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(v, frozenset):
         return "{" + ", ".join(show(x) for x in sorted(v, key=_sort_key)) + "}"
     if isinstance(v, tuple):

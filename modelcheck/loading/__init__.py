@@ -1,7 +1,9 @@
-"""What a command is asked to check: the spec (by name today; from a Python
-file, an installed package's entry point or a TLA+ module as those arrive),
-its constants with their defaults, a TLC .cfg (``cfgfile``) and ``--const``,
-the invariants and temporal properties chosen, and the warnings about them
+"""What a command is asked to check: the spec (``registry``: by name, from
+the entry point group ``modelcheck.specs`` installed packages and modelcheck
+itself offer specs in, or from a Python file; a TLA+ module as the front-end
+arrives), its constants with their defaults, a TLC .cfg (``cfgfile``, its
+substitutions read against the spec's definitions) and ``--const``, the
+invariants and temporal properties chosen, and the warnings about them
 (``request``). Every command reads its input through here.
 
 May import: specs, the TLA+ front-end, the model, the language, the runtime.

@@ -5,8 +5,17 @@ names is interpreted in modelcheck/search/canonical.py), SPECIFICATION (the name
 one of the spec's named specifications), PROPERTY/PROPERTIES (its temporal
 properties) and VIEW (for a spec that defines one) from them.
 Other sections (INIT, NEXT, CONSTRAINT...) name TLA+ operators modelcheck does
-not evaluate; they are skipped with a warning. Model-value declarations such as ``r1 = r1`` are accepted
-and need nothing.
+not evaluate; they are skipped with a warning.
+
+In CONSTANTS, ``r1 = r1`` declares a model value (it gives a constant of
+that name, such as Paxos' ``None``, its model value, and fixes TLC's order of
+model values: the order the file first names them); ``Acceptor <-
+MCAcceptor`` gives a constant the value of a definition the spec offers
+(``SpecDefinition.definitions``; the TLA+ front-end, its module's); with
+a module, ``Ballot <-[Voting] MCBallot`` applies to that module only. Values
+are written in TLA+ notation: numbers, TRUE/FALSE, strings, model values,
+sets ``{...}``, intervals ``lo..hi``, tuples ``<<...>>`` and records
+``[f |-> v]``.
 """
 
 from __future__ import annotations
@@ -30,7 +39,7 @@ _TOKEN = re.compile(r"""
   | (?P<line_comment>\\\*[^\n]*)
   | (?P<block_comment>\(\*)
   | (?P<arrow><-)
-  | (?P<punct>[={},\[\]()])
+  | (?P<punct><<|>>|\|->|\.\.|[={},\[\]()])
   | (?P<number>-?[0-9]+)
   | (?P<string>"[^"\n]*")
   | (?P<ident>[A-Za-z_][A-Za-z0-9_!]*)
@@ -49,6 +58,12 @@ class ConfigFile:
     specification: str | None = None
     properties: list[str] = field(default_factory=list)
     view: tuple[str, int] | None = None  # (the operator VIEW names, its line)
+    # ``Name <- Definition`` (or ``<-[Module]``): name -> (definition, line, module or None)
+    substitutions: dict[str, tuple[str, int, str | None]] = field(default_factory=dict)
+    # model values declared as themselves (``r1 = r1``), with their lines
+    model_values: dict[str, int] = field(default_factory=dict)
+    # every CONSTANTS entry's name in the order the file gives them (TLC's order of model values follows it)
+    order: list[str] = field(default_factory=list)
 
 
 def _tokens(text: str, path: str) -> list[tuple[str, str, int]]:
@@ -134,30 +149,56 @@ class _Reader:
         return [name for _, name, _ in found]
 
     def value(self) -> str:
-        """A constant's value: a number, a name, a string or a set of them."""
+        """A constant's value, in TLA+ notation: a number, a name, a string,
+        TRUE/FALSE, or a set, tuple or record of them; an interval lo..hi.
+        Given back as text with its tokens joined (``modelcheck.language.constants``
+        reads it)."""
         t = self.peek()
         if t is None:
             self.fail(self.toks[-1][2], "a value is missing at the end of the file")
         kind, text, line = t
         self.i += 1
-        if kind in ("number", "ident", "string"):
+        if kind == "number":
+            nxt = self.peek()
+            if nxt is not None and nxt[1] == "..":
+                self.i += 1
+                hi = self.peek()
+                if hi is None or hi[0] != "number":
+                    self.fail(line, "an interval lo..hi needs two numbers")
+                self.i += 1
+                return f"{text}..{hi[1]}"
             return text
-        if text != "{":
+        if kind in ("ident", "string"):
+            return text
+        closing = {"{": "}", "<<": ">>", "[": "]"}.get(text)
+        if closing is None:
             self.fail(line, f"expected a value, got {text!r}")
+        what = {"{": "a set", "<<": "a tuple", "[": "a record"}[text]
         items = []
         while True:
             t = self.peek()
             if t is None:
-                self.fail(line, "unclosed {")
-            if t[1] == "}":
+                self.fail(line, f"unclosed {text}")
+            if t[1] == closing:
                 self.i += 1
-                return "{" + ",".join(items) + "}"
-            items.append(self.value())
+                return text + ",".join(items) + closing
+            if text == "[":
+                name = self.peek()
+                if name[0] != "ident":
+                    self.fail(name[2], f"expected a field name in {what}, got {name[1]!r}")
+                self.i += 1
+                arrow = self.peek()
+                if arrow is None or arrow[1] != "|->":
+                    self.fail(name[2], f"expected |-> after field {name[1]}")
+                self.i += 1
+                items.append(f"{name[1]} |-> {self.value()}")
+            else:
+                items.append(self.value())
             t = self.peek()
             if t is not None and t[1] == ",":
                 self.i += 1
-            elif t is None or t[1] != "}":
-                self.fail((t or self.toks[-1])[2], "expected , or } in a set")
+            elif t is None or t[1] != closing:
+                self.fail((t or self.toks[-1])[2], f"expected , or {closing} in {what}")
 
     # --- the sections ------------------------------------------------------------
     def constants(self, word: str, line: int) -> None:
@@ -171,15 +212,32 @@ class _Reader:
             if op is None or op[1] not in ("=", "<-"):
                 self.fail(name_line, f"expected = after constant {name}")
             self.i += 1
-            if op[1] == "<-":
-                target = self.value()
-                self.fail(name_line, f"{name} <- {target}: operator substitution is not supported; give the "
-                                     f"value directly ({name} = ...)")
-            v = self.value()
-            if v == name:
-                continue  # a model value declared as itself
-            if name in cfg.constants:
+            if op[1] != "<-" and (name in cfg.constants or name in cfg.substitutions or name in cfg.model_values):
                 self.fail(name_line, f"constant {name} is given twice")
+            if op[1] == "<-":
+                module = None
+                if self.peek() is not None and self.peek()[1] == "[":  # <-[Module] Definition
+                    self.i += 1
+                    found = self.peek()
+                    if found is None or found[0] != "ident" or self.i + 1 >= len(self.toks) \
+                            or self.toks[self.i + 1][1] != "]":
+                        self.fail(name_line, f"{name} <-[Module] Definition: expected a module name in brackets")
+                    module, self.i = found[1], self.i + 2
+                target = self.peek()
+                if target is None or target[0] != "ident":
+                    self.fail(name_line, f"{name} <- ...: expected the name of a definition")
+                self.i += 1
+                key = name if module is None else f"{name}[{module}]"  # one per module
+                if key in cfg.substitutions or (module is None and (name in cfg.constants or name in cfg.model_values)):
+                    self.fail(name_line, f"constant {name} is given twice")
+                cfg.substitutions[key] = (target[1], name_line, module)
+                cfg.order.append(name)
+                continue
+            v = self.value()
+            cfg.order.append(name)
+            if v == name:  # a model value declared as itself
+                cfg.model_values[name] = name_line
+                continue
             cfg.constants[name] = v
             cfg.constant_lines[name] = name_line
             if self.peek() is not None and self.peek()[1] == ",":

@@ -24,6 +24,7 @@ from typing import Any, Sequence
 
 from modelcheck.loading.cfgfile import read_config
 from modelcheck.language.constants import Constants, check_bounds as check_constant_bounds, parse_assignment, parse_value
+from modelcheck.language.notation import literal_model_values, read_literal
 from modelcheck.errors import InputError, no_such
 from modelcheck.model.spec import SpecDefinition
 
@@ -39,8 +40,29 @@ class Resolved:
 
 
 def spec_named(name: str) -> SpecDefinition:
-    from modelcheck.specs import get_spec
-    return get_spec(name)
+    """A command's SPEC: a registered name or the path of a spec file
+    (``modelcheck.loading.registry``)."""
+    from modelcheck.loading.registry import find_spec
+    return find_spec(name)
+
+
+def spec_for_trace(path: str, given: str | None, recorded: str | None, source: dict | None) -> SpecDefinition:
+    """The spec a trace is read against: the one named (a name or a spec
+    file), else the one the trace records (its spec file, where it was
+    loaded from one, else its name)."""
+    from modelcheck.loading.registry import from_source
+    if given:
+        return spec_named(given)
+    found = from_source(source, recorded) if source else None
+    if found is not None:
+        recorded_digest = source.get("sha256") if isinstance(source, dict) else None
+        if recorded_digest and found.loaded_from is not None and found.loaded_from.digest != recorded_digest:
+            warn([f"spec file {source.get('file')} has changed since {path} was written; the trace is read "
+                  f"against its current text"])
+        return found
+    if not recorded:
+        raise InputError(f"{path} does not say which spec it is a trace of; name it with --spec")
+    return spec_named(recorded)
 
 
 def given_constants(consts: Sequence[str]) -> dict[str, str]:
@@ -54,19 +76,69 @@ def resolve(spec_name: str, consts: Sequence[str] = (), config: str | None = Non
     spec = spec_named(spec_name)
     cfg = (own_config(spec) if config == OWN_CONFIG else read_config(config)) if config else None
     given: dict[str, str] = {}
+    warnings = list(cfg.warnings) if cfg else []
+    named_first: list[str] = []
     if cfg:
-        decls = {d.name: d for d in spec.constants}
-        for name, value in cfg.constants.items():
-            where = f"{cfg.path}:{cfg.constant_lines[name]}"
-            if name not in decls:
-                raise InputError(f"{where}: " + no_such(f"{spec.name} has no constant", name, decls, "its constants"))
-            try:  # a bad value is reported at its line
-                check_constant_bounds(decls[name], parse_value(decls[name], value))
-            except InputError as e:
-                raise InputError(f"{where}: {e}") from None
-            given[name] = value
+        given, named_first = config_constants(spec, cfg, warnings)
     given.update(given_constants(consts))
-    return Resolved(spec, spec.resolve_constants(given), cfg, list(cfg.warnings) if cfg else [])
+    return Resolved(spec, spec.resolve_constants(given, named_first=named_first), cfg, warnings)
+
+
+def config_constants(spec: SpecDefinition, cfg, warnings: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The constants a .cfg gives the spec, as --const texts in the file's
+    order: values, model values declared as themselves (``None = None``) and
+    substitutions (``Acceptor <- MCAcceptor``, from the spec's
+    ``definitions``); and the model values it names, in the order it names
+    them (TLC's order of model values). Each error names its line."""
+    decls = {d.name: d for d in spec.constants}
+    given: dict[str, str] = {}
+    named: list[str] = []
+
+    def where(line: int) -> str:
+        return f"{cfg.path}:{line}"
+
+    def check(name: str, text: str, line: int) -> None:
+        if name not in decls:
+            raise InputError(f"{where(line)}: " + no_such(f"{spec.name} has no constant", name, decls, "its constants"))
+        try:  # a bad value is reported at its line
+            check_constant_bounds(decls[name], parse_value(decls[name], text))
+        except InputError as e:
+            raise InputError(f"{where(line)}: {e}") from None
+        given[name] = text
+        named.extend(literal_model_values(read_literal(text, name)))
+
+    substitutions = {}
+    for key, (definition, line, module) in cfg.substitutions.items():
+        name = key.split("[", 1)[0]
+        if module is not None and module != spec.module:
+            warnings.append(f"{where(line)}: {name} <-[{module}] {definition} applies to module {module}, which "
+                            f"{spec.name} (module {spec.module}) does not have; ignored")
+            continue
+        substitutions[name] = (definition, line)
+    for name in cfg.order:
+        if name in cfg.model_values and name not in given:
+            named.append(name)
+            if name in decls:  # a model-value constant (Paxos' None = None)
+                check(name, name, cfg.model_values[name])
+        elif name in cfg.constants and name not in given:
+            check(name, cfg.constants[name], cfg.constant_lines[name])
+        elif name in substitutions and name not in given:
+            definition, line = substitutions[name]
+            if definition not in spec.definitions:
+                offered = ", ".join(spec.definitions) or "none"
+                raise InputError(f"{where(line)}: {name} <- {definition}: {spec.name} has no definition "
+                                 f"{definition!r} (its definitions: {offered})")
+            value = spec.definitions[definition]
+            check(name, value if isinstance(value, str) else definition_text(value), line)
+    return given, named
+
+
+def definition_text(value: Any) -> str:
+    """A definition given as a Python value, in TLA+ notation."""
+    from modelcheck.language.values import show
+    if isinstance(value, (list, tuple, set, frozenset)) and not isinstance(value, str):
+        return "{" + ", ".join(definition_text(v) for v in value) + "}"
+    return show(value)
 
 
 OWN_CONFIG = "default"  # --config default: the spec's own settings, as its module's .cfg gives them
@@ -74,16 +146,13 @@ OWN_CONFIG = "default"  # --config default: the spec's own settings, as its modu
 
 def own_config(spec: SpecDefinition):
     """``--config default``: the settings the spec runs with when given no
-    .cfg (its constants' defaults, its default invariants and, for a spec
-    counted under its module's VIEW, the VIEW), as a .cfg would give them.
-    For a ported module these are its own .cfg's, which is not shipped
-    (upstream files are not the project's): this is the project's reading of it."""
-    from modelcheck.language.constants import format_value
+    .cfg (its constants' defaults, which it leaves as they are, its default
+    invariants and, for a spec counted under its module's VIEW, the VIEW),
+    as a .cfg would give them. For a ported module these are its own .cfg's,
+    which is not shipped (upstream files are not the project's): this is the
+    project's reading of it."""
     from modelcheck.loading.cfgfile import ConfigFile
-    where = f"{spec.name}'s own settings (--config default)"
-    cfg = ConfigFile(where, invariants=list(spec.default_invariants))
-    for k, d in enumerate(spec.constants):
-        cfg.constants[d.name], cfg.constant_lines[d.name] = format_value(d.kind, d.default), k + 1
+    cfg = ConfigFile(f"{spec.name}'s own settings (--config default)", invariants=list(spec.default_invariants))
     if spec.view and spec.view_default:
         cfg.view = ("view", 0)
     return cfg

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from modelcheck.language.interpreter import evaluate
-from modelcheck.language.codec import BoolSlot, Fn, IntSlot, KeyedSet, NilOr, Rec, ReplicaSetSlot, ReplicaSlot
-from modelcheck.language.expr import Expr, lift, to_text
+from modelcheck.language.bounded import UnionCodec
+from modelcheck.language.codec import BoolSlot, ChoiceSlot, Fn, IntSlot, KeyedSet, NilOr, Rec, ReplicaSetSlot, ReplicaSlot
+from modelcheck.language.expr import Expr, lift, not_, to_text
 from modelcheck.language.schema import StateView
 from modelcheck.language.values import show
 
@@ -127,6 +128,8 @@ def failing_conjuncts(expr: Expr, state: tuple) -> list[Expr]:
     if expr.op == "ite":
         cond, then, otherwise = expr.args
         return failing_conjuncts(then if evaluate(cond, state) else otherwise, state)
+    if expr.op == "not" and expr.args[0].op == "or":  # ~(A \/ B) is ~A /\ ~B: the disjuncts that hold
+        return [failing for part in expr.args[0].args for failing in failing_conjuncts(not_(part), state)]
     return [expr]
 
 
@@ -166,10 +169,15 @@ def slot_leaves(model) -> dict[int, Leaf]:
 
 
 def _shower(codec) -> Callable[[int], str]:
+    if isinstance(codec, _PartSlot):
+        part = codec.part
+        return lambda v: show(part.to_tla(v)) if part.lo <= v <= part.hi else str(v)
+    if isinstance(codec, ChoiceSlot):
+        return lambda v: show(codec.labels[v]) if 0 <= v < len(codec.labels) else str(v)
     if isinstance(codec, ReplicaSlot):
         return lambda v: codec.names[v] if 0 <= v < len(codec.names) else (codec.none or "NONE")
     if isinstance(codec, ReplicaSetSlot):
-        return lambda v: "{" + ", ".join(n for i, n in enumerate(codec.names) if v >> i & 1) + "}"
+        return lambda v: "{" + ", ".join(show(n) for i, n in enumerate(codec.names) if v >> i & 1) + "}"
     if isinstance(codec, BoolSlot):
         return lambda v: "TRUE" if v else "FALSE"
     return str
@@ -182,7 +190,7 @@ def render_condition(e: Expr, state: tuple, leaves: dict[int, Leaf]) -> str:
     def slot_of(x: Expr):
         return leaves[x.args[0]] if x.op == "var" else None
 
-    def go(x: Expr, like: Leaf | None = None) -> str:
+    def go(x: Expr, like: Leaf | None = None, evident: bool = False) -> str:
         if x.op == "const":
             v = x.args[0]
             if isinstance(v, bool):
@@ -190,11 +198,14 @@ def render_condition(e: Expr, state: tuple, leaves: dict[int, Leaf]) -> str:
             return like.show(v) if like is not None else str(v)
         if x.op == "var":
             leaf = leaves[x.args[0]]
+            if evident:  # a comparison of a slot with a constant that holds says its value already
+                return leaf.path
             return f"{leaf.path} ({leaf.show(state[x.args[0]])})"
         if x.op in ("eq", "ne", "lt", "le") :
             a, b = x.args
             symbol = {"eq": "=", "ne": "#", "lt": "<", "le": "<="}[x.op]
-            return f"{go(a, slot_of(b))} {symbol} {go(b, slot_of(a))}"
+            evident = bool(evaluate(x, state)) and (a.op == "const" or b.op == "const")
+            return f"{go(a, slot_of(b), evident)} {symbol} {go(b, slot_of(a), evident)}"
         if x.op == "not" and x.args[0].op == "eq":
             a, b = x.args[0].args
             return f"{go(a, slot_of(b))} # {go(b, slot_of(a))}"
@@ -213,9 +224,45 @@ def slot_paths(model) -> dict[int, str]:
     return {slot: leaf.path for slot, leaf in slot_leaves(model).items()}
 
 
+@dataclass(frozen=True)
+class _PartSlot:
+    """A slot holding one part of a record (in a record variable, a set or a sequence)."""
+
+    part: Any
+
+
+def _walk_records(codec, path: str, out: dict[int, tuple[str, Any]]) -> bool:
+    """Record variables, sets and sequences of records: each part's slots
+    named by their TLA+ paths (``msgs[3].type``: the third message in TLC's
+    order; ``Cardinality(msgs)``, ``Len(log)``). False for another codec."""
+    from modelcheck.language.bounded import RecordSet, _ContainerCodec
+    from modelcheck.language.records import _RecordCodec
+    if isinstance(codec, _RecordCodec):
+        for name, slot in codec._slots.items():
+            out[slot] = (f"{path}.{name}", _PartSlot(codec.rtype.by_name[name]))
+        return True
+    if isinstance(codec, _ContainerCodec):
+        slots, rtype = codec._slots, codec.container.rtype
+        is_set = isinstance(codec.container, RecordSet)
+        out[slots["size"]] = (f"Cardinality({path})" if is_set else f"Len({path})", None)
+        out[slots["overflow"]] = (f"({path} overflowed its capacity)", BoolSlot(slots["overflow"]))
+        for name, column in slots["parts"].items():
+            for k, slot in enumerate(column):
+                out[slot] = (f"{path}[{k + 1}].{name}", _PartSlot(rtype.by_name[name]))
+        for k, slot in enumerate(slots.get("copies", ())):
+            out[slot] = (f"(copies of {path}[{k + 1}])", None)
+        return True
+    return False
+
+
 def _walk(codec, path: str, out: dict[int, tuple[str, Any]]) -> None:
-    if isinstance(codec, (IntSlot, BoolSlot, ReplicaSlot, ReplicaSetSlot)):
+    if _walk_records(codec, path, out):
+        return
+    if isinstance(codec, (IntSlot, BoolSlot, ReplicaSlot, ReplicaSetSlot, ChoiceSlot)):
         out[codec.slot] = (path, codec)
+    elif isinstance(codec, UnionCodec):
+        for inner in codec.codecs:
+            _walk(inner, path, out)
     elif isinstance(codec, Rec):
         for k, c in codec.fields.items():
             _walk(c, f"{path}.{k}", out)

@@ -3,7 +3,9 @@
 A spec module declares, once:
 
 * its constants (``ConstantDecl``) and the fields of its state;
-* ``Init``, written against a ``NextState`` builder;
+* ``Init``, written against a ``NextState`` builder; ``n.one_of(values)``
+  makes it a set of initial states (TLA+'s ``x \\in S``), enumerated in
+  TLC's order;
 * its actions, each a function decorated with ``@action(param=DOMAIN, ...)``
   that reads ``s`` (the current state) and writes ``n`` (the next state and the
   guard);
@@ -20,94 +22,21 @@ functions themselves.
 from __future__ import annotations
 
 import gc
+import hashlib
 import itertools
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from modelcheck.language.constants import ConstantDecl, Constants, resolve
-from modelcheck.errors import InputError, SpecDefinitionError, no_such
+from modelcheck.errors import InputError, SpecDefinitionError, TraceFormatError, no_such
+from modelcheck.language.digest import TreeDigests
 from modelcheck.language.expr import BOOL, FALSE, TRUE, Expr, and_, const_value, is_const, ite, lift, not_, or_
 from modelcheck.language.schema import Field, NextState, Schema, StateView
-
-
-@dataclass(frozen=True)
-class Domain:
-    """A finite parameter domain that depends on the constants.
-
-    ``values`` gives the internal values (small ints); ``show`` turns one into
-    the TLA+ value users see (a replica name, an epoch...).
-    """
-
-    name: str
-    values: Callable[[Constants], Sequence[int]]
-    show: Callable[[Constants, int], Any] = lambda c, v: v
-
-
-@dataclass(frozen=True)
-class ActionDef:
-    name: str
-    fn: Callable[..., None]
-    params: tuple[tuple[str, Domain], ...]
-    where: Callable[..., bool] | None
-    doc: str
-    # The branches of the TLA+ action's disjunction, by name: each a function
-    # (s, **params) -> condition. Coverage reports how often each held, and
-    # flags one that can never hold (see modelcheck/capabilities/coverage.py).
-    cases: tuple[tuple[str, Callable[..., Any]], ...] = ()
-
-    def __call__(self, s, n, **params):
-        return self.fn(s, n, **params)
-
-
-def action(where: Callable[..., bool] | None = None, cases: dict[str, Callable[..., Any]] | None = None,
-           **params: Domain):
-    """Declare an action named after its function, quantified over ``params``.
-
-    ``where`` drops parameter combinations whose guard is false by
-    construction (for example a replica fetching from itself); the docstring of
-    each such use says why the combination can never fire. ``cases`` names the
-    branches of the TLA+ action (see ``ActionDef.cases``).
-    """
-    def wrap(fn):
-        return ActionDef(fn.__name__, fn, tuple(params.items()), where, (fn.__doc__ or "").strip(),
-                         tuple((cases or {}).items()))
-    return wrap
-
-
-@dataclass(frozen=True)
-class PredicateDef:
-    name: str
-    fn: Callable[[StateView], Any]
-    doc: str
-    kind: str  # "invariant" or "sometimes"
-    # Phrases a broken invariant in the protocol's terms: takes a
-    # modelcheck.model.explain.Probe on the first violating state, returns a
-    # sentence or None (then a generic account of the failing conjuncts is used).
-    explain: Callable[[Any], str | None] | None = None
-    # For a reachability check: given the constants, why no state can satisfy
-    # it (a sentence), or None when one may. A check never reached for a
-    # reason the constants give says so, rather than that the model may be vacuous.
-    unreachable: Callable[[Any], str | None] | None = None
-
-
-def invariant(fn=None, *, explain: Callable[[Any], str | None] | None = None):
-    """Declare an invariant; ``@invariant(explain=f)`` also names the function
-    that explains a violation of it (see modelcheck/model/explain.py)."""
-    def wrap(f) -> PredicateDef:
-        return PredicateDef(f.__name__, f, (f.__doc__ or "").strip(), "invariant", explain)
-    return wrap(fn) if fn is not None else wrap
-
-
-def sometimes(fn=None, *, unreachable: Callable[[Any], str | None] | None = None):
-    """A state predicate that some reachable state must satisfy, so that a
-    spec that cannot move (and therefore breaks nothing) does not pass unnoticed.
-    ``@sometimes(unreachable=f)``: ``f(constants)`` says why no state can
-    satisfy it under those constants (e.g. no fault the limits allow can
-    leave a partition leaderless), or returns None."""
-    def wrap(f) -> PredicateDef:
-        return PredicateDef(f.__name__, f, (f.__doc__ or "").strip(), "sometimes", unreachable=unreachable)
-    return wrap(fn) if fn is not None else wrap
+from modelcheck.model.declarations import (ActionDef, Domain, PredicateDef, action, by_first_parameter,  # noqa: F401
+                                           fixing, interval, invariant, members_of, next_disjuncts, sometimes,
+                                           values_of)
+from modelcheck.model.placing import defining, spec_location  # noqa: F401
 
 
 UPSTREAM = "from github.com/hachikuji/kafka-specification"
@@ -121,16 +50,26 @@ def written_here(path: str, relation: str = "") -> str:
 
 @dataclass(frozen=True)
 class SpecDefinition:
+    """A spec, declared once; every engine reads it through ``instantiate``.
+
+    Required: ``name`` (what the command line calls it), ``fields`` (a
+    function of the constants giving the state's fields), ``init`` and
+    ``next`` (its actions). ``variables`` (how the fields read as TLA+
+    variables) may be left out when every field says what TLA+ values it
+    holds (``enumerated``, ``subset`` of values, ``keys``, records and sets
+    of records): it is then derived from them."""
+
     name: str  # the CLI name
-    module: str  # the TLA+ module it carries over
-    summary: str
-    constants: tuple[ConstantDecl, ...]
-    fields: Callable[[Constants], list[Field]]
-    init: Callable[[StateView, NextState], None]
-    next: tuple[ActionDef, ...]
-    invariants: tuple[PredicateDef, ...]
-    default_invariants: tuple[str, ...]
-    variables: Callable[[Constants, Schema], Any]  # -> codec.StateCodec
+    module: str = ""  # the TLA+ module it carries over (default: its name)
+    summary: str = ""
+    constants: tuple[ConstantDecl, ...] = ()
+    fields: Callable[[Constants], list[Field]] = None  # type: ignore[assignment]
+    init: Callable[[StateView, NextState], None] = None  # type: ignore[assignment]
+    next: tuple[ActionDef, ...] = ()
+    invariants: tuple[PredicateDef, ...] = ()
+    # the invariants a run checks when not told (default: all of them)
+    default_invariants: tuple[str, ...] = None  # type: ignore[assignment]
+    variables: Callable[[Constants, Schema], Any] | None = None  # -> codec.StateCodec; None: derived from the fields
     sometimes: tuple[PredicateDef, ...] = ()
     notes: str = ""
     check_constants: Callable[[Constants], None] | None = None
@@ -144,7 +83,7 @@ class SpecDefinition:
     # they are checked under; the first is the default and is called "Spec".
     properties: tuple[Any, ...] = ()
     specifications: tuple[Any, ...] = ()
-    origin: str = UPSTREAM  # where the TLA+ module comes from: upstream, or written_here(path)
+    origin: str = ""  # where the TLA+ module comes from: UPSTREAM, or written_here(path)
     # TLC's VIEW, when the module defines one as a tuple of its variables: the
     # names of the variables it keeps (see Model.view). ``view_default``: whether
     # a run applies it when not told (the module's own .cfg does).
@@ -167,10 +106,44 @@ class SpecDefinition:
     # its layouts (modelcheck.model.display.Layout), called only when a trace is
     # shown. None: the viewer picks a layout by the spec's variables.
     layout: Callable[[], Sequence[Any]] | None = None
+    # Values a .cfg's substitutions may name (``Acceptor <- MCAcceptor``):
+    # definition name -> its value, in TLA+ notation ("{a1, a2, a3}") or as
+    # a Python value of the constant's kind.
+    definitions: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    # Small models of this spec, as constants (name -> value in TLA+ notation):
+    # the tests that run over every spec explore the first whole (a few
+    # thousand states at most); none: the defaults.
+    small_models: tuple[Mapping[str, str], ...] = field(default=(), hash=False, compare=False)
+    # Where the spec was found (a modelcheck.loading.registry.SpecSource), set
+    # when it is loaded: what a trace records so that it can be found again.
+    loaded_from: Any = field(default=None, hash=False, compare=False)
+
+    def __post_init__(self):
+        missing = [n for n in ("fields", "init") if getattr(self, n) is None]
+        if not self.name or missing:
+            raise SpecDefinitionError(f"SpecDefinition {self.name or '(no name)'}: give "
+                                      f"{', '.join(missing or ['a name'])}")
+        if not self.module:
+            object.__setattr__(self, "module", self.name)
+        if self.default_invariants is None:
+            object.__setattr__(self, "default_invariants", tuple(p.name for p in self.invariants))
+        for group in ("next", "invariants", "sometimes", "default_invariants", "properties", "specifications"):
+            value = getattr(self, group)
+            if not isinstance(value, tuple):
+                object.__setattr__(self, group, tuple(value))
+
+    def ref(self) -> str:
+        """How another process finds this spec again (``Model.key``): where
+        it was loaded from, else its name."""
+        return self.loaded_from.ref() if self.loaded_from is not None else self.name
 
     def source(self) -> str:
-        """The TLA+ module this spec ports and where that module comes from."""
-        return f"port of TLA+ module {self.module}, {self.origin}"
+        """The TLA+ module this spec ports and where that module comes from
+        (and, for a spec from a file, that file)."""
+        where = self.loaded_from.describe() if self.loaded_from is not None else ""
+        if self.origin:
+            return f"port of TLA+ module {self.module}, {self.origin}" + (f" ({where})" if where else "")
+        return f"TLA+ module {self.module}" + (f", {where}" if where else "")
 
     def invariant_summary(self, name: str) -> str:
         """What an invariant means, in one sentence: the first of its docstring."""
@@ -179,10 +152,14 @@ class SpecDefinition:
         return doc if end < 0 else doc[:end + 1]
 
     def resolve_constants(self, given: dict[str, str] | None = None,
-                          parsed: dict[str, Any] | None = None) -> Constants:
-        constants = resolve(self.constants, given or {}, self.name, parsed)
+                          parsed: dict[str, Any] | None = None, named_first: Sequence[str] = ()) -> Constants:
+        """The constants: defaults, then ``given`` (TLA+ notation) and
+        ``parsed`` values; ``named_first``: model values a .cfg declares
+        (TLC orders model values by when they are first named)."""
+        constants = resolve(self.constants, given or {}, self.name, parsed, named_first)
         if self.check_constants:
-            self.check_constants(constants)
+            with defining(self, "the constants' check (check_constants)", InputError):
+                self.check_constants(constants)
         return constants
 
     def unreachable_reason(self, name: str, constants) -> str | None:
@@ -230,11 +207,13 @@ class SpecDefinition:
         if not self.properties:
             return {}
         c = self.resolve_constants()
-        schema = Schema(self.fields(c))
+        with defining(self, "fields"):
+            schema = Schema(self.fields(c))
         current, following = StateView(schema, c), StateView(_Shifted(schema), c)
         out = {}
         for p in self.properties:
-            cases = p.build(current, following)
+            with defining(self, f"temporal property {p.name}"):
+                cases = p.build(current, following)
             out[p.name] = (FORMS[cases[0][1].form], cases[0][0].split("=", 1)[0])
         return out
 
@@ -314,16 +293,51 @@ class Model:
 
     def __post_init__(self):
         spec, c = self.spec, self.constants
-        self.schema = Schema(spec.fields(c))
+        with defining(spec, "fields", fn=spec.fields):
+            self.schema = Schema(spec.fields(c))
         view = StateView(self.schema, c)
-        self.init_states = [self._build_init(view)]
+        self.init_states = self._build_init_states(view)
         self.instances = self._build_instances(view)
         self.invariants = {p.name: self._predicate(p, view) for p in spec.invariants}
         self.sometimes = {p.name: self._predicate(p, view) for p in spec.sometimes}
-        self.codec = spec.variables(c, self.schema)
+        with defining(spec, "variables (the TLA+ variables of its fields)", fn=spec.variables):
+            if spec.variables is not None:
+                self.codec = spec.variables(c, self.schema)
+            else:
+                from modelcheck.language.codec import derived_codec
+                self.codec = derived_codec(self.schema)
+        self._check_codec()
         if self.view:
             self.schema.view_slots = self._view_slots()
         self._compiled = None
+        self._digest: str | None = None
+
+    def _check_codec(self, most: int = 100) -> None:
+        """Every initial state (the first ``most``) written as TLA+ values,
+        as a trace writes it, must read back as the same state: a codec that
+        does not is a mistake in the spec, reported before any search."""
+        from modelcheck.language.values import to_itf
+        for k, state in enumerate(self.init_states[:most]):
+            where = f"initial state {k + 1}" if len(self.init_states) > 1 else "the initial state"
+            try:
+                with defining(self.spec, f"its TLA+ variables cannot write {where}"):
+                    values = self.codec.encode(state)
+                    written = {name: to_itf(v) for name, v in values.items()}
+                with defining(self.spec, f"its TLA+ variables cannot read back {where}"):
+                    back = self.codec.decode(written, where)
+            except TraceFormatError as e:  # what it wrote, it cannot read
+                raise SpecDefinitionError(f"{self.spec.name}: its TLA+ variables cannot read back {where} as "
+                                          f"they write it: {e}") from None
+            except (SpecDefinitionError, InputError):
+                raise
+            except Exception as e:  # raised in a codec of modelcheck's, on what the spec declared
+                raise SpecDefinitionError(f"{self.spec.name}: its TLA+ variables cannot write and read back "
+                                          f"{where}: {type(e).__name__}: {e}") from None
+            if back != state:
+                wrong = [self.schema.slot_names[i] for i, (a, b) in enumerate(zip(state, back)) if a != b]
+                raise SpecDefinitionError(f"{self.spec.name}: its TLA+ variables read {where} back differently "
+                                          f"than they write it (in {', '.join(wrong[:5])}): check variables= "
+                                          f"or the to_tla/from_tla of its record types")
 
     def _view_slots(self) -> tuple[int, ...]:
         if not self.spec.view:
@@ -336,19 +350,50 @@ class Model:
         return tuple(sorted(kept | set(getattr(self.codec, "hidden", ()))))
 
     # --- building -------------------------------------------------------
-    def _build_init(self, view: StateView) -> tuple:
-        n = NextState(self.schema, view)
-        self.spec.init(view, n)
-        if n.built_guard() is not TRUE:
-            raise SpecDefinitionError(f"{self.spec.name}: Init must only assign values")
+    def _build_init_states(self, view: StateView, most: int = 1_000_000) -> list[tuple]:
+        """Init's states, in TLC's order: Init runs once per combination of
+        the values its ``one_of`` calls return (the first call varying
+        slowest, as TLC enumerates ``x \\in S`` conjunct by conjunct), and
+        the states are kept in the order found, each once."""
+        states: list[tuple] = []
+        seen: set[tuple] = set()
+        path: list[int] | None = []
+        runs = 0
+        while path is not None:
+            chooser = _Chooser(path)
+            n = NextState(self.schema, view)
+            n._chooser = chooser
+            with defining(self.spec, "Init", fn=self.spec.init):
+                try:
+                    self.spec.init(view, n)
+                    state = self._init_state(n)
+                except _NoValue:
+                    state = None
+            if state is not None and state not in seen:
+                seen.add(state)
+                states.append(state)
+            runs += 1
+            if runs > most:
+                raise SpecDefinitionError(f"{self.spec.name}: Init chooses among more than {most:,} combinations")
+            path = chooser.next_path()
+        if not states:
+            raise SpecDefinitionError(f"{self.spec.name}: Init has no state (every choice fails its require)")
+        return states
+
+    def _init_state(self, n: NextState) -> tuple | None:
+        guard = n.built_guard()
+        if guard is FALSE:
+            return None
+        if guard is not TRUE:
+            raise SpecDefinitionError("Init's conditions (require) must be decided by the constants and the values "
+                                      "one_of chose, not by the state: write them in Python on those values")
         state = []
         for slot in range(self.schema.width):
             e = n.built_assignments().get(slot)
             if e is None:
-                raise SpecDefinitionError(f"{self.spec.name}: Init leaves {self.schema.slot_names[slot]} unassigned")
+                raise SpecDefinitionError(f"Init leaves {self.schema.slot_names[slot]} unassigned")
             if not is_const(e):
-                raise SpecDefinitionError(f"{self.spec.name}: Init must assign constants, "
-                                          f"not {e!r} to {self.schema.slot_names[slot]}")
+                raise SpecDefinitionError(f"Init must assign values, not {e!r} to {self.schema.slot_names[slot]}")
             state.append(int(const_value(e)))
         state = tuple(state)
         self.check_ranges(state, "Init")
@@ -365,8 +410,10 @@ class Model:
                 if act.where is not None and not act.where(**params):
                     continue
                 n = NextState(self.schema, view)
-                act.fn(view, n, **params)
-                guard = n.built_guard()
+                shown = ", ".join(f"{p}={_show(d.show(c, v))}" for (p, d), v in zip(act.params, combo))
+                with defining(self.spec, f"action {act.name}" + (f"({shown})" if shown else ""), fn=act.fn):
+                    act.fn(view, n, **params)
+                    guard = n.built_guard()
                 if guard is FALSE:
                     continue
                 shown = tuple((p, d.show(c, v)) for (p, d), v in zip(act.params, combo))
@@ -402,9 +449,11 @@ class Model:
                               and_(guard, or_(*(c for c, _ in failures))), {slot: code}, failure=True)
 
     def _predicate(self, p: PredicateDef, view: StateView) -> Expr:
-        e = lift(p.fn(view))
-        if e.sort != BOOL:
-            raise SpecDefinitionError(f"{self.spec.name}: {p.name} must be a condition")
+        what = "invariant" if p.kind == "invariant" else "reachability check"
+        with defining(self.spec, f"{what} {p.name}", fn=p.fn):
+            e = lift(p.fn(view))
+            if e.sort != BOOL:
+                raise SpecDefinitionError("it must give a condition, not a number")
         return e
 
     def instances_of(self, act: ActionDef) -> list[ActionInstance]:
@@ -420,9 +469,41 @@ class Model:
         prop = next(p for p in self.spec.properties if p.name == name)
         current = StateView(self.schema, self.constants)
         following = StateView(_Shifted(self.schema), self.constants)
-        return [PropertyCase(name, case, f, bound) for case, f, bound in prop.build(current, following)]
+        with defining(self.spec, f"temporal property {name}"):
+            built = prop.build(current, following)
+        return [PropertyCase(name, case, f, bound) for case, f, bound in built]
 
     # --- using ----------------------------------------------------------
+    def definition_digest(self) -> str:
+        """A SHA-256 of what the engines read of this model, whatever the
+        spec was written in: the state layout (and the VIEW's slots), the
+        initial states, each action instance in order (its action,
+        parameters, guard and assignments) and each invariant and
+        reachability check, as expression trees (``modelcheck.language.digest``).
+        A checkpoint carries it: a search saved under other code is never
+        continued under this. Computed once."""
+        if self._digest is None:
+            trees, h = TreeDigests(), hashlib.sha256()
+
+            def put(*parts) -> None:
+                for part in parts:
+                    h.update(part if isinstance(part, bytes) else repr(part).encode())
+                    h.update(b"\0")
+
+            schema = self.schema
+            put("schema", schema.slot_names, schema.lo, schema.hi, schema.view_slots)
+            put("init", self.init_states)
+            for inst in self.instances:
+                put("instance", inst.action, inst.params, inst.failure, trees.of(inst.guard))
+                for slot in sorted(inst.updates):
+                    put(slot, trees.of(inst.updates[slot]))
+            for kind, predicates in (("invariant", self.invariants), ("sometimes", self.sometimes)):
+                for name, e in predicates.items():
+                    put(kind, name, trees.of(e))
+            put("failures", self.failure_messages)
+            self._digest = h.hexdigest()
+        return self._digest
+
     def check_ranges(self, state: tuple, where: str) -> None:
         schema = self.schema
         for slot, (v, lo, hi) in enumerate(zip(state, schema.lo, schema.hi)):
@@ -446,21 +527,64 @@ class Model:
         return [i.label() for i in self.instances]
 
     def key(self) -> tuple:
-        """A small picklable name for this model: ``modelcheck.specs.load_model(key)``
-        rebuilds it in another process (worker processes, Spark executors)."""
+        """A small picklable name for this model:
+        ``modelcheck.loading.registry.load_model(key)`` rebuilds it in another
+        process (Spark executors), finding the spec where it was loaded from."""
         if self.view:
-            return (self.spec.name, tuple(self.constants.items()), "view")
-        return (self.spec.name, tuple(self.constants.items()))
+            return (self.spec.ref(), tuple(self.constants.items()), "view")
+        return (self.spec.ref(), tuple(self.constants.items()))
 
     def describe_constants(self) -> str:
         from modelcheck.language.constants import format_value
         kinds = {d.name: d.kind for d in self.spec.constants}
         return " ".join(f"{k}={format_value(kinds[k], v)}" for k, v in self.constants.items())
 
+    def tla_constants(self) -> dict[str, Any]:
+        """The constants as TLA+ values (``modelcheck.language.values``)."""
+        from modelcheck.language.constants import tla_value
+        kinds = {d.name: d.kind for d in self.spec.constants}
+        return {k: tla_value(kinds[k], v) for k, v in self.constants.items()}
+
     def json_constants(self) -> dict[str, Any]:
         from modelcheck.language.constants import json_value
         kinds = {d.name: d.kind for d in self.spec.constants}
         return {k: json_value(kinds[k], v) for k, v in self.constants.items()}
+
+
+class _NoValue(Exception):
+    """Init's one_of was given no values: no initial state on this branch."""
+
+
+class _Chooser:
+    """The values Init's ``one_of`` calls return on one run: the positions
+    ``path`` gives, then the first of each; records what each call offered,
+    so that ``next_path`` gives the next combination in TLC's order."""
+
+    def __init__(self, path: list[int]):
+        self.path = path
+        self.taken: list[int] = []
+        self.sizes: list[int] = []
+
+    def one_of(self, values):
+        values = list(values)
+        k = len(self.taken)
+        if k < len(self.path) and self.path[k] >= len(values):
+            raise SpecDefinitionError("Init's choices changed between runs; one_of must be offered the same values "
+                                      "for the same earlier choices")
+        if not values:
+            raise _NoValue
+        position = self.path[k] if k < len(self.path) else 0
+        self.taken.append(position)
+        self.sizes.append(len(values))
+        return values[position]
+
+    def next_path(self) -> list[int] | None:
+        """The choices of the next run: the last call that has another value
+        takes it, and the calls after it start again from their first."""
+        for k in range(len(self.taken) - 1, -1, -1):
+            if self.taken[k] + 1 < self.sizes[k]:
+                return self.taken[:k] + [self.taken[k] + 1]
+        return None
 
 
 class _Shifted:
@@ -475,23 +599,3 @@ class _Shifted:
 
     def slot(self, name: str, *index: int) -> int:
         return self._schema.slot(name, *index) + self._schema.width
-
-
-def by_first_parameter(actions: Sequence[ActionDef], after: Sequence[ActionDef] = ()):
-    """An ``instance_order`` for a Next of the form
-    ``(\\E b \\in S : A1(b) \\/ A2(b) \\/ ...) \\/ B1 \\/ ...``, which TLC
-    splits into the actions A1(b1), A2(b1), ..., A1(b2), ..., then B1, ...: the
-    instances of ``actions`` ordered by the value of their first parameter,
-    then by the action's place in ``actions``; then those of ``after``.
-    Within one action, instances keep their order (parameters nested as declared)."""
-    rank = {a.name: k for k, a in enumerate(actions)}
-    tail = {a.name: k for k, a in enumerate(after)}
-
-    def order(instances: list[ActionInstance]) -> list[ActionInstance]:
-        def key(pair):
-            position, inst = pair
-            if inst.action in rank:
-                return (0, inst.params[0][1], rank[inst.action], position)
-            return (1, tail.get(inst.action, len(tail)), 0, position)
-        return [inst for _, inst in sorted(enumerate(instances), key=key)]
-    return order

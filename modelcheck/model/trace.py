@@ -52,6 +52,9 @@ class Trace:
     # the last state stepping back to states[loop], or stuttering when
     # meta["stutters"] is true.
     loop: int | None = None
+    # The constants as TLA+ values (sets as sets, sequences as tuples), for
+    # ITF's params; None: read them off ``constants``.
+    constant_values: dict[str, Any] | None = None
 
     def __len__(self) -> int:
         return len(self.states)
@@ -66,8 +69,13 @@ def trace_from_states(model, states: list[tuple], actions: list[int | None], inv
         else:
             inst = model.instances[index]
             steps.append(Step(inst.action, inst.shown_params))
+    meta = {}
+    source = getattr(model.spec, "loaded_from", None)
+    if source is not None and source.kind == "file":  # so that show and replay find the spec again
+        meta["spec_source"] = source.to_json()
     return Trace(model.spec.name, model.spec.module, model.json_constants(), model.codec.names,
-                 [model.codec.encode(s) for s in states], steps, invariant, engine)
+                 [model.codec.encode(s) for s in states], steps, invariant, engine, meta=meta,
+                 constant_values=model.tla_constants())
 
 
 # --- ITF ------------------------------------------------------------------------
@@ -83,7 +91,10 @@ def to_itf_json(trace: Trace) -> dict[str, Any]:
                        "invariant": trace.invariant, "engine": trace.engine, **trace.meta},
     }
     params = list(trace.constants)
-    constant_values = {k: _constant_itf(v) for k, v in trace.constants.items()}
+    if trace.constant_values is not None:
+        constant_values = {k: to_itf(v) for k, v in trace.constant_values.items()}
+    else:
+        constant_values = {k: _constant_itf(v) for k, v in trace.constants.items()}
     states = []
     for i, (values, step) in enumerate(zip(trace.states, trace.steps)):
         state_meta: dict[str, Any] = {"index": i}

@@ -357,12 +357,14 @@ def report_json(report: ReplayReport) -> dict[str, Any]:
     }
 
 
-def load(spec_name: str, path: str, consts: Sequence[str] = ()) -> BoundTrace:
-    """The trace at ``path`` bound to ``spec_name`` (constants: ``--const``
-    assignments, then the file's own, then the spec's defaults)."""
-    from modelcheck.loading.request import given_constants, spec_named
+def load(spec_name: str | None, path: str, consts: Sequence[str] = ()) -> BoundTrace:
+    """The trace at ``path`` bound to ``spec_name`` (a name or a spec file;
+    None: the spec the trace records); constants: ``--const`` assignments,
+    then the file's own, then the spec's defaults."""
+    from modelcheck.loading.request import given_constants, spec_for_trace
     from modelcheck.presentation.trace_read import bind, read_trace_file
-    return bind(read_trace_file(path), spec_named(spec_name), given_constants(consts))
+    doc = read_trace_file(path)
+    return bind(doc, spec_for_trace(path, spec_name, doc.spec, doc.spec_source), given_constants(consts))
 
 
 def chosen_invariants(trace: BoundTrace, requested: Sequence[str]) -> tuple[str, ...]:

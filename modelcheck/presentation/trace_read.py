@@ -30,8 +30,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from modelcheck.language.codec import json_int, json_set
-from modelcheck.language.constants import BOOL, INT, REPLICA, REPLICAS, format_value, parse_value
+from modelcheck.language.codec import json_int
+from modelcheck.language.constants import constant_from_json, convert, format_value
 from modelcheck.errors import InputError, TraceFormatError
 from modelcheck.runtime.reading import TRACE_CAP, read_text
 
@@ -72,6 +72,9 @@ class TraceDocument:
     property: str | None = None
     specification: str | None = None
     loop_action: str | None = None
+    # where the spec came from, as modelcheck records it for a spec file
+    # ({"file": path, "sha256": ...}), so that show and replay find it again
+    spec_source: dict | None = None
 
 
 @dataclass
@@ -152,6 +155,8 @@ def _read_itf(data: dict, path: str) -> TraceDocument:
         if isinstance(name, str) and name not in constants and states and name in states[0]:
             constants[name] = states[0][name]
     doc = TraceDocument(path, "itf", states, claimed, ours.get("spec"), module, constants, ours.get("invariant"))
+    if isinstance(ours.get("spec_source"), dict):
+        doc.spec_source = ours["spec_source"]
     loop = data.get("loop")
     if loop is not None:
         if isinstance(loop, bool) or not isinstance(loop, int) or not 0 <= loop < len(states):
@@ -284,23 +289,12 @@ def file_constants(doc: TraceDocument, spec) -> tuple[dict[str, Any], list[str]]
 
 
 def _constant_value(decl, raw: Any, where: str) -> Any:
-    if decl.kind == REPLICAS:
-        names = json_set(raw, where)
-        if not names or not all(isinstance(n, str) for n in names):
-            raise TraceFormatError(f"{where}: expected a set of replica names")
-        # the same checks as --const Replicas={...}: valid, distinct, not NONE
-        return parse_value(decl, "{" + ",".join(names) + "}")
-    if decl.kind == INT:
-        return json_int(raw, where)
-    if decl.kind == BOOL:
-        if not isinstance(raw, bool):
-            raise TraceFormatError(f"{where}: expected TRUE or FALSE")
-        return raw
-    if decl.kind == REPLICA:
-        if not isinstance(raw, str):
-            raise TraceFormatError(f"{where}: expected a replica name")
-        return raw
-    raise AssertionError(decl.kind)
+    """A constant as the file writes it (plain JSON or ITF), checked against
+    its kind as --const is."""
+    try:
+        return convert(decl, constant_from_json(decl, raw, where), path=where)
+    except InputError as e:
+        raise TraceFormatError(str(e)) from None
 
 
 def bind(doc: TraceDocument, spec, given: dict[str, str] | None = None, model=None) -> BoundTrace:

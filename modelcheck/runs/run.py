@@ -23,7 +23,7 @@ from modelcheck.engines import DEFAULT_ENGINE, engine_settings, get_engine
 from modelcheck.engines.base import DEADLOCK, CheckOptions, CheckResult
 from modelcheck.engines.contract import RUN
 from modelcheck.errors import InputError
-from modelcheck.language.fingerprint import collision_probability
+from modelcheck.language.fingerprint import collision_probability, pair_collision_probability
 from modelcheck.runtime.limits import INTERRUPTED, Limits, StopRequest, interrupt_requests, parse_size
 from modelcheck.presentation.outputs import save_trace, story
 from modelcheck.runtime.progress import Progress
@@ -185,6 +185,8 @@ class RunOutcome:
             "stopped": r.stopped,  # why an incomplete search stopped (a limit, or "interrupted"), else null
             "resumed_with": r.resumed_with,  # states a resumed search had from its checkpoint (0: not resumed)
             "resume_seconds": round(r.resume_seconds, 3),  # of "seconds", those spent reading the checkpoint
+            "fingerprint_bits": r.fingerprint_bits,  # how states were told apart (null: not by fingerprints)
+            "collision_probability": collision_chance(r),  # that two states found share a fingerprint
             "violation": violation,
             "properties": list(p.properties),
             "specification": p.specification.name if p.specification is not None else None,
@@ -291,11 +293,26 @@ def searches(prepared: PreparedRun) -> list[tuple[Any, Any]]:
 
 
 def collision_notes(result: CheckResult) -> list[str]:
-    """The chance that fingerprints hid a state, for a complete search that
-    found nothing: the same figure whichever engine ran (a violation's trace
-    is replayed state by state, so it never rests on fingerprints)."""
-    if result.result != "ok" or not result.states_generated or not result.distinct_states:
+    """The chance that fingerprints hid a state, in every report of a search
+    that told states apart by fingerprints: that two of the states found
+    share one (the second is then never counted nor explored beyond), and
+    the optimistic estimate TLC reports beside it, for a complete search
+    (elsewhere it counts successors each engine generates differently). A
+    violation's trace is replayed state by state, so it never rests on
+    fingerprints; its count and its being the shortest do."""
+    bits, found = result.fingerprint_bits, result.distinct_states
+    if not bits or not found:
         return []
-    p = collision_probability(result.distinct_states, result.states_generated)
-    return [f"fingerprint collision probability (optimistic estimate, as TLC reports it): {p:.1e}"] \
-        if p > 1e-12 else []
+    line = (f"fingerprint collision probability ({bits}-bit fingerprints): {collision_chance(result):.1e} that "
+            f"two of the {found:,} states found share one")
+    if result.states_generated and result.result == "ok" and not result.stopped:
+        line += (f"; {collision_probability(found, result.states_generated, bits):.1e} by TLC's optimistic "
+                 f"estimate")
+    return [line]
+
+
+def collision_chance(result: CheckResult) -> float | None:
+    """That two of the states a search found share a fingerprint, or None without fingerprints."""
+    if not result.fingerprint_bits or not result.distinct_states:
+        return None
+    return pair_collision_probability(result.distinct_states, result.fingerprint_bits)

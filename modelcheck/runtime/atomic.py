@@ -7,7 +7,8 @@ disk, and only then renamed to its name. So a full disk, a write error or a
 signal during the write leaves no partial or empty file behind (the
 temporary one is removed), and replacing a file (``--overwrite``, the next
 checkpoint) replaces it only with a complete new one: until the rename, the
-old file is there, whole.
+old file is there, whole. Only a regular file is ever replaced: a device, a
+FIFO or a socket under the name is refused (``OSError``).
 
 Without ``replace``, the new file is linked to its name, which fails if the
 name is taken: an existing file is never replaced, even by a file that
@@ -19,6 +20,7 @@ from __future__ import annotations
 import errno
 import itertools
 import os
+import stat
 import tempfile
 from typing import BinaryIO, Callable, Iterable, TextIO
 
@@ -40,9 +42,12 @@ def write_first_free(paths: Iterable[str], write: Callable[[TextIO | BinaryIO], 
     Raises ``FileExistsError`` when every one is taken."""
     names = iter(paths)
     first = next(names)
+    if replace:
+        _check_replaceable(first)
     tmp = _temporary(first, write, binary)
     try:
         if replace:
+            _check_replaceable(first)  # again: it may have become something else while the content was written
             os.replace(tmp, first)
             return _synced(first)
         for name in itertools.chain([first], names):
@@ -51,6 +56,17 @@ def write_first_free(paths: Iterable[str], write: Callable[[TextIO | BinaryIO], 
         raise FileExistsError(errno.EEXIST, "file exists", first)
     finally:
         _remove(tmp)
+
+
+def _check_replaceable(path: str) -> None:
+    """Only a regular file (or a name not taken) is replaced: never a
+    device, a FIFO or a socket, which renaming over would destroy."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, "not a regular file, and only regular files are replaced", path)
 
 
 def _temporary(path: str, write, binary: bool) -> str:

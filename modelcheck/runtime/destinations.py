@@ -2,7 +2,8 @@
 
 Each check runs before any work, so that a run of hours never ends on an
 unwritable path, and each refuses in one line (exit 2) naming the option.
-Nothing is replaced without ``--overwrite``, and checking creates nothing,
+Nothing is replaced without ``--overwrite``, which replaces regular files
+only (never a device, a FIFO or a socket), and checking creates nothing,
 except the directories a command is asked to write into (``--trace-dir``,
 a checkpoint directory, a cluster's state directory).
 """
@@ -10,6 +11,7 @@ a checkpoint directory, a cluster's state directory).
 from __future__ import annotations
 
 import os
+import stat
 
 from modelcheck.errors import InputError
 
@@ -33,12 +35,30 @@ def check_new_file(path: str, overwrite: bool, option: str, formats: tuple[str, 
         raise InputError(f"{option} {path}: the format comes from the extension; use one of {', '.join(formats)}")
     if os.path.isdir(path):
         raise InputError(f"{option} {path} is a directory; name the file to write")
+    kind = not_a_file(path)
+    if kind:  # --overwrite replaces regular files only: never /dev/null, a FIFO or a socket
+        raise InputError(f"{option} {path} is {kind}, not a regular file; name a file to write")
     if os.path.exists(path) and not overwrite:
         raise InputError(f"{option} {path} already exists (pass --overwrite to replace it)")
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise InputError(f"cannot write {option} {path}: directory {parent} does not exist")
     check_writable(parent, f"{option} {path}")
+
+
+def not_a_file(path: str) -> str | None:
+    """What ``path`` is when it exists and is neither a regular file nor a
+    directory (through symbolic links): "a FIFO", "a character device"...;
+    else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    for test, kind in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "not a file"
 
 
 def check_named(path: str, option: str) -> None:

@@ -9,13 +9,20 @@ however it ends. So a lock file left by a process that died (killed, or on a
 crashed machine) holds no lock, and the next run takes it over; there is no
 guessing from process ids, which are reused. The holder removes the file
 when it is done.
+
+A checkpoint directory may be shared (Spark's executors must all reach
+it), so the lock file is opened without following a symbolic link and used
+only if it is a regular file: a link planted there to another file (which
+the lock would truncate and write a process id into) is refused in one line.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 
 from modelcheck.errors import InputError
 
@@ -40,7 +47,7 @@ class DirectoryLock:
     def _acquire(self) -> None:
         os.makedirs(self.directory, exist_ok=True)
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = self._open()
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -58,6 +65,26 @@ class DirectoryLock:
             os.write(fd, f"{os.getpid()}\n".encode())
         except OSError:
             pass
+
+    def _open(self) -> int:
+        """The lock file, created if need be: never through a symbolic link,
+        and only a regular file (opening a FIFO this way does not wait)."""
+        refused = (f"{self.option} {self.directory}: its lock file {self.path} is not a regular file "
+                   f"(a symbolic link, a FIFO or a device is never used as one); remove it, or choose another "
+                   f"directory")
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+        except OSError as e:
+            if e.errno == errno.ELOOP or os.path.islink(self.path):
+                raise InputError(refused) from None
+            raise
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:  # a hard link is another file's name too
+            os.close(fd)
+            raise InputError(refused if not stat.S_ISREG(info.st_mode) else
+                             f"{self.option} {self.directory}: its lock file {self.path} has other names (hard "
+                             f"links), so it is another file too; remove it, or choose another directory")
+        return fd
 
     def release(self) -> None:
         if self.fd is None:
@@ -88,7 +115,7 @@ def _holder(fd: int) -> str:
 
 def _same_file(fd: int, path: str) -> bool:
     try:
-        mine, there = os.fstat(fd), os.stat(path)
+        mine, there = os.fstat(fd), os.lstat(path)
     except FileNotFoundError:
         return False
     return (mine.st_dev, mine.st_ino) == (there.st_dev, there.st_ino)

@@ -10,24 +10,23 @@ model (where each slot lives in the words, which slots a renaming moves, the
 signature weights, the permutations of each tie pattern) is passed as arrays.
 
 The routine is built once with the system C compiler (``$CC``, else ``cc``,
-``gcc`` or ``clang``) into ``~/.cache/modelcheck/kernels``
-(``$MODELCHECK_KERNEL_CACHE`` to put it elsewhere), named by a hash of its
-source, and loaded with ctypes. Without a working compiler ``load()`` gives
-None and the canonicaliser stays on numpy, with the same results.
+``gcc`` or ``clang``) into the kernel cache and loaded from there once
+checked, as the fast engine's kernels are (``modelcheck.backends.native``).
+When it can be neither built nor loaded, ``load()`` gives None and the
+canonicaliser stays on numpy, with the same results (said in one line,
+unless there is no compiler at all).
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
-import shutil
-import subprocess
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import numpy as np
+
+from modelcheck.backends import native
 
 SOURCE = r"""
 #include <stdint.h>
@@ -211,39 +210,25 @@ class CompiledCanonical:
         self._function(ctypes.byref(self._roles), words.ctypes.data, out.ctypes.data, words.shape[1], lo, hi)
 
 
+FLAGS = ("-O2", "-shared", "-fPIC")  # no -march: the library may be loaded on another machine sharing the cache
+
+
 def compiler() -> str | None:
-    for name in (os.environ.get("CC"), "cc", "gcc", "clang"):
-        if name and shutil.which(name):
-            return name
-    return None
-
-
-def cache_directory() -> str:
-    return os.environ.get("MODELCHECK_KERNEL_CACHE") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                                     "modelcheck", "kernels")
+    """The C compiler, or None."""
+    try:
+        return native.compiler()
+    except native.LibraryUnavailable:
+        return None
 
 
 @lru_cache(maxsize=None)
 def load():
-    """The built routine (a ctypes library), or None without a working compiler.
-    (-O2 and no -march: the library may be loaded on another machine that shares the cache.)"""
-    cc = compiler()
-    if cc is None:
-        return None
-    digest = hashlib.sha256((cc + SOURCE).encode()).hexdigest()[:16]
-    directory = cache_directory()
-    path = os.path.join(directory, f"canonical-{digest}.so")
+    """The built routine (a ctypes library), or None when it can be neither
+    built nor loaded."""
+    if compiler() is None:
+        return None  # numpy, as the fast engine says once when it runs
     try:
-        if not os.path.exists(path):
-            os.makedirs(directory, exist_ok=True)
-            with tempfile.TemporaryDirectory(dir=directory) as scratch:
-                source = os.path.join(scratch, "canonical.c")
-                with open(source, "w") as f:
-                    f.write(SOURCE)
-                built = os.path.join(scratch, "canonical.so")
-                subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", built, source], check=True,
-                               capture_output=True, timeout=120)
-                os.replace(built, path)  # whole or not at all: another process may be building it too
-        return ctypes.CDLL(path)
-    except (OSError, subprocess.SubprocessError):
+        return native.load(SOURCE, "canonical", FLAGS).library
+    except native.LibraryUnavailable as e:
+        native.fall_back(str(e), "the compiled orbit canonicaliser", "canonicalising with numpy")
         return None

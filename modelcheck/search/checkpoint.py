@@ -1,7 +1,9 @@
 """Checkpoints of the fast engine's search, taken at level boundaries.
 
 A checkpoint is a directory's ``checkpoint.json``, a header naming the
-spec, constants, invariants and deadlock setting it was made for, and the
+spec, constants, invariants and deadlock setting it was made for and the
+digest of the model's definition (``Model.definition_digest``: its actions,
+predicates and state layout, whatever the spec is written in), and the
 array files it describes, in a directory of their own beside it
 (``checkpoint-data-*``): the visited fingerprints, every state's parent and
 action, the sizes of the levels, and the frontier. The arrays are written
@@ -13,8 +15,8 @@ A save writes a new data directory, then replaces the header in one step
 (``modelcheck.runtime.atomic``), then removes the data the old header named: a
 crash, a full disk or a second Ctrl-C while saving leaves the previous
 checkpoint intact and no partial directory. Resuming under any other spec,
-constants or checks is refused: its states were checked against those and
-only those.
+constants, checks or code is refused: its states were found by that code
+and checked against those checks, and only those.
 
 A damaged or inconsistent checkpoint is refused too, never resumed into a
 wrong count: the header records each array's shape and SHA-256 and a
@@ -33,14 +35,14 @@ import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
 import numpy as np
 
 from modelcheck import __version__
 from modelcheck.runtime.atomic import current_umask, write_atomically
-from modelcheck.search.checkpoint_files import ArrayWriter, Damaged, map_arrays
+from modelcheck.search.checkpoint_files import ArrayWriter, Damaged, dtypes, map_arrays
 from modelcheck.search.checkpoint_files import json_digest as header_digest  # covers each array's shape and SHA-256
 from modelcheck.runtime.destinations import make_writable_dir
 from modelcheck.errors import InputError
@@ -51,7 +53,7 @@ FILE = "checkpoint.json"
 DATA_PREFIX = "checkpoint-data-"
 EARLIER_FILE = "checkpoint.npz"  # the one-file checkpoints of modelcheck before format 4
 FORMAT = "modelcheck-fast-checkpoint"
-VERSION = 4  # 4: a header and array files, streamed
+VERSION = 5  # 4: a header and array files, streamed; 5: the digest of the model's definition
 HEADER_CAP = 64 * MiB
 CHUNK = 1 << 22  # elements of an array checked or written at a time
 
@@ -66,18 +68,31 @@ class RunIdentity:
     check_deadlock: bool
     symmetry: bool = False  # its states are orbit representatives
     view: bool = False  # its fingerprints are of the spec's VIEW
+    definition: str = ""  # Model.definition_digest(): the code that found its states
+    fingerprint_bits: int = 64  # of its visited set's fingerprints
 
     @classmethod
-    def of(cls, model, options) -> "RunIdentity":
+    def of(cls, model, options, fingerprint_bits: int = 64) -> "RunIdentity":
         return cls(model.spec.name, model.json_constants(), list(options.invariants), bool(options.check_deadlock),
-                   bool(options.symmetry), bool(model.view))
+                   bool(options.symmetry), bool(model.view), model.definition_digest(), fingerprint_bits)
+
+    def refusal(self, saved: "RunIdentity") -> str | None:
+        """Why a checkpoint saved as ``saved`` cannot be resumed by this run, or None."""
+        if saved == self:
+            return None
+        if replace(saved, definition=self.definition) == self:
+            return (f"the checkpoint was saved by another definition of {self.spec} (its actions, invariants or "
+                    f"variables differ from this run's code), so its states are not this spec's; it cannot be "
+                    f"resumed")
+        return f"the checkpoint is for {saved.describe()}, but this run is {self.describe()}"
 
     def describe(self) -> str:
         consts = " ".join(f"{k}={{{', '.join(v)}}}" if isinstance(v, list) else f"{k}={v}"
                           for k, v in self.constants.items())
         return f"{self.spec} ({consts}; invariants {', '.join(self.invariants)}" + \
                ("; deadlock checked" if self.check_deadlock else "") + ("; symmetry" if self.symmetry else "") + \
-            ("; under the VIEW" if self.view else "") + ")"
+            ("; under the VIEW" if self.view else "") + \
+            (f"; {self.fingerprint_bits}-bit fingerprints" if self.fingerprint_bits != 64 else "") + ")"
 
 
 @dataclass
@@ -132,8 +147,8 @@ def _frontier_rows(level, rows: int) -> Iterable[np.ndarray]:
         yield transposed(level[:, start:start + rows])
 
 
-def _save_arrays(data: str, state: SearchState) -> dict:
-    out = ArrayWriter(data)
+def _save_arrays(data: str, state: SearchState, fingerprint_bits: int = 64) -> dict:
+    out = ArrayWriter(data, dtypes(fingerprint_bits))
     out.write("level_sizes", [np.array([p.size for p in state.parents], dtype=np.int64)])
     out.write("parents", state.parents)
     out.write("actions", state.actions)
@@ -153,7 +168,7 @@ def save(directory: str, identity: RunIdentity, state: SearchState) -> float:
     data = tempfile.mkdtemp(prefix=DATA_PREFIX, dir=directory)
     try:
         os.chmod(data, 0o777 & ~current_umask())  # as an ordinary new directory would have (mkdtemp's is private)
-        arrays = _save_arrays(data, state)
+        arrays = _save_arrays(data, state, identity.fingerprint_bits)
         if arrays["visited"]["shape"][0] != state.states:
             raise RuntimeError(f"the visited set gave {arrays['visited']['shape'][0]} fingerprints, "
                                f"not {state.states}")
@@ -222,7 +237,8 @@ def load(directory: str, identity: RunIdentity, max_depth: int | None = None,
     header = read_header(directory)
     try:
         data = os.path.join(directory, os.path.basename(str(header["data"])))
-        arrays = map_arrays(data, header["arrays"], refuse)
+        bits = header["identity"].get("fingerprint_bits", 64) if isinstance(header["identity"], dict) else 64
+        arrays = map_arrays(data, header["arrays"], refuse, dtypes(128 if bits == 128 else 64))
     except Damaged as e:
         raise InputError(f"{refuse} the checkpoint is damaged ({e}); it cannot be resumed") from None
     except KeyError:
@@ -234,9 +250,8 @@ def load(directory: str, identity: RunIdentity, max_depth: int | None = None,
         saved = RunIdentity(**header["identity"])
     except (KeyError, TypeError):
         raise InputError(f"{refuse} the checkpoint is damaged (its identity is unreadable)") from None
-    if saved != identity:
-        raise InputError(f"{refuse} the checkpoint is for {saved.describe()}, "
-                         f"but this run is {identity.describe()}")
+    if identity.refusal(saved):
+        raise InputError(f"{refuse} {identity.refusal(saved)}")
     check_depth_limit(directory, header["depth"], max_depth)
     if words is not None and int(header["words"]) != words:
         raise InputError(f"{refuse} the checkpoint's states are {header['words']} words wide and this run's "
@@ -270,7 +285,9 @@ def read_header(directory: str) -> dict:
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise InputError(f"{refuse} {FILE} is not a modelcheck checkpoint")
     if header.get("version") != VERSION:
-        raise InputError(f"{refuse} not a checkpoint of this modelcheck version")
+        raise InputError(f"{refuse} not a checkpoint of this modelcheck version" +
+                         (" (it does not record the spec's definition it was made by)"
+                          if header.get("version") == VERSION - 1 else ""))
     if header.get("digest") != header_digest(header):
         raise InputError(f"{refuse} {FILE} is damaged (its content does not match the digest saved with it); "
                          f"it cannot be resumed")

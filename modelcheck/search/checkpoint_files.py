@@ -24,8 +24,16 @@ import numpy as np
 
 from modelcheck.runtime.reading import Refused, check_regular, open_regular
 
-# every array a checkpoint holds, and its element type (little-endian, as written)
+# every array a checkpoint holds, and its element type (little-endian, as written); a search with 128-bit
+# fingerprints keeps its visited set as pairs of words (``dtypes(128)``)
 DTYPES = {"level_sizes": "<i8", "parents": "<i8", "actions": "<i4", "visited": "<u8", "frontier": "<u8"}
+
+
+def dtypes(fingerprint_bits: int = 64) -> dict:
+    """Each array's element type, for a search with fingerprints of ``fingerprint_bits``."""
+    if fingerprint_bits == 64:
+        return dict(DTYPES)
+    return {**DTYPES, "visited": np.dtype([("hi", "<u8"), ("lo", "<u8")])}
 BLOCK = 1 << 26  # bytes read at a time to hash a file
 _NO_LINK = (errno.EXDEV, errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK)
 
@@ -34,8 +42,9 @@ class ArrayWriter:
     """Writes a checkpoint's arrays into one new directory and records, per
     array, its shape and the SHA-256 of its bytes (``described``)."""
 
-    def __init__(self, directory: str):
+    def __init__(self, directory: str, types: dict | None = None):
         self.directory = directory
+        self.types = types or DTYPES
         self.described: dict[str, dict] = {}
 
     def write(self, name: str, chunks: Iterable[np.ndarray], row: tuple[int, ...] = ()) -> None:
@@ -44,7 +53,7 @@ class ArrayWriter:
         digest, rows = hashlib.sha256(), 0
         with open(os.path.join(self.directory, name), "xb") as f:
             for chunk in chunks:
-                chunk = np.ascontiguousarray(chunk, dtype=DTYPES[name])
+                chunk = np.ascontiguousarray(chunk, dtype=self.types[name])
                 data = memoryview(chunk.reshape(-1)).cast("B")
                 f.write(data)
                 digest.update(data)
@@ -66,7 +75,7 @@ class ArrayWriter:
                 shutil.copyfileobj(src, dst, BLOCK)
                 dst.flush()
                 os.fsync(dst.fileno())
-        expected = int(np.prod(shape)) * np.dtype(DTYPES[name]).itemsize
+        expected = int(np.prod(shape)) * np.dtype(self.types[name]).itemsize
         if os.path.getsize(target) != expected:
             raise OSError(errno.EIO, f"{source} holds {os.path.getsize(target)} bytes, not {expected}")
         self.described[name] = {"shape": list(shape), "sha256": file_digest(target)[1]}
@@ -103,7 +112,7 @@ class Damaged(Exception):
     """What is wrong with a checkpoint's files, in a few words."""
 
 
-def map_arrays(directory: str, described: dict, what: str) -> dict[str, np.ndarray]:
+def map_arrays(directory: str, described: dict, what: str, types: dict | None = None) -> dict[str, np.ndarray]:
     """Each array the header describes, mapped read-only from its file, once
     the file is found to be a regular file of exactly its size whose bytes
     have the recorded SHA-256. Raises ``Damaged`` (``Refused`` for a file
@@ -111,7 +120,7 @@ def map_arrays(directory: str, described: dict, what: str) -> dict[str, np.ndarr
     if not isinstance(described, dict) or set(described) != set(DTYPES):
         raise Damaged("its header does not list its arrays")
     arrays = {}
-    for name, dtype in DTYPES.items():
+    for name, dtype in (types or DTYPES).items():
         entry = described[name]
         try:
             shape = tuple(int(n) for n in entry["shape"])
@@ -135,4 +144,4 @@ def map_arrays(directory: str, described: dict, what: str) -> dict[str, np.ndarr
     return arrays
 
 
-__all__ = ["ArrayWriter", "DTYPES", "Damaged", "Refused", "map_arrays", "file_digest", "json_digest"]
+__all__ = ["ArrayWriter", "DTYPES", "Damaged", "Refused", "dtypes", "map_arrays", "file_digest", "json_digest"]

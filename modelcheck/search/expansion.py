@@ -41,7 +41,7 @@ class Expansion:
     a compiled kernel's fused pass, those not yet visited, in discovery order
     with repeats (``Expander.expand``)."""
 
-    fps: np.ndarray  # uint64
+    fps: np.ndarray  # uint64, or 128-bit records (modelcheck.language.packing.FP128)
     words: np.ndarray  # (words, k) uint64
     parents: np.ndarray  # int64: index of the parent within its level
     actions: np.ndarray  # int32: action instance
@@ -54,8 +54,8 @@ class Expansion:
         return Expansion(self.fps[at], self.words.take(at, axis=1), self.parents[at], self.actions[at])
 
     @staticmethod
-    def empty(words: int) -> "Expansion":
-        return Expansion(np.zeros(0, np.uint64), np.zeros((words, 0), np.uint64), np.zeros(0, np.int64),
+    def empty(words: int, fp_dtype=np.uint64) -> "Expansion":
+        return Expansion(np.zeros(0, fp_dtype), np.zeros((words, 0), np.uint64), np.zeros(0, np.int64),
                          np.zeros(0, np.int32))
 
     @staticmethod
@@ -76,8 +76,8 @@ class Expansion:
         once copied, so a level is held about once, not twice, while it is
         put together."""
         total = sum(p.fps.size for p in parts)
-        out = Expansion(np.empty(total, np.uint64), np.empty((words, total), np.uint64), np.empty(total, np.int64),
-                        np.empty(total, np.int32))
+        out = Expansion(np.empty(total, parts[0].fps.dtype if parts else np.uint64), np.empty((words, total), np.uint64),
+                        np.empty(total, np.int64), np.empty(total, np.int32))
         at = 0
         parts.reverse()
         while parts:
@@ -190,11 +190,11 @@ class Expander:
     numpy kernel."""
 
     def __init__(self, model, check_deadlock: bool = False, instances=None, coverage=None, canonical=None,
-                 graph=_NoGraph(), compiled=None):
+                 graph=_NoGraph(), compiled=None, packing: Packing | None = None):
         self.model = model
         self.instances = len(model.instances if instances is None else instances)
         self.generate = NumpySuccessors(model, instances) if compiled is None else CompiledSuccessors(compiled)
-        self.packing = Packing(model.schema)
+        self.packing = packing or Packing(model.schema)  # its fingerprints (64 or 128 bits) are the search's
         self.check_deadlock = check_deadlock
         self.coverage = coverage  # a modelcheck.capabilities.coverage.Coverage told of every state expanded, or None
         self.canonical = canonical  # a modelcheck.search.canonical.Canonicaliser under symmetry
@@ -250,7 +250,7 @@ class Expander:
             stuck = np.flatnonzero(~has_successor)
             deadlocked = int(stuck[0]) + offset if stuck.size else -1
         if all_words.shape[1] == 0:
-            result = Expansion.empty(self.packing.words)
+            result = Expansion.empty(self.packing.words, self.packing.fingerprint_dtype)
             result.deadlocked = deadlocked
             return result
         fps = self.packing.fingerprints(all_words) if found.fps is None else found.fps

@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from modelcheck.spark import blocks, visited
+from modelcheck.spark import blocks, order, visited
 from modelcheck.spark.blocks import SUCCESSORS, Successors
 
 # Levels with fewer successor candidates than this run in the driver even
@@ -102,15 +102,24 @@ def joined(parts: list[Successors], words: int) -> Successors:
         return Successors(empty, empty, np.zeros(0, np.int32), np.zeros((words, 0), np.uint64), 0, empty)
     return Successors(np.concatenate([p.fps for p in parts]), np.concatenate([p.parents for p in parts]),
                       np.concatenate([p.actions for p in parts]), np.concatenate([p.words for p in parts], axis=1),
-                      sum(p.generated for p in parts), np.concatenate([p.deadlocks for p in parts]))
+                      sum(p.generated for p in parts), np.concatenate([p.deadlocks for p in parts]),
+                      np.concatenate([p.orders for p in parts]))
 
 
 def run_level(config: blocks.StepConfig, report: Report, frontier: Frontier, words: int) -> Frontier:
-    """Every partition's step of one level, in this process."""
+    """Every partition's step of one level, in this process (under a VIEW,
+    both halves of it, the level ranked in between)."""
     bound: list[list[Successors]] = [[] for _ in range(config.partitions)]
-    for p, block in enumerate(frontier.blocks):
-        for target, (_, out) in blocks.step(config, report, p, [(p, (SUCCESSORS, block))]):
-            bound[target].append(out)
+    stepped = [list(blocks.step(config, report, p, [(p, (SUCCESSORS, block))]))
+               for p, block in enumerate(frontier.blocks)]
+    if config.ordered and not config.probe:
+        if not all(stepped):  # a partition found a violation: the search ends at this level, unexpanded
+            return Frontier([joined([], words) for _ in range(config.partitions)])
+        order.assign(config.visited_dir, config.partitions, config.level, config.instances)
+        stepped = [list(blocks.expand_step(config, p, out)) for p, out in enumerate(stepped)]
+    for out in stepped:
+        for target, (_, block) in out:
+            bound[target].append(block)
     return Frontier([joined(parts, words) for parts in bound])
 
 
@@ -118,7 +127,7 @@ def rerouted(frontier: Frontier, partitions: int, words: int) -> Frontier:
     """The same candidates, split among ``partitions`` by fingerprint."""
     whole = joined(frontier.blocks, words)
     routed = blocks.route(whole.fps, whole.parents, whole.actions, whole.words, partitions, whole.generated, 0,
-                          whole.deadlocks)
+                          whole.deadlocks, whole.orders if whole.orders.size else None)
     return Frontier([block for _, (_, block) in routed])
 
 
@@ -133,13 +142,14 @@ def write_handover(directory: str, level: int, frontier: Frontier) -> None:
         path = handover_path(directory, level, p)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         np.savez(path, fps=b.fps, parents=b.parents, actions=b.actions, words=b.words,
-                 generated=np.array(b.generated), deadlocks=b.deadlocks)
+                 generated=np.array(b.generated), deadlocks=b.deadlocks, orders=b.orders)
 
 
 def read_handover(directory: str, level: int, split: int, _records):
     """What the first Spark level's task for partition ``split`` receives."""
     with np.load(handover_path(directory, level, split)) as d:
-        block = Successors(d["fps"], d["parents"], d["actions"], d["words"], int(d["generated"]), d["deadlocks"])
+        block = Successors(d["fps"], d["parents"], d["actions"], d["words"], int(d["generated"]), d["deadlocks"],
+                           d["orders"])
     yield split, (SUCCESSORS, block)
 
 

@@ -6,7 +6,8 @@ the checkpoint directory; the visited set's runs are there already
 (``modelcheck.spark.visited``). With a directory the user named, the driver
 then writes ``DIR/modelcheck-spark.json``: which RDD files hold the level,
 the visited directory, the depth, the counts so far, and the spec,
-constants and checks the run is for (the fast engine's ``RunIdentity``).
+constants, checks and code the run is for (the fast engine's ``RunIdentity``,
+which carries the digest of the model's definition).
 ``--resume DIR`` reads it back, reloads the RDD files and carries on from
 the level after; the runs of later levels a dead driver left behind are
 never read (a step reads the runs below its own level) and are replaced.
@@ -40,7 +41,7 @@ from modelcheck.spark import integrity
 
 MANIFEST = "modelcheck-spark.json"
 FORMAT = "modelcheck-spark-checkpoint"
-VERSION = 3  # 3: digests of the manifest and of every file it names
+VERSION = 4  # 3: digests of the manifest and of every file it names; 4: the digest of the model's definition
 
 
 @dataclass
@@ -111,9 +112,8 @@ def load(directory: str, identity: RunIdentity, partitions: int | None, max_dept
         raise InputError(f"--resume {directory}: {path} is incomplete ({e})") from None
     if not valid:
         raise InputError(f"--resume {directory}: {path} is inconsistent; it cannot be resumed")
-    if saved != identity:
-        raise InputError(f"--resume {directory}: the checkpoint is for {saved.describe()}, "
-                         f"but this run is {identity.describe()}")
+    if identity.refusal(saved):
+        raise InputError(f"--resume {directory}: {identity.refusal(saved)}")
     if partitions is not None and partitions != level.partitions:
         raise InputError(f"--resume {directory}: the checkpoint has {level.partitions} partitions; "
                          f"drop --partitions or give --partitions {level.partitions}")

@@ -49,6 +49,7 @@ class SparkSettings:
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     lead_in: int = DEFAULT_LEAD_IN
     conf: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    kernels: str = "auto"  # the executors' kernels, as the fast engine's (modelcheck.spark.kernels)
 
     def __post_init__(self):
         if self.master is not None:
@@ -61,6 +62,8 @@ class SparkSettings:
             raise InputError(f"--executor-wait must be positive, got {self.executor_wait}")
         if self.lead_in < 0:
             raise InputError(f"--lead-in must be 0 (off) or more, got {self.lead_in}")
+        if self.kernels not in ("auto", "compiled", "numpy"):
+            raise InputError(f"--kernels must be auto, compiled or numpy, not {self.kernels!r}")
         if self.connect_timeout <= 0:
             raise InputError(f"the connection timeout must be positive, got {self.connect_timeout}")
         if self.resume is not None:

@@ -4,6 +4,12 @@ The driver zips the ``modelcheck`` package it imported, built-in specs
 included (not whatever is installed anywhere) and adds the zip with ``addPyFile``; the
 executors put it first on their path. The zip's name is a digest of the
 sources in it, so the same code is one file however often it is built.
+
+The executors run what the zip holds, so it is kept between runs only in a
+directory private to the user (``modelcheck.runtime.private``), and a zip
+found there under the name is used only if its sources are the ones its
+name gives (else it is written again); a new zip is synced to disk before
+it is renamed to its name.
 """
 
 from __future__ import annotations
@@ -12,8 +18,11 @@ import hashlib
 import io
 import os
 import py_compile
+import stat
 import tempfile
 import zipfile
+
+from modelcheck.runtime import private
 
 
 def build_code_zip(directory: str) -> str:
@@ -28,7 +37,7 @@ def build_code_zip(directory: str) -> str:
     import modelcheck
 
     buffer = io.BytesIO()
-    sources = hashlib.blake2b(digest_size=6)  # names the zip: the bytecode beside them is only a cache
+    sources = _sources_digest()  # names the zip: the bytecode beside them is only a cache
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
         root = os.path.dirname(os.path.abspath(modelcheck.__file__))
         base = os.path.dirname(root)
@@ -49,19 +58,55 @@ def build_code_zip(directory: str) -> str:
     # differ from one compilation to the next (marshal marks objects shared in
     # the compiling process), and the same code must keep one name
     path = os.path.join(directory, f"modelcheck-code-{sources.hexdigest()}.zip")
-    if not os.path.exists(path):
-        # written whole under a temporary name: another run may be reading it
+    if not holds_sources(path, sources.hexdigest()):
+        # written whole under a temporary name, synced, then renamed: another run may be reading it
         fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
     return path
+
+
+def _sources_digest():
+    return hashlib.blake2b(digest_size=6)
+
+
+def holds_sources(path: str, digest: str) -> bool:
+    """Whether ``path`` is a regular file, a whole zip whose sources have
+    ``digest`` (as ``build_code_zip`` computes it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return False
+            with zipfile.ZipFile(f) as z:
+                if z.testzip() is not None:
+                    return False
+                found = _sources_digest()
+                for name in z.namelist():
+                    if name.endswith(".py"):
+                        found.update(name.encode() + b"\0" + z.read(name) + b"\0")
+                return found.hexdigest() == digest
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError):
+        return False
 
 
 def lasting_code_dir() -> str:
-    path = os.path.join(tempfile.gettempdir(), f"modelcheck-code-{os.getuid()}")
-    os.makedirs(path, exist_ok=True)
-    return path
+    """Where the zip is kept between runs: ``$TMPDIR/modelcheck-code-UID``
+    if it is private to the user, else a private directory of this run's
+    (said in one line)."""
+    preferred = os.path.join(tempfile.gettempdir(), f"modelcheck-code-{os.geteuid()}")
+    return private.choose(preferred, "code", "the directory of the executors' code").path
 
 
 def _zip_entry(name: str) -> zipfile.ZipInfo:

@@ -73,7 +73,7 @@ def walk_task(key: tuple, invariants: tuple, plan: WalkPlan, seed: int, parts: i
               stop_path: str, index: int, _records) -> list:
     """What one executor task does (module-level, so Spark can pickle it)."""
     from modelcheck.search.simulate.walks import RandomWalks, SeenStates
-    from modelcheck.specs import load_model
+    from modelcheck.loading.registry import load_model
 
     if behaviours[index] == 0:
         return [(index, WalkReport(), np.zeros(0, np.uint64))]

@@ -804,6 +804,9 @@ def kraft_spec(name: str, module: str, summary: str, constants, broker_actions, 
         instance_order=by_first_parameter(broker_actions, (PerformPartitionReassignment,)),
         origin=f"from {UPSTREAM_REPOSITORY} at commit {UPSTREAM_COMMIT} (kafka_data_replication/kraft/{upstream_dir}/)",
         notes="Counts are taken under the module's VIEW by default, as its .cfg does.",
+        small_models=({"BrokerCount": "2", "InitReplicationFactor": "2", "MinISR": "1", "InitIsrSize": "1",
+                       "FenceBrokerLimit": "0",
+                       ("DataLossShutdownLimit" if upstream_dir == "kip-966" else "UncleanShutdownLimit"): "0"},),
     )
 
 

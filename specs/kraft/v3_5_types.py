@@ -822,4 +822,4 @@ def variables(c, schema):
         "inv_neg_acked": ReplicaSetSlot(slot("inv_neg_acked"), tuple(c.Values)),
         "inv_true_hwm": IntSlot(slot("inv_true_hwm"), 1, b.offset),
         "inv_consumed": comp["inv_consumed"].codec(schema),
-    }, hidden=[slot("evaluation_error")])
+    }, hidden=[slot("evaluation_error")], names_are_model_values=True)

@@ -45,6 +45,9 @@ def check_request(engine: str, max_depth: int | None, settings) -> None:
         raise InputError("temporal properties need the whole state graph; drop --max-depth")
     if getattr(settings, "checkpoint", None) or getattr(settings, "resume", None):
         raise InputError("--checkpoint and --resume are for invariant checks; drop them with --prop")
+    if getattr(settings, "fingerprint_bits", 64) != 64:
+        raise InputError("--fingerprint-bits 128 is for invariant checks: the state graph temporal properties "
+                         "are decided on knows its states by 64-bit fingerprints; drop it with --prop")
 
 
 def graph_request(specification: Specification, limits: Limits, group=None) -> GraphRequest:

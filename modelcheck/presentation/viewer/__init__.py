@@ -84,7 +84,7 @@ class TraceView:
     illegal: list[int]  # 0-based indices of states no action reaches from the one before
     breakages: list[Breakage]
     lasso: LassoNote | None = None
-    legend: str = LOG_LEGEND  # how the layout writes a log
+    legend: str = LOG_LEGEND  # how the layout writes a log ("" when it draws none)
 
     @property
     def model(self):
@@ -98,12 +98,9 @@ def load_view(path: str, spec_name: str | None = None, consts: Sequence[str] = (
               invariants: Sequence[str] = (), model=None) -> TraceView:
     """``model``: a model already built, used if it is the trace's own (the
     run that wrote the trace shows it with its model)."""
-    from modelcheck.loading.request import choose_invariants, given_constants, spec_named
+    from modelcheck.loading.request import choose_invariants, given_constants, spec_for_trace
     doc = read_trace_file(path)
-    name = spec_name or doc.spec
-    if not name:
-        raise InputError(f"{path} does not say which spec it is a trace of; name it with --spec")
-    bound = bind(doc, spec_named(name), given_constants(consts), model)
+    bound = bind(doc, spec_for_trace(path, spec_name, doc.spec, doc.spec_source), given_constants(consts), model)
     labels, illegal = step_labels(bound)
     model = bound.model
     # the invariant the trace records, if it is one of the spec's; else the spec's defaults

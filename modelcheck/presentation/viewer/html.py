@@ -27,8 +27,14 @@ LEGEND = "| marks the high watermark; highlighted values changed in this step (h
 FOCUS_LEGEND = "; on the state that breaks an invariant, a red outline marks the record it is about"
 
 
+CHANGED_LEGEND = "Highlighted values changed in this step (hover for the old value)"
+
+
 def legend(view: TraceView) -> str:
-    """The page's legend; the outline is mentioned only when an explanation names a record."""
+    """The page's legend; the high watermark only for a spec whose layout
+    draws logs, the outline only when an explanation names a record."""
+    if not view.legend:
+        return CHANGED_LEGEND + "."
     return LEGEND + (FOCUS_LEGEND if any(b.focus for b in view.breakages) else "") + "."
 
 

@@ -186,9 +186,9 @@ def other_rows(values: dict, names: Sequence[str]) -> list[Row]:
 
 
 LAYOUTS = [
-    Layout(REPLICATION_GROUPS, replication_rows, REPLICATION_VARIABLES),
-    Layout(CONSUMER_GROUPS, consumer_rows, CONSUMER_VARIABLES),
-    Layout(PRODUCER_GROUPS, producer_rows, PRODUCER_VARIABLES),
+    Layout(REPLICATION_GROUPS, replication_rows, REPLICATION_VARIABLES, LOG_LEGEND),
+    Layout(CONSUMER_GROUPS, consumer_rows, CONSUMER_VARIABLES, LOG_LEGEND),
+    Layout(PRODUCER_GROUPS, producer_rows, PRODUCER_VARIABLES, LOG_LEGEND),
 ]
 
 
@@ -217,9 +217,10 @@ def groups_for(variables: Sequence[str], declared: Sequence[Layout] = ()) -> lis
 
 
 def legend_for(variables: Sequence[str], declared: Sequence[Layout] = ()) -> str:
-    """How the chosen layouts write logs: the first legend a layout gives."""
+    """How the chosen layouts write logs: the first legend a layout gives
+    (none for a spec whose layouts draw no log, or that has no layout)."""
     chosen, _ = layouts_for(variables, declared)
-    return next((layout.legend for layout in chosen if layout.legend), LOG_LEGEND)
+    return next((layout.legend for layout in chosen if layout.legend), "")
 
 
 def rows_for(model, state: tuple) -> list[Row]:

@@ -59,7 +59,7 @@ def render(view: TraceView, diff: bool = False, color: bool = False, width: int 
     out = [style.heading(f"{model.spec.name} · {doc.path} · {states_text(len(view.frames))}"),
            f"spec       {model.spec.source()}",
            f"constants  {model.describe_constants()}",
-           style.dim(f"{view.legend} {CHANGES['diff' if diff else 'colour' if color else 'plain']}")]
+           style.dim(" ".join(filter(None, (view.legend, CHANGES['diff' if diff else 'colour' if color else 'plain']))))]
     if view.lasso is not None:  # what the lasso shows, before the states that show it
         out.extend(["", style.alarm(view.lasso.headline())])
     out.extend(story_lines(view, style, diff))

@@ -20,9 +20,18 @@ class SimulationSettings:
     shrink_budget: float = 30.0
 
 
-def check_plan(depth: int, num: int | None, seconds: float | None) -> None:
+# Steps a behaviour may take: each walk keeps its path (4 bytes a step) until it ends, and shrinking
+# a violating one replays it; a million steps is far past any spec's diameter here (kraft-3.5's .cfg: 67).
+MAX_DEPTH = 1_000_000
+
+
+def check_plan(depth: int, num: int | None, seconds: float | None, seed: int = 0) -> None:
     if depth < 1:
         raise InputError(f"--depth must be at least 1, got {depth}")
+    if depth > MAX_DEPTH:
+        raise InputError(f"--depth {depth:,} is more than the {MAX_DEPTH:,} steps a behaviour may take")
+    if seed < 0:
+        raise InputError(f"--seed must be 0 or more, got {seed}")
     if num is not None and seconds is not None:
         raise InputError("--num and --time both say when to stop; give one of them")
     if num is not None and num < 1:

@@ -25,6 +25,13 @@ from modelcheck.search.expansion import DEADLOCK, Expander
 from modelcheck.language.packing import fingerprints
 
 BATCH = 8192
+PATHS_BUDGET = 1 << 30  # bytes of paths the walks of one batch may hold: past it, fewer walks at once
+
+
+def batch_for(depth: int) -> int:
+    """Walks advanced together at this depth: ``BATCH`` up to 32,767 steps
+    (1 GiB of paths), fewer beyond, so that the paths stay within ``PATHS_BUDGET``."""
+    return max(1, min(BATCH, PATHS_BUDGET // (4 * (depth + 1))))
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,12 @@ on every reachable state of small models, batch by batch, they must agree."""
 import numpy as np
 import pytest
 
-from support import model, reachable, small_model
+from support import every_spec, reachable, small_model
 from modelcheck.backends.numpy_codegen import compile_numpy
 from modelcheck.language.packing import Packing, fingerprints
-from modelcheck.specs import all_specs
 
 
-@pytest.mark.parametrize("name", sorted(all_specs()))
+@pytest.mark.parametrize("name", every_spec())
 def test_batch_successors_and_predicates_match(name):
     m = small_model(name)
     kernel = compile_numpy(m)

@@ -146,3 +146,63 @@ def test_a_visited_set_too_large_for_max_memory_stops_the_search_before_it_grows
     assert any("filled past 70%" in n for n in r.notes)
     monkeypatch.undo()
     assert r.distinct_states == run(FastChecker(), m, engine_options=engine, max_depth=r.depth).distinct_states
+
+
+def test_the_tables_made_for_each_worker_are_counted_under_max_memory(tmp_path, monkeypatch):
+    """Each worker's parts of the visited set are made before the first
+    state is found (four tables of 128 KiB each): --max-memory counts them
+    before they are made."""
+    from modelcheck.backends.compiled import PARTS_PER_WORKER
+    from modelcheck.engines.settings import max_workers
+    from modelcheck.runtime.limits import MAX_MEMORY, resident_bytes
+    monkeypatch.setenv("MODELCHECK_KERNEL_CACHE", str(tmp_path))
+    m = model("kip320", Replicas=2, MaxLeaderEpoch=1)
+    engine = {"kernels": "compiled", "workers": max_workers()}
+    assert run(FastChecker(), m, engine_options=engine).distinct_states == 957  # the kernel built, and loaded
+    made = max_workers() * PARTS_PER_WORKER * ((1 << 14) + 1) * 8
+    asked = []
+    limits = Limits(max_memory=1 << 40)
+    make_room = limits.make_room
+    limits.make_room = lambda nbytes: (asked.append(nbytes), make_room(nbytes))
+    assert run(FastChecker(), m, engine_options=engine, limits=limits).distinct_states == 957
+    assert asked[:1] == [made]  # the first question, before any table was made
+    refused = Limits(max_memory=resident_bytes() - (1 << 20))  # no room at all: refused before the first state
+    r = run(FastChecker(), m, engine_options=engine, limits=refused)
+    assert (r.stopped, r.distinct_states) == (MAX_MEMORY, 0)
+
+
+def test_more_workers_than_the_machine_can_use_are_refused():
+    from modelcheck.engines.settings import FastSettings, max_workers
+    from modelcheck.errors import InputError
+    assert FastSettings(workers=max_workers()).workers == max_workers()
+    with pytest.raises(InputError, match=f"at most {max_workers()}"):
+        FastSettings(workers=max_workers() + 1)
+
+
+WIDE = [{"kernels": "compiled", "workers": 2, "fingerprint_bits": 128}, {"kernels": "numpy", "fingerprint_bits": 128}]
+
+
+@pytest.mark.parametrize("kernels", WIDE, ids=lambda k: k["kernels"])
+@pytest.mark.parametrize("name, consts, invariants", [CASES[0], CASES[6], CASES[7], CASES[12]])
+def test_128_bit_fingerprints_change_nothing_found(name, consts, invariants, kernels):
+    m = model(name, **consts)
+    reference = reference_run(name, tuple(sorted(consts.items())), invariants)
+    fast = run(FastChecker(), m, invariants, engine_options=kernels)
+    assert (fast.result, fast.depth, fast.distinct_states, fast.sometimes, fast.fingerprint_bits) == \
+        (reference.result, reference.depth, reference.distinct_states, reference.sometimes, 128)
+    if reference.result == "violation":
+        assert (fast.violation.states, fast.violation.actions) == (reference.violation.states,
+                                                                  reference.violation.actions)
+
+
+def test_128_bit_fingerprints_under_symmetry_and_a_view():
+    wide = {"kernels": "compiled", "fingerprint_bits": 128}
+    m = model("kip320", Replicas=3)
+    a = run(FastChecker(), m, symmetry=True)
+    b = run(FastChecker(), m, symmetry=True, engine_options=wide)
+    assert (a.result, a.distinct_states, a.depth) == (b.result, b.distinct_states, b.depth)
+    from support import small_model
+    k = small_model("kraft-3.5")
+    viewed = k.spec.instantiate(k.constants, view=True)
+    a, b = run(FastChecker(), viewed), run(FastChecker(), viewed, engine_options=wide)
+    assert (a.result, a.distinct_states, a.depth) == (b.result, b.distinct_states, b.depth)

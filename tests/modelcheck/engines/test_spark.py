@@ -229,8 +229,7 @@ def test_a_lead_in_bounds_depth_and_finds_deadlocks(context):
 
 def test_message_passing_specs_without_their_view_equal_bfs(context):
     """kraft-3.5's records, sets of messages and sequences run on the
-    executors as on the breadth-first engine (without the VIEW, which Spark
-    does not apply)."""
+    executors as on the breadth-first engine (here without the VIEW)."""
     from modelcheck.specs import get_spec
     spec = get_spec("kraft-3.5")
     consts = spec.resolve_constants({"BrokerCount": "2", "InitReplicationFactor": "2", "MinISR": "1",
@@ -238,3 +237,59 @@ def test_message_passing_specs_without_their_view_equal_bfs(context):
     bfs, spark = both(context, spec.instantiate(consts, view=False))
     assert bfs.result == "ok" and bfs.distinct_states > 1000
     assert (spark.result, spark.distinct_states, spark.depth) == (bfs.result, bfs.distinct_states, bfs.depth)
+
+
+KIP966_SMALL = {"BrokerCount": 2, "InitReplicationFactor": 2, "MinISR": 1, "InitIsrSize": 2, "DataLossShutdownLimit": 0,
+                "FenceBrokerLimit": 0}
+
+
+@pytest.mark.parametrize("consts, distinct, depth, lead_in", [
+    ({"NoDataLossShutdownLimit": 1}, 1079, 22, 0),
+    ({"FenceBrokerLimit": 1}, 1260, 21, DEFAULT_LEAD_IN),
+])
+def test_under_the_view_spark_counts_tlcs_states(context, consts, distinct, depth, lead_in):
+    """TLC's counts under kraft-kip966's VIEW (tests/specs/test_kraft_kip966.py
+    pins them on the other engines), every level on the executors or the
+    first ones in the driver."""
+    from modelcheck.specs.kraft.kip_966_properties import CFG_INVARIANTS
+    m = model("kraft-kip966", **{**KIP966_SMALL, **consts})
+    assert m.view
+    spark = SparkChecker(context).check(m, CheckOptions(tuple(CFG_INVARIANTS), engine_options={"lead_in": lead_in}))
+    assert (spark.result, spark.distinct_states, spark.depth) == ("ok", distinct, depth)
+
+
+def test_under_the_view_a_violation_has_the_shortest_length(context):
+    """The only ISR member loses its log: TLC's trace has 5 states."""
+    m = model("kraft-kip966", **{**KIP966_SMALL, "InitIsrSize": 1, "DataLossShutdownLimit": 1})
+    bfs, spark = both(context, m, ("NoCommittedRecordLostGlobally",))
+    assert spark.violation.invariant == bfs.violation.invariant == "NoCommittedRecordLostGlobally"
+    assert spark.violation.length == bfs.violation.length == 5
+
+
+def test_under_the_view_kip966_without_shutdowns_gives_tlcs_count(context):
+    """TLC's 2,931,613 states and depth 46: 3 brokers, replication factor 3,
+    MinISR 2, two in sync at first, one fencing, no shutdowns."""
+    from modelcheck.specs.kraft.kip_966_properties import CFG_INVARIANTS
+    m = model("kraft-kip966", DataLossShutdownLimit=0)
+    spark = SparkChecker(context).check(m, CheckOptions(tuple(CFG_INVARIANTS)))
+    assert (spark.result, spark.distinct_states, spark.depth) == ("ok", 2_931_613, 46)
+
+
+def test_executors_expand_on_the_c_kernel(context):
+    """With --kernels compiled the driver builds the fast engine's kernel
+    before the search and every level's tasks expand and check on it."""
+    m = model("kip320", Replicas=2)
+    bfs = BfsChecker().check(m, CheckOptions(("TypeOk", "StrongIsr")))
+    spark = SparkChecker(context).check(m, CheckOptions(("TypeOk", "StrongIsr"),
+                                                        engine_options={"lead_in": 0, "kernels": "compiled"}))
+    assert (spark.result, spark.distinct_states, spark.depth) == (bfs.result, bfs.distinct_states, bfs.depth)
+    assert any(n.startswith("the executors expanded every level with the C kernel") for n in spark.notes)
+
+
+def test_a_violation_found_on_the_c_kernel_is_the_shortest(context):
+    m = model("kip320-first-try", Replicas=3)
+    bfs = BfsChecker().check(m, CheckOptions(("StrongIsr",)))
+    spark = SparkChecker(context).check(m, CheckOptions(("StrongIsr",),
+                                                        engine_options={"lead_in": 0, "kernels": "compiled"}))
+    assert spark.violation.invariant == "StrongIsr" and spark.violation.length == bfs.violation.length == 13
+    assert any("with the C kernel" in n for n in spark.notes)

@@ -24,3 +24,13 @@ def test_distinct_states_get_distinct_fingerprints():
     fp = fingerprinter(m.schema)
     succ = [t for _, t in m.successors(m.init_states[0])]
     assert len({fp(t) for t in succ}) == len(set(succ))
+
+
+def test_the_chance_that_two_states_share_a_fingerprint():
+    import pytest
+    from modelcheck.language.fingerprint import pair_collision_probability
+    assert pair_collision_probability(737_794) == pytest.approx(737_794 * 737_793 / 2 ** 65)
+    assert pair_collision_probability(1_156_884_796) == pytest.approx(0.0356, abs=1e-4)  # kraft-3.5's .cfg
+    assert pair_collision_probability(5_000_000_000) == pytest.approx(0.49, abs=0.01)
+    assert pair_collision_probability(1_156_884_796, bits=128) == pytest.approx(1.97e-21, rel=0.01)
+    assert pair_collision_probability(1) == pair_collision_probability(0) == 0.0

@@ -79,3 +79,62 @@ def test_record_equality_and_choice_between_records():
     assert evaluate(MESSAGE.less(b, a), ())  # ok comes first in the order, so a (ok) is the larger
     assert evaluate(MESSAGE.less(MESSAGE.new(source=1), MESSAGE.new(source=2)), ())
     assert evaluate(const(1) == 1, ())
+
+
+# --- any part name, values as TLA+ values, variant records -------------------------------------------
+
+from modelcheck.language.records import record_equals, record_replace, record_type  # noqa: E402
+from modelcheck.language.values import ModelValue  # noqa: E402
+
+ACC = (ModelValue("a1"), ModelValue("a2"))
+PAXOS = RecordType("Message", [choice("type", ("1a", "1b", "2a", "2b")), number("bal", 0, 1), choice("acc", ACC),
+                               number("mbal", -1, 1), choice("mval", (ModelValue("v1"), ModelValue("None"))),
+                               choice("val", (ModelValue("v1"),))],
+                   variants=("type", {"1a": ("bal",), "1b": ("acc", "bal", "mbal", "mval"), "2a": ("bal", "val"),
+                                      "2b": ("acc", "bal", "val")}))
+
+
+def test_a_part_may_have_any_name_type_and_equals_included():
+    rtype = RecordType("Odd", [choice("type", ("x", "y")), number("equals", 0, 3), number("rtype", 0, 1)])
+    r = rtype.new(type="y", equals=2, rtype=1)
+    assert evaluate(r.type == "y", ()) and not evaluate(r.type == "x", ())
+    assert evaluate(r.equals, ()) == 2 and evaluate(r["rtype"], ()) == 1 and evaluate(r.rtype, ()) == 1
+    assert record_type(r) is rtype and evaluate(record_equals(r, record_replace(r, type="y")), ())
+    with pytest.raises(SpecDefinitionError, match=r'"z" is not a value type can hold \(it holds "x", "y"\)'):
+        rtype.new(type="z")
+
+
+def tlc_key(record):
+    """TLC's comparison of record values, by hand: the number of fields, the
+    field names by their rank (type, bal, acc, mbal, mval, val), then the
+    values in that order (strings and model values by their rank)."""
+    rank = ["type", "bal", "acc", "mbal", "mval", "val"]
+    strings = ["1a", "1b", "2a", "2b", "a1", "a2", "v1", "None"]
+    names = sorted(record, key=rank.index)
+    value = lambda v: strings.index(v) if isinstance(v, str) else v  # noqa: E731
+    return (len(names), [rank.index(n) for n in names], [value(record[n]) for n in names])
+
+
+def test_variant_records_order_as_tlc_orders_record_values():
+    records = [{"type": "1a", "bal": b} for b in (0, 1)]
+    records += [{"type": "1b", "acc": a, "bal": b, "mbal": m, "mval": v} for a in ACC for b in (0, 1)
+                for m in (-1, 0) for v in (ModelValue("v1"), ModelValue("None"))]
+    records += [{"type": "2a", "bal": b, "val": ModelValue("v1")} for b in (0, 1)]
+    records += [{"type": "2b", "acc": a, "bal": b, "val": ModelValue("v1")} for a in ACC for b in (0, 1)]
+    random.Random(3).shuffle(records)
+    as_parts = [PAXOS.from_tla(r, "m") for r in records]
+    ours = [PAXOS.to_tla(v) for v in sorted(as_parts, key=PAXOS.python_key)]
+    assert [dict(r) for r in ours] == sorted(records, key=tlc_key)
+
+
+def test_a_variant_record_has_only_its_variants_fields_both_ways():
+    values = PAXOS.from_tla({"type": "2a", "bal": {"#bigint": "1"}, "val": "v1"}, "m")
+    assert dict(PAXOS.to_tla(values)) == {"type": "2a", "bal": 1, "val": "v1"}
+    assert values["acc"] == values["mbal"] + 1 == 0  # the parts a 2a message lacks stay blank
+    with pytest.raises(Exception, match="expected fields type, bal, val, got type, bal"):
+        PAXOS.from_tla({"type": "2a", "bal": 1}, "m")
+    with pytest.raises(SpecDefinitionError, match=r'a Message record of type "2a" has no field acc '
+                                                   r'\(its fields: type, bal, val\)'):
+        PAXOS.new(type="2a", bal=0, acc=ModelValue("a1"))
+    with pytest.raises(SpecDefinitionError, match="no fields given for the tag value"):
+        RecordType("M", [choice("type", ("a", "b"))], variants=("type", {"a": ()}))

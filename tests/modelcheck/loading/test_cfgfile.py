@@ -35,7 +35,9 @@ def test_reads_constants_invariants_and_deadlock_flag():
     ("bogus\nCONSTANTS\n", 1, "section keyword"),
     ("INVARIANT\n", 1, "names no invariant"),
     ("CONSTANTS\n  LogSize = 2\n  LogSize = 3\n", 3, "given twice"),
-    ("CONSTANTS\n  Replicas <- MCReplicas\n", 2, "substitution"),
+    ("CONSTANTS\n  Replicas <- 3\n", 2, "expected the name of a definition"),
+    ("CONSTANTS\n  Replicas <-[Mod MCReplicas\n", 2, "a module name in brackets"),
+    ("CONSTANTS\n  Replicas <- A\n  Replicas <- B\n", 3, "given twice"),
     ("(* never closed\nCONSTANTS\n", 1, "unterminated"),
     ("CHECK_DEADLOCK maybe\n", 1, "TRUE or FALSE"),
     ("CONSTANTS\n  LogSize =\n", 2, "a value is missing at the end of the file"),
@@ -66,3 +68,12 @@ def test_specification_properties_and_view_are_read_with_their_lines():
     assert (cfg.specification, cfg.properties, cfg.view) == ("FairSpec", ["Live", "Progress"], ("view", 4))
     assert cfg.warnings == ["m.cfg:5: CONSTRAINT Bound is not used by modelcheck (it evaluates the spec's own "
                             "Init and Next)"]
+
+
+def test_substitutions_model_values_and_tla_values_are_read_in_order():
+    cfg = parse_config("CONSTANTS\n  a1 = a1  a2 = a2\n  Acceptor <- MCAcceptor\n  Ballot <-[Voting] MCBallot\n"
+                       "  None = None\n  Id = <<3, 1, 2>>  B = 0..2  R = [x |-> \"s\", y |-> {1, 2}]\n", "mc.cfg")
+    assert cfg.substitutions == {"Acceptor": ("MCAcceptor", 3, None), "Ballot[Voting]": ("MCBallot", 4, "Voting")}
+    assert cfg.model_values == {"a1": 2, "a2": 2, "None": 5}
+    assert cfg.order == ["a1", "a2", "Acceptor", "Ballot", "None", "Id", "B", "R"]
+    assert cfg.constants == {"Id": "<<3,1,2>>", "B": "0..2", "R": '[x |-> "s",y |-> {1,2}]'}

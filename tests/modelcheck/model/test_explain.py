@@ -125,3 +125,25 @@ def test_valid_high_watermark_names_the_lagging_replica(monkeypatch):
     assert text == ("ValidHighWatermark broken: the leader's high watermark is 1, the lowest offset over its ISR "
                     "{r1} and pending ISR {r1, r2}, but in the controller's ISR {r1, r2} (version 3) r2 has only "
                     "reached offset 0")
+
+
+def test_the_generic_account_speaks_tla_paths_and_values_of_any_spec():
+    """Sets of records by their elements in TLC's order (msgs[5]), functions
+    by their keys (maxVal[a1]), strings in quotes, model values bare; a
+    comparison that holds needs no value beside it."""
+    from support import get_spec, reachable
+    from modelcheck.language.expr import lift, not_
+    from modelcheck.language.schema import StateView
+    from modelcheck.model.explain import failing_conjuncts_text
+    spec = get_spec("paxos")
+    m = spec.instantiate(spec.resolve_constants({"Acceptor": "{a1, a2}", "Quorum": "{{a1, a2}}"}))
+    last = reachable(m)[-1]
+    s = StateView(m.schema, m.constants)
+    assert failing_conjuncts_text(m, last, lift(not_(s.msgs.exists(lambda r: r.type == "2b")))) == (
+        'these conjuncts of its definition are false: ~(4 < Cardinality(msgs) /\\ msgs[5].type = "2b"); '
+        '~(5 < Cardinality(msgs) /\\ msgs[6].type = "2b"); ~(6 < Cardinality(msgs) /\\ msgs[7].type = "2b") '
+        '(and 1 more)')
+    assert failing_conjuncts_text(m, last, lift(s.maxVal["a1"] == "None")) == \
+        "this conjunct of its definition is false: maxVal[a1] (v2) = None"
+    assert failing_conjuncts_text(m, last, lift(s.msgs.at(10).mval != "v2")) == \
+        "this conjunct of its definition is false: msgs[11].mval (v2) # v2"

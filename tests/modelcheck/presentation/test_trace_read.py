@@ -173,7 +173,7 @@ def test_states_that_do_not_fit_the_spec_name_the_variable_and_suggest_constants
 def test_replica_names_from_a_file_are_checked_like_const():
     data = json.load(open(FIRST_TRY))
     data["#meta"]["modelcheck"]["constants"]["Replicas"] = ["r1", "<b>x</b>"]
-    with pytest.raises(InputError, match="not a valid replica name"):
+    with pytest.raises(InputError, match="not a model value name"):
         bind(parse_trace(data, "t.json"), get_spec("kip320-first-try"))
 
 

@@ -65,3 +65,13 @@ def test_every_name_taken_is_file_exists(tmp_path):
     with pytest.raises(FileExistsError):
         write_first_free([str(tmp_path / "a")], lambda f: f.write("x"))
     assert os.listdir(tmp_path) == ["a"]
+
+
+def test_replacing_never_destroys_what_is_not_a_regular_file(tmp_path):
+    import errno
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError) as raised:
+        write_atomically(str(fifo), lambda f: f.write("x"), replace=True)
+    assert raised.value.errno == errno.EINVAL
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and os.listdir(tmp_path) == ["fifo"]

@@ -86,3 +86,28 @@ def test_two_real_runs_into_one_checkpoint_directory(tmp_path):
     again = subprocess.run(command[:-4] + ["--resume", "ck", "--max-states", "1"], cwd=str(tmp_path), env=env,
                            capture_output=True, text=True, timeout=60)
     assert again.returncode == 0, again.stderr
+
+
+@pytest.mark.parametrize("kind", ["symlink", "dangling-symlink", "fifo", "hard-link"])
+def test_a_lock_file_that_is_not_a_plain_file_of_its_own_is_refused_and_left_alone(tmp_path, kind):
+    """A shared checkpoint directory: anyone who can write there could put
+    a link named like the lock file to a file of the user's, which taking
+    the lock would truncate."""
+    precious = tmp_path / "precious"
+    precious.write_text("the user's own data\n")
+    directory = tmp_path / "ck"
+    directory.mkdir()
+    lock = directory / FILE
+    if kind == "symlink":
+        lock.symlink_to(precious)
+    elif kind == "dangling-symlink":
+        lock.symlink_to(tmp_path / "created-through-the-link")
+    elif kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        os.link(precious, lock)
+    with pytest.raises(InputError, match=f"--checkpoint {directory}: its lock file .* remove it"):
+        DirectoryLock(str(directory), "--checkpoint").acquire()
+    assert precious.read_text() == "the user's own data\n"
+    assert not (tmp_path / "created-through-the-link").exists()
+    assert os.path.lexists(lock)  # not removed either: it is not the run's

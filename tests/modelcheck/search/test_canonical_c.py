@@ -91,7 +91,7 @@ def test_the_routine_is_built_once_into_the_kernel_cache(fresh_build, tmp_path):
     fresh_build.setenv("MODELCHECK_KERNEL_CACHE", str(tmp_path))
     assert canonical_c.load() is not None
     built = os.listdir(tmp_path)
-    assert len(built) == 1 and built[0].startswith("canonical-") and built[0].endswith(".so")
+    assert len(built) == 1 and built[0].startswith("canonical_") and built[0].endswith(".so")
     canonical_c.load.cache_clear()
     stamp = os.stat(tmp_path / built[0]).st_mtime_ns
     assert canonical_c.load() is not None  # loaded, not built again

@@ -99,9 +99,24 @@ def test_repeated_candidates_keep_the_smallest_action_and_parent_in_any_order():
     a = part([5, 9], [7, 3], [2, 1])
     b = part([9, 5, 5], [3, 7, 2], [0, 8, 2])
     for parts in ([a, b], [b, a]):
-        fps, parents, actions, words = blocks.merge_candidates(parts, 1)
+        fps, parents, actions, words, _ = blocks.merge_candidates(parts, 1)
         assert list(fps) == [5, 9] and list(parents) == [2, 3] and list(actions) == [2, 0]
         assert words.tolist() == [[50, 90]]
+
+
+def test_under_a_view_repeated_candidates_keep_the_smallest_order_key_in_any_order():
+    """The state TLC finds first: the smallest order key (parent's rank,
+    action), whatever its parent's fingerprint."""
+    def part(fps, parents, actions, orders):
+        return blocks.Successors(np.array(fps, np.uint64), np.array(parents, np.uint64), np.array(actions, np.int32),
+                                 np.array([fps], np.uint64) * 10 + np.array([orders], np.uint64), 0,
+                                 np.zeros(0, np.uint64), np.array(orders, np.uint64))
+    a = part([5, 9], [7, 3], [2, 1], [40, 31])
+    b = part([9, 5, 5], [3, 7, 2], [0, 8, 2], [30, 12, 41])
+    for parts in ([a, b], [b, a]):
+        fps, parents, actions, words, orders = blocks.merge_candidates(parts, 1, ordered=True)
+        assert list(fps) == [5, 9] and list(orders) == [12, 30]
+        assert list(parents) == [7, 3] and list(actions) == [8, 0] and words.tolist() == [[62, 120]]
 
 
 def test_contains():

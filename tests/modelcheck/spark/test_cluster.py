@@ -108,3 +108,32 @@ def test_a_reused_pid_is_left_alone():
     finally:
         other.kill()
         other.wait()
+
+
+def test_executors_without_a_compiler_expand_with_numpy_and_the_driver_says_so(tmp_path):
+    """A cluster whose workers find no C compiler (and have a kernel cache
+    of their own, empty): the driver builds the C kernel, the executors
+    cannot, and expand with numpy: the same count, and one line saying why."""
+    state_dir = str(tmp_path / "state")
+    no_compiler = {"CC": str(tmp_path / "no-such-cc"), "MODELCHECK_KERNEL_CACHE": str(tmp_path / "workers-cache")}
+    started = run_subprocess("cluster", "start", "--workers", "1", "--cores", "2", "--memory", "1g",
+                             "--port", str(free_port()), "--webui-port", str(free_port()),
+                             "--state-dir", state_dir, env=no_compiler, timeout=240)
+    state = ClusterState.load(state_dir)
+    try:
+        assert started.returncode == 0, started.stderr
+        done = run_subprocess("run", "kip320", "--const", "Replicas=2", "--engine", "spark", "--master",
+                              state.master_url, "--json", "--lead-in", "0", "--kernels", "compiled",
+                              cwd=str(tmp_path), env={"MODELCHECK_KERNEL_CACHE": str(tmp_path / "driver-cache")},
+                              timeout=600)
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)
+        assert (out["result"], out["distinct_states"], out["depth"]) == ("ok", 5973, 18)
+        said = [line for line in done.stderr.splitlines() if "expands with numpy" in line]
+        assert said == [f"modelcheck: spark: an executor expands with numpy, not the C kernel "
+                        f"(the C compiler '{no_compiler['CC']}' was not found)"], done.stderr
+    finally:
+        if state is not None:
+            spawned = descendants(p.pid for p in state.processes if p.running())
+            stop_processes(state.processes)
+            kill_leftovers(spawned)

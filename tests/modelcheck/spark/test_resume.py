@@ -51,6 +51,9 @@ def test_a_stopped_search_resumes_to_the_same_count(context, tmp_path):
     assert len(rdd_dirs) == 1  # the checkpoints before the last one were deleted
     resumed = spark_check(context, m, {"resume": directory})  # and goes on checkpointing there
     assert (resumed.result, resumed.distinct_states, resumed.depth) == ("ok", 5973, 18)
+    # what it resumed with, as the fast engine says it: the report's rate counts only the states found since
+    assert resumed.resumed_with == stopped.distinct_states and resumed.resume_seconds > 0
+    assert f"resumed at depth {stopped.depth} with {stopped.distinct_states:,} states" in resumed.notes
     saved = json.load(open(os.path.join(directory, resume.MANIFEST)))["level"]
     assert saved["depth"] > stopped.depth and os.path.isdir(saved["rdd"].removeprefix("file:"))
     bfs = BfsChecker().check(m, CheckOptions(m.spec.default_invariants))
@@ -79,6 +82,19 @@ def test_a_checkpoint_for_another_run_is_refused(context, tmp_path):
         spark_check(context, model("kip320", Replicas=2, MaxLeaderEpoch=1), {"resume": directory})
     with pytest.raises(InputError, match="has 2 partitions"):
         spark_check(context, model("kip320", Replicas=2), {"resume": directory, "partitions": 3})
+
+
+def test_a_checkpoint_of_other_code_is_refused(context, tmp_path):
+    """The spec's code changed between the checkpoint and the resume (an
+    action dropped): its states are not the new code's, and would count wrong."""
+    import dataclasses
+    directory = str(tmp_path / "ckpt")
+    m = model("kip320", Replicas=2)
+    spark_check(context, m, {"checkpoint_dir": directory, "checkpoint_levels": 2}, limits=Limits(max_states=100))
+    spec = dataclasses.replace(m.spec, next=tuple(a for a in m.spec.next if a.name != "FencedLeaderShrinkIsr"))
+    edited = spec.instantiate(m.constants)
+    with pytest.raises(InputError, match="saved by another definition of kip320"):
+        spark_check(context, edited, {"resume": directory})
 
 
 def test_resume_options_are_checked_before_spark_starts(tmp_path):

@@ -310,7 +310,7 @@
 
   function drawLegend() {
     var legend = document.getElementById("legend");
-    legend.appendChild(el("span", { text: "records by leader epoch:" }));
+    if (view.epochs.length) { legend.appendChild(el("span", { text: "records by leader epoch:" })); }
     view.epochs.forEach(function (e) {
       legend.appendChild(el("span", { className: "slot " + epochClass(e), text: "epoch " + e }));
     });

@@ -64,3 +64,11 @@ def test_seen_states_counts_each_fingerprint_once():
     assert seen.add(np.array([9, 1, 2, 7, 3], np.uint64)).tolist() == [False, True, True, True, False]
     assert len(seen) == 6 and seen.recent.size == 0
     assert seen.add(np.array([7, 8], np.uint64)).tolist() == [False, True]
+
+
+def test_long_behaviours_are_walked_fewer_at_a_time_within_the_paths_budget():
+    from modelcheck.search.simulate.settings import MAX_DEPTH
+    from modelcheck.search.simulate.walks import BATCH, PATHS_BUDGET, batch_for
+    assert batch_for(100) == batch_for(32_767) == BATCH  # the behaviours a seed gives stay the same
+    for depth in (32_768, 100_000, MAX_DEPTH):
+        assert 1 <= batch_for(depth) < BATCH and 4 * (depth + 1) * batch_for(depth) <= PATHS_BUDGET
