@@ -191,7 +191,7 @@ def test_bad_input_is_one_line_and_exit_2(in_tmp, args, fragment):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["run", "kip32"], "unknown spec 'kip32'; did you mean kip320? (known specs: truncate-to-hw, kip101, "),
+    (["run", "kip32"], "unknown spec 'kip32'; did you mean kip320? (known specs: async-isr, kafka-clients, "),
     (["run", "kip320", "--inv", "StrongISR"], "no invariant 'StrongISR'; did you mean StrongIsr? (its invariants, "
                                               "closest first: StrongIsr, "),
     (["simulate", "kip320", "--inv", "strongisr"], "did you mean StrongIsr?"),
