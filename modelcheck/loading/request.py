@@ -28,7 +28,7 @@ from modelcheck.loading.registry import load_file
 from modelcheck.loading.tla import is_tla, load_module
 from modelcheck.language.constants import Constants, check_bounds as check_constant_bounds, parse_assignment, parse_value
 from modelcheck.language.notation import literal_model_values, read_literal
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, no_such
 from modelcheck.model.spec import SpecDefinition
 
 
@@ -81,11 +81,13 @@ def resolve(spec_name: str, consts: Sequence[str] = (), config: str | None = Non
     module (a path ending in .tla) is compiled with its .cfg (``--config``,
     else the one beside it) and the --const values (``modelcheck/loading/tla.py``)."""
     if is_tla(spec_name):
+        if config == OWN_CONFIG:  # a module's own settings: the .cfg beside it, as TLC reads it
+            config = None
         spec = load_file(spec_name, config=config, consts=tuple(consts))
         loaded = load_module(spec_name, config, consts)
         return Resolved(spec, spec.resolve_constants(), loaded.cfg, list(loaded.cfg.warnings))
     spec = spec_named(spec_name)
-    cfg = read_config(config) if config else None
+    cfg = (own_config(spec) if config == OWN_CONFIG else read_config(config)) if config else None
     given: dict[str, str] = {}
     warnings = list(cfg.warnings) + cfg.unused() if cfg else []
     named_first: list[str] = []
@@ -110,8 +112,7 @@ def config_constants(spec: SpecDefinition, cfg, warnings: list[str]) -> tuple[di
 
     def check(name: str, text: str, line: int) -> None:
         if name not in decls:
-            raise InputError(f"{where(line)}: {spec.name} has no constant {name!r} "
-                             f"(its constants: {', '.join(sorted(decls))})")
+            raise InputError(f"{where(line)}: " + no_such(f"{spec.name} has no constant", name, decls, "its constants"))
         try:  # a bad value is reported at its line
             check_constant_bounds(decls[name], parse_value(decls[name], text))
         except InputError as e:
@@ -151,6 +152,23 @@ def definition_text(value: Any) -> str:
     if isinstance(value, (list, tuple, set, frozenset)) and not isinstance(value, str):
         return "{" + ", ".join(definition_text(v) for v in value) + "}"
     return show(value)
+
+
+OWN_CONFIG = "default"  # --config default: the spec's own settings, as its module's .cfg gives them
+
+
+def own_config(spec: SpecDefinition):
+    """``--config default``: the settings the spec runs with when given no
+    .cfg (its constants' defaults, which it leaves as they are, its default
+    invariants and, for a spec counted under its module's VIEW, the VIEW),
+    as a .cfg would give them. For a ported module these are its own .cfg's,
+    which is not shipped (upstream files are not the project's): this is the
+    project's reading of it."""
+    from modelcheck.loading.cfgfile import ConfigFile
+    cfg = ConfigFile(f"{spec.name}'s own settings (--config default)", invariants=list(spec.default_invariants))
+    if spec.view and spec.view_default:
+        cfg.view = ("view", 0)
+    return cfg
 
 
 def choose_invariants(spec: SpecDefinition, requested: Sequence[str], cfg=None, *, defaults: bool = True,
