@@ -59,9 +59,10 @@ ISR = ("WeakIsr", "StrongIsr")
 class Row:
     """One module, one .cfg: where the module is, the .cfg's text, and the hand port's command."""
 
-    def __init__(self, name, group, directory, module, cfg, port, port_args, small=False):
+    def __init__(self, name, group, directory, module, cfg, port, port_args, small=False, files=None):
         self.name, self.group, self.directory, self.module = name, group, directory, module
         self.cfg, self.port, self.port_args, self.small = cfg, port, list(port_args), small
+        self.files = dict(files or {})  # modules written beside the upstream ones (a model of it)
 
 
 def _cfg(consts: dict, behaviour: str = "INIT Init\nNEXT Next", invariants=(), properties=()) -> str:
@@ -90,9 +91,14 @@ def rows(upstream: str) -> list[Row]:
                        _consts(TWO) + _invs(ISR), small=True))
         out.append(Row(f"{spec}-3", "hachikuji", h, module, _cfg(THREE, invariants=ISR), spec,
                        _consts(THREE) + _invs(ISR)))
+    # the port bounds AsyncIsr as its model does: offsets up to MaxOffset, ISR versions up to MaxVersion
     async_consts = {"Replicas": "{r1, r2, r3}", "Leader": "r1", "MaxOffset": "2", "MaxVersion": "3"}
-    out.append(Row("async-isr", "hachikuji", h, "AsyncIsr", _cfg(async_consts, invariants=("ValidHighWatermark",)),
-                   "async-isr", _consts(async_consts) + _invs(("ValidHighWatermark",)), small=True))
+    bounded = ("---- MODULE MCAsyncIsr ----\nEXTENDS AsyncIsr\nCONSTANT MaxVersion\n"
+               "Bounded == leaderState.offsets[Leader] <= MaxOffset /\\ controllerState.version <= MaxVersion\n====\n")
+    out.append(Row("async-isr", "hachikuji", h, "MCAsyncIsr",
+                   _cfg(async_consts, invariants=("ValidHighWatermark",)) + "CONSTRAINT Bounded\n",
+                   "async-isr", _consts(async_consts) + _invs(("ValidHighWatermark",)), small=True,
+                   files={"MCAsyncIsr.tla": bounded}))
     tla = os.path.join(ROOT, "tla")
     for cfg in sorted(os.listdir(os.path.join(tla, "cfg"))):
         if not cfg.endswith(".cfg"):
@@ -145,9 +151,10 @@ def run_row(row: Row, args, scratch: str) -> dict:
         for f in os.listdir(os.path.join(args.upstream, HACHIKUJI)):
             if f.endswith(".tla"):
                 shutil.copy(os.path.join(args.upstream, HACHIKUJI, f), work)
+    for name, text in [("M.cfg", row.cfg)] + list(row.files.items()):
+        with open(os.path.join(work, name), "w") as f:
+            f.write(text)
     _private(work)
-    with open(os.path.join(work, "M.cfg"), "w") as f:
-        f.write(row.cfg)
     codes = (0, 12, 13)
     fe = measure_once(modelcheck_command("run", f"{row.module}.tla", "--config", "M.cfg", "--engine", args.engine,
                                          "--json", "-q"), work, codes)

@@ -15,10 +15,10 @@ from tla_support import module_path
 @pytest.fixture
 def modules(in_tmp):
     """The test modules copied into the run's directory (traces land there)."""
-    for name in ("Relay", "Ring", "Faulty", "Unbounded", "Unsupported", "Pick", "Bounds", "Mutex"):
+    for name in ("Relay", "Ring", "Faulty", "Unbounded", "Unsupported", "Pick", "Bounds", "Mutex", "Countdown"):
         shutil.copy(module_path(f"{name}.tla"), in_tmp)
     for cfg in ("Relay", "RelaySmall", "Ring", "Faulty", "Unbounded", "Constrained", "Unsupported", "Pick", "PickFull",
-                "Mutex", "MutexProgress", "MutexUnfair", "MutexStep"):
+                "Mutex", "MutexProgress", "MutexUnfair", "MutexStep", "Countdown", "CountdownNoDeadlock"):
         shutil.copy(module_path(f"{cfg}.cfg"), in_tmp)
     return in_tmp
 
@@ -138,3 +138,14 @@ def test_the_other_commands_take_a_tla_module(modules):
     assert code == 0 and (modules / "ring.dot").exists()
     code, text, _ = invoke("sweep", "Relay.tla", "--vary", "MaxSeq=1,2")
     assert code == 0 and "10,684" in text and "109" in text
+
+
+@pytest.mark.parametrize("engine", ["bfs", "fast"])
+def test_check_deadlock_is_read_from_the_cfg(modules, engine):
+    # TLC (without -deadlock): "Deadlock reached" after 16 distinct states, a behaviour of 4 states; with
+    # CHECK_DEADLOCK FALSE, 16 states, depth 4
+    code, out, _ = invoke_json("run", "Countdown.tla", "--engine", engine)
+    assert code == 12 and (out["distinct_states"], out["depth"]) == (16, 4)
+    assert (out["violation"]["invariant"], out["violation"]["trace_length"]) == ("Deadlock", 4)
+    code, out, _ = invoke_json("run", "Countdown.tla", "--config", "CountdownNoDeadlock.cfg", "--engine", engine)
+    assert code == 0 and (out["distinct_states"], out["depth"]) == (16, 4)
