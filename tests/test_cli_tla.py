@@ -145,7 +145,7 @@ def test_check_deadlock_is_read_from_the_cfg(modules, engine):
     # TLC (without -deadlock): "Deadlock reached" after 16 distinct states, a behaviour of 4 states; with
     # CHECK_DEADLOCK FALSE, 16 states, depth 4
     code, out, _ = invoke_json("run", "Countdown.tla", "--engine", engine)
-    assert code == 12 and (out["distinct_states"], out["depth"]) == (16, 4)
+    assert code == 11 and (out["distinct_states"], out["depth"]) == (16, 4)  # 11: a deadlock
     assert (out["violation"]["invariant"], out["violation"]["trace_length"]) == ("Deadlock", 4)
     code, out, _ = invoke_json("run", "Countdown.tla", "--config", "CountdownNoDeadlock.cfg", "--engine", engine)
     assert code == 0 and (out["distinct_states"], out["depth"]) == (16, 4)
