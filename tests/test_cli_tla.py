@@ -4,6 +4,7 @@ The figures pinned here are TLC's, on the project's own TLA+ test modules
 (tests/modelcheck/tlaplus/modules/), each run with ``-deadlock -workers 1``."""
 
 import json
+import os
 import shutil
 
 import pytest
@@ -149,3 +150,9 @@ def test_check_deadlock_is_read_from_the_cfg(modules, engine):
     assert (out["violation"]["invariant"], out["violation"]["trace_length"]) == ("Deadlock", 4)
     code, out, _ = invoke_json("run", "Countdown.tla", "--config", "CountdownNoDeadlock.cfg", "--engine", engine)
     assert code == 0 and (out["distinct_states"], out["depth"]) == (16, 4)
+
+
+def test_tlcs_dump_trace_json_replays_against_the_module(modules):
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "tlc", "ring-Early-tlc.json")
+    code, text, _ = invoke("replay", "Ring.tla", fixture)
+    assert code == 12 and "behaviour of Ring" in text and "state 7: Early broken" in text

@@ -49,13 +49,18 @@ def spec_named(name: str) -> SpecDefinition:
     return find_spec(name)
 
 
-def spec_for_trace(path: str, given: str | None, recorded: str | None, source: dict | None) -> SpecDefinition:
+def spec_for_trace(path: str, given: str | None, recorded: str | None, source: dict | None,
+                   consts: Sequence[str] = ()) -> SpecDefinition:
     """The spec a trace is read against: the one named (a name or a spec
     file), else the one the trace records (its spec file, where it was
-    loaded from one, else its name)."""
+    loaded from one, else its name). A TLA+ module is compiled with its
+    constants: ``--const`` given here, else those the trace records."""
     from modelcheck.loading.registry import from_source
-    if given and is_tla(given) and isinstance(source, dict) and source.get("file") == os.path.realpath(given):
+    if given and is_tla(given) and not consts and isinstance(source, dict) \
+            and source.get("file") == os.path.realpath(given):
         return from_source(source, recorded)  # the module the trace records, with the .cfg it was checked with
+    if given and is_tla(given):
+        return load_file(given, consts=tuple(consts))
     if given:
         return spec_named(given)
     found = from_source(source, recorded) if source else None
