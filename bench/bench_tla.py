@@ -26,7 +26,7 @@ The project's own modules (tla/: Kip320Live, Kip320Consumer, KafkaClients)
 come from this checkout.
 
     python bench/bench_tla.py --upstream DIR [--only ROW ...] [--group hachikuji|tla|live|kraft]
-        [--engine fast|bfs] [--tlc CLASSES] [--itf] [--json]
+        [--engine fast|bfs] [--workers N] [--tlc CLASSES [--tlc-workers N]] [--itf] [--kraft-most N] [--json]
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def _invs(names) -> list[str]:
     return [a for n in names for a in ("--inv", n)]
 
 
-def rows(upstream: str) -> list[Row]:
+def rows(upstream: str, kraft_most: int = 20_000) -> list[Row]:
     h = os.path.join(upstream, HACHIKUJI)
     out = []
     for spec, module in (("kip320", "Kip320"), ("kip320-first-try", "Kip320FirstTry"), ("kip101", "Kip101"),
@@ -124,7 +124,7 @@ def rows(upstream: str) -> list[Row]:
             ("kraft-kip966", "kip-966", "kafka_replication_kip_966", TLC_KIP966, KIP966_INVARIANTS)):
         base = open(os.path.join(k, directory, module + ".cfg")).read() if os.path.isdir(k) else ""
         for name, (consts, distinct, *_rest) in table.items():
-            if distinct > 20_000:  # the larger ones belong to bench_kraft.py
+            if distinct > kraft_most:  # the larger ones take TLC minutes: asked for with --kraft-most
                 continue
             lossy = consts.get("DataLossShutdownLimit" if spec == "kraft-kip966" else "UncleanShutdownLimit")
             invariants = every[:-1] if consts["MinISR"] == lossy else every
@@ -156,10 +156,11 @@ def run_row(row: Row, args, scratch: str) -> dict:
             f.write(text)
     _private(work)
     codes = (0, 12, 13)
+    workers = ["--workers", str(args.workers)] if args.workers and args.engine == "fast" else []
     fe = measure_once(modelcheck_command("run", f"{row.module}.tla", "--config", "M.cfg", "--engine", args.engine,
-                                         "--json", "-q"), work, codes)
-    port = measure_once(modelcheck_command("run", row.port, *row.port_args, "--engine", args.engine, "--json", "-q"),
-                        work, codes)
+                                         *workers, "--json", "-q"), work, codes)
+    port = measure_once(modelcheck_command("run", row.port, *row.port_args, "--engine", args.engine, *workers,
+                                           "--json", "-q"), work, codes)
     out = {"row": row.name, "group": row.group, "front_end": _answer(fe.output), "port": _answer(port.output),
            "front_end_seconds": round(fe.seconds, 2), "port_seconds": round(port.seconds, 2),
            "front_end_search_seconds": fe.output.get("seconds"), "port_search_seconds": port.output.get("seconds")}
@@ -168,7 +169,7 @@ def run_row(row: Row, args, scratch: str) -> dict:
         for f in os.listdir(os.path.join(args.upstream, COMMUNITY)):
             if f.endswith(".tla") and not os.path.exists(os.path.join(work, f)):
                 shutil.copyfile(os.path.join(args.upstream, COMMUNITY, f), os.path.join(work, f))
-        seconds, _, answer = tlc_once(args.tlc, 1, work, f"{row.module}.tla")
+        seconds, _, answer = tlc_once(args.tlc, args.tlc_workers, work, f"{row.module}.tla")
         out["tlc"] = answer
         out["tlc_seconds"] = round(seconds, 2)
         out["match_tlc"] = answer[:3] == out["front_end"][:3] and (answer[0] == "ok" or answer[3] == out["front_end"][3])
@@ -195,7 +196,13 @@ def _canonical(x):
         if set(x) == {"#set"}:
             return {"#set": sorted((_canonical(v) for v in x["#set"]), key=lambda v: json.dumps(v, sort_keys=True))}
         if set(x) == {"#map"}:
-            return {"#map": sorted((_canonical(p) for p in x["#map"]), key=lambda p: json.dumps(p, sort_keys=True))}
+            pairs = [(_canonical(k), _canonical(v)) for k, v in x["#map"]]
+            keys = [k for k, _ in pairs]
+            if keys and all(isinstance(k, dict) and set(k) == {"#bigint"} for k in keys) and \
+                    sorted(int(k["#bigint"]) for k in keys) == list(range(1, len(keys) + 1)):
+                # a function on 1..n is a sequence (TLA+'s, and TLC's, one value): written as one
+                return [v for _, v in sorted(pairs, key=lambda p: int(p[0]["#bigint"]))]
+            return {"#map": sorted(([k, v] for k, v in pairs), key=lambda p: json.dumps(p, sort_keys=True))}
         return {k: _canonical(v) for k, v in x.items()}
     return x
 
@@ -240,8 +247,12 @@ def main() -> None:
     parser.add_argument("--tlc", metavar="CLASSES", help="TLC's classes (java -cp): run TLC on each .cfg too")
     parser.add_argument("--itf", action="store_true", help="compare the small rows state for state")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON at the end")
+    parser.add_argument("--kraft-most", type=int, default=20_000, metavar="N",
+                        help="the KRaft rows whose TLC count is at most N (default 20,000)")
+    parser.add_argument("--workers", type=int, default=None, help="the fast engine's workers (default: its own)")
+    parser.add_argument("--tlc-workers", type=int, default=1)
     args = parser.parse_args()
-    chosen = [r for r in rows(args.upstream) if (not args.only or r.name in args.only)
+    chosen = [r for r in rows(args.upstream, args.kraft_most) if (not args.only or r.name in args.only)
               and (not args.group or r.group in args.group)]
     print(f"machine: {machine()}; engine {args.engine}", flush=True)
     results = []
