@@ -157,10 +157,10 @@ def run_row(row: Row, args, scratch: str) -> dict:
     _private(work)
     codes = (0, 12, 13)
     workers = ["--workers", str(args.workers)] if args.workers and args.engine == "fast" else []
-    fe = measure_once(modelcheck_command("run", f"{row.module}.tla", "--config", "M.cfg", "--engine", args.engine,
-                                         *workers, "--json", "-q"), work, codes)
-    port = measure_once(modelcheck_command("run", row.port, *row.port_args, "--engine", args.engine, *workers,
-                                           "--json", "-q"), work, codes)
+    fe = _measured(modelcheck_command("run", f"{row.module}.tla", "--config", "M.cfg", "--engine", args.engine,
+                                      *workers, "--json", "-q"), work, codes)
+    port = _measured(modelcheck_command("run", row.port, *row.port_args, "--engine", args.engine, *workers,
+                                        "--json", "-q"), work, codes)
     out = {"row": row.name, "group": row.group, "front_end": _answer(fe.output), "port": _answer(port.output),
            "front_end_seconds": round(fe.seconds, 2), "port_seconds": round(port.seconds, 2),
            "front_end_search_seconds": fe.output.get("seconds"), "port_search_seconds": port.output.get("seconds")}
@@ -173,9 +173,29 @@ def run_row(row: Row, args, scratch: str) -> dict:
         out["tlc"] = answer
         out["tlc_seconds"] = round(seconds, 2)
         out["match_tlc"] = answer[:3] == out["front_end"][:3] and (answer[0] == "ok" or answer[3] == out["front_end"][3])
-    if args.itf and row.small:
+    if args.itf and row.small and out["match"] and not isinstance(fe, _Failed):
         out["itf"] = compare_states(os.path.join(work, f"{row.module}.tla"), os.path.join(work, "M.cfg"), row)
     return out
+
+
+class _Failed:
+    """A command that ended with another exit code: its code and its last line, as the row's answer."""
+
+    def __init__(self, code: int, line: str, seconds: float):
+        self.seconds = seconds
+        self.output = {"result": f"exit {code}: {line}", "distinct_states": 0, "depth": 0}
+
+
+def _measured(cmd: list[str], cwd: str, codes: tuple[int, ...]):
+    try:
+        return measure_once(cmd, cwd, codes)
+    except SystemExit:
+        import subprocess
+        started = time.perf_counter()
+        done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
+                              env=dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")))
+        last = (done.stderr.strip().splitlines() or [""])[-1]
+        return _Failed(done.returncode, last, time.perf_counter() - started)
 
 
 def _private(directory: str) -> None:
@@ -213,29 +233,37 @@ def compare_states(module: str, cfg: str, row: Row, most: int = 50_000) -> str:
     from modelcheck.loading.registry import load_file
     from modelcheck.loading.request import resolve
 
-    def states(model) -> set[str]:
-        seen, frontier = set(), list(model.init_states)
+    def states(model) -> list[dict]:
+        out, frontier = [], list(model.init_states)
         found = {tuple(s) for s in frontier}
         while frontier and len(found) <= most:
             nxt = []
             for s in frontier:
-                seen.add(json.dumps(_canonical({k: to_itf(v) for k, v in model.codec.encode(s).items()}),
-                                    sort_keys=True))
+                out.append(_canonical({k: to_itf(v) for k, v in model.codec.encode(s).items()}))
                 for _, t in model.successors(s):
                     if t not in found:
                         found.add(t)
                         nxt.append(t)
             frontier = nxt
-        return seen
+        return out
+
+    def texts(found: list[dict]) -> set[str]:
+        return {json.dumps(s, sort_keys=True) for s in found}
 
     spec = load_file(module, config=cfg)
     ours = states(spec.instantiate(spec.resolve_constants(), view=False))
     consts = [row.port_args[i + 1] for i, a in enumerate(row.port_args) if a == "--const"]
     resolved = resolve(row.port, consts)
     theirs = states(resolved.spec.instantiate(resolved.constants, view=False))
-    if ours == theirs:
+    if texts(ours) == texts(theirs):
         return f"same {len(ours):,} states"
-    return f"DIFFERENT: {len(ours - theirs):,} only through the front-end, {len(theirs - ours):,} only through the port"
+    differing = [v for v in sorted(ours[0]) if {json.dumps(s[v], sort_keys=True) for s in ours}
+                 != {json.dumps(s[v], sort_keys=True) for s in theirs}]
+    outside = [v for v in differing if spec.view and v not in spec.view]
+    note = (f" (in {', '.join(differing)}" + (f"; outside the VIEW and read by nothing, so not stored: "
+                                               f"{', '.join(outside)}" if outside else "") + ")")
+    return (f"DIFFERENT: {len(texts(ours) - texts(theirs)):,} only through the front-end, "
+            f"{len(texts(theirs) - texts(ours)):,} only through the port{note}")
 
 
 def main() -> None:
