@@ -173,7 +173,8 @@ def run_row(row: Row, args, scratch: str) -> dict:
         out["tlc"] = answer
         out["tlc_seconds"] = round(seconds, 2)
         out["match_tlc"] = answer[:3] == out["front_end"][:3] and (answer[0] == "ok" or answer[3] == out["front_end"][3])
-    if args.itf and row.small and out["match"] and not isinstance(fe, _Failed):
+    # state for state where the search ends of itself (past a violation the learned bounds say nothing)
+    if args.itf and row.small and out["match"] and out["front_end"][0] == "ok":
         out["itf"] = compare_states(os.path.join(work, f"{row.module}.tla"), os.path.join(work, "M.cfg"), row)
     return out
 
