@@ -107,11 +107,17 @@ def rows(upstream: str, kraft_most: int = 20_000) -> list[Row]:
         consts = dict(re.findall(r"^\s+(\w+) = (.+)$", text, re.M))
         invariants = re.findall(r"^INVARIANTS? (.+)$", text, re.M)
         invs = invariants[0].split() if invariants else []
-        if cfg.startswith("consumer-"):
-            module, spec = "Kip320Consumer", "kip320-consumer"
-        else:
-            module, spec = "KafkaClients", "kafka-clients"
+        module, spec = "KafkaClients", "kafka-clients"  # every .cfg of tla/cfg is KafkaClients' (ClientsInit)
         out.append(Row(cfg[:-4], "tla", tla, module, text, spec, _consts(consts) + _invs(invs)))
+    # Kip320Consumer with the port's own constants, and with each of its two mechanisms off
+    consumer = {"Replicas": "{r1, r2}", "LogSize": "2", "MaxRecords": "3", "MaxLeaderEpoch": "2",
+                "UncleanElection": "TRUE", "ConsumerFencing": "TRUE", "TruncationCheck": "TRUE"}
+    for name, changed in (("kip320-consumer", {}), ("kip320-consumer-no-fencing", {"ConsumerFencing": "FALSE"}),
+                          ("kip320-consumer-no-check", {"TruncationCheck": "FALSE"})):
+        consts = {**consumer, **changed}
+        out.append(Row(name, "tla", tla, "Kip320Consumer",
+                       _cfg(consts, "INIT FullInit\nNEXT FullNext", invariants=("NoDivergentDelivery",)),
+                       "kip320-consumer", _consts(consts) + _invs(("NoDivergentDelivery",))))
     for specification in ("Spec", "NoFairSpec", "FairFetchSpec"):
         for prop in ("LeaderEventuallyElected", "EpochsConverge", "WrittenLeadsToCommitted", "InSyncInfinitelyOften",
                      "IsrSettles", "LeaderAdoptsItsRequest", "WritesWhenLed", "QuorumIsrStabilizes"):
@@ -147,7 +153,7 @@ def _answer(output: dict) -> tuple:
 def run_row(row: Row, args, scratch: str) -> dict:
     work = os.path.join(scratch, row.name)
     shutil.copytree(row.directory or os.path.join(ROOT, "tla"), work)
-    if row.module == "Kip320Live":  # the project's module over the upstream Kip320
+    if row.group in ("tla", "live"):  # the project's modules over the upstream Kip320
         for f in os.listdir(os.path.join(args.upstream, HACHIKUJI)):
             if f.endswith(".tla"):
                 shutil.copy(os.path.join(args.upstream, HACHIKUJI, f), work)
