@@ -81,6 +81,8 @@ class CheckResult:
     resume_seconds: float = 0.0  # of ``seconds``, those spent reading the checkpoint back, before the search went on
     # the bits of the fingerprints states were told apart by (None: no visited set of fingerprints)
     fingerprint_bits: int | None = None
+    # each level's figures, where the engine measures them (Spark: counts, and where its tasks' time went)
+    levels: list[dict] = field(default_factory=list)
 
 
 class NoGraph:

@@ -129,6 +129,8 @@ class LevelSearch:
             self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.sometimes: dict[str, int | None] = {name: None for name in model.sometimes}
         self.generated = 0
+        self.levels: list[dict] = []  # each level's figures, for the report (CheckResult.levels)
+        self.counted_times: set = set()  # the tasks' times already counted in a level's figures
         self.visited_dir = None
         self.report = None  # the summary accumulator, once on Spark
         self.driver_report = lead.Report()
@@ -252,7 +254,7 @@ class LevelSearch:
             return current
         if current.successors is None:
             order.assign(self.visited_dir, self.partitions, current.level, len(self.model.instances))
-            expand = partial(blocks.expand_step, self._config(current.level))
+            expand = partial(blocks.expand_step, self._config(current.level), self.report)
             current.successors = self._shuffle(current.frontier.mapPartitionsWithIndex(expand))
             run_map_stage(self.sc, current.successors)
         return current.successors
@@ -324,10 +326,13 @@ class LevelSearch:
             self.generated += sum(s.generated for s in summaries)
             received = sum(s.received for s in summaries)
             kept = visited.stored_bytes(self.visited_dir)
+            figures = self._level_figures(depth, new, total, time.perf_counter() - level_started, received, kept,
+                                          isinstance(current, lead.Frontier), summaries)
             progress.note(f"level {depth:>3} · {new:>11,} new · {total:>13,} total · "
-                          f"{time.perf_counter() - level_started:6.2f} s · shuffled {received:,} successors "
-                          f"({_mb(received * self.candidate_bytes)}) · visited files {_mb(kept)}"
-                          + (" · in the driver" if isinstance(current, lead.Frontier) else ""))
+                          f"{figures['seconds']:6.2f} s · shuffled {received:,} successors "
+                          f"({_mb(received * self.candidate_bytes)}) · visited files {_mb(kept)} · "
+                          + describe_times(figures["task_seconds"])
+                          + (" · in the driver" if figures["driver"] else ""))
             dead = [s.deadlock for s in summaries if s.deadlock is not None]
             if dead:  # found while expanding the level before this one: a shorter trace
                 return self._finish(started, "violation", depth - 1, total - new,
@@ -361,6 +366,26 @@ class LevelSearch:
             depth += 1
             current = self._next_level(current, depth)
             summaries = self._summaries(depth)
+
+    def _level_figures(self, depth: int, new: int, total: int, seconds: float, received: int, kept: int,
+                       in_driver: bool, summaries) -> dict:
+        """A level's figures: its counts, and the seconds its tasks spent in
+        each phase (summed over the tasks; tasks run side by side), counting
+        the tasks that ran since the level before's figures (under a VIEW,
+        the expansion of the level before is among them)."""
+        spent = blocks.TaskTimes()
+        for reported in (self.driver_report.value, self.report.value if self.report is not None else {}):
+            for key, times in reported.items():
+                if key[0] == "times" and key not in self.counted_times:
+                    self.counted_times.add(key)
+                    spent = spent.plus(times)
+        figures = {"level": depth, "new": new, "total": total, "seconds": round(seconds, 3),
+                   "successors_shuffled": received, "visited_bytes": kept, "driver": in_driver,
+                   "kernel": "C" if all(s.compiled for s in summaries) else
+                             "numpy" if not any(s.compiled for s in summaries) else "C and numpy",
+                   "task_seconds": {k: round(v, 3) for k, v in spent._asdict().items()}}
+        self.levels.append(figures)
+        return figures
 
     # --- checkpoints and resuming ----------------------------------------------
     def _checkpoint(self, successors, depth: int, total: int) -> None:
@@ -423,7 +448,8 @@ class LevelSearch:
         notes += [f"an executor expanded with numpy, not the C kernel ({why})" for why in sorted(self.told_numpy)]
         notes += self.kernel.notes(on_executors, self.compiled_from)
         found = CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
-                            self.generated, dict(self.sometimes), notes, stopped=stopped, fingerprint_bits=64)
+                            self.generated, dict(self.sometimes), notes, stopped=stopped, fingerprint_bits=64,
+                            levels=self.levels)
         if self.resumed:
             found.resumed_with, found.resume_seconds = self.resumed.total, self.resume_seconds
         return found
@@ -538,6 +564,14 @@ def check_code_origin(summaries: list[blocks.LevelSummary], code_zip: str) -> No
     for s in summaries:
         if code_zip not in s.code_origin:
             raise RuntimeError(f"an executor imported modelcheck from {s.code_origin}, not from the shipped {code_zip}")
+
+
+def describe_times(seconds: dict) -> str:
+    """A level's task seconds, as the progress line gives them: on the
+    kernel, in the visited set, in the shuffle (reading, routing and
+    sending), each summed over the level's tasks."""
+    shuffle = seconds["arrive"] + seconds["route"] + seconds["send"]
+    return f"tasks: kernel {seconds['kernel']:.2f} s, visited set {seconds['visited']:.2f} s, shuffle {shuffle:.2f} s"
 
 
 def _mb(n: int) -> str:

@@ -170,6 +170,8 @@ class RunOutcome:
             "symmetry": p.symmetry,
             "view": p.model.view,
             "notes": list(r.notes),  # what the text report says after its figures
+            # per level, where the engine measures it (spark: counts, seconds, and its tasks' seconds by phase)
+            **({"levels": r.levels} if r.levels else {}),
             **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
             # with temporal properties decided: each property, whether every case of it holds
             **({"property_verdicts": self.liveness.property_verdicts()} if self.liveness is not None else {}),

@@ -47,6 +47,7 @@ the successors by their parents' ranks.
 
 from __future__ import annotations
 
+import time
 from functools import lru_cache, partial
 from typing import Iterable, Iterator, NamedTuple
 
@@ -108,6 +109,49 @@ class LevelSummary(NamedTuple):
     code_origin: str  # where this executor imported modelcheck from
     numpy_because: str = ""  # why this task expanded with numpy though the run has a C kernel, if it did
     compiled: bool = False  # whether this task expanded and checked on the C kernel
+
+
+class TaskTimes(NamedTuple):
+    """Where a task's seconds went (the report's figures per level)."""
+
+    arrive: float = 0.0  # reading what the shuffle brought: Spark's reading and unpickling
+    visited: float = 0.0  # merging the candidates, the anti-join against the visited set, writing the run
+    kernel: float = 0.0  # checking and expanding states on the kernel
+    route: float = 0.0  # sorting successors into a block per target partition
+    send: float = 0.0  # handing the blocks to Spark's shuffle: pickling and writing them
+
+    def plus(self, other: "TaskTimes") -> "TaskTimes":
+        return TaskTimes(*(a + b for a, b in zip(self, other)))
+
+
+class Stopwatch:
+    """Splits a task's time into ``TaskTimes``' phases: ``lap(phase)`` gives
+    the time since the last lap to ``phase``."""
+
+    def __init__(self):
+        self.spent = dict.fromkeys(TaskTimes._fields, 0.0)
+        self.last = time.perf_counter()
+
+    def lap(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.spent[phase] += now - self.last
+        self.last = now
+
+    def handed(self, items: list, phase: str) -> Iterator:
+        """Yield ``items`` (the time until then went to ``phase``), the time
+        Spark takes each one to the shuffle going to ``send``."""
+        self.lap(phase)
+        for item in items:
+            yield item
+            self.lap("send")
+
+    def times(self) -> TaskTimes:
+        return TaskTimes(**self.spent)
+
+
+def times_key(level: int, split: int, stage: str) -> tuple:
+    """A task's times in the report accumulator (beside its summary's (level, split))."""
+    return ("times", level, split, stage)
 
 
 class SummaryParam(AccumulatorParam):
@@ -344,9 +388,12 @@ def step(config: StepConfig, report, split: int, records: Iterable) -> Iterator[
     """
     import modelcheck
 
+    watch = Stopwatch()
     task = kernels_for(config, config.invariants + config.sometimes)
     expand = task.expand
+    watch.lap("kernel")
     parts = arrivals(records, split)
+    watch.lap("arrive")
     fps, parents, actions, words, orders = merge_candidates(parts, expand.packing.words, config.ordered)
     before = visited.seen_before(config.visited_dir, split, config.level)
     new = ~contains(before, fps)
@@ -362,19 +409,22 @@ def step(config: StepConfig, report, split: int, records: Iterable) -> Iterator[
         report.add({(config.level, split): summary(None, (), None, modelcheck.__file__, task.numpy_because, task.compiled)})
         return
     visited.add_level(config.visited_dir, split, config.level, before, visited.Run(fps, parents, actions))
+    watch.lap("visited")
     violation, seen = check_states(task.check, config.invariants, config.sometimes, fps, words)
     report.add({(config.level, split): summary(violation, seen, deadlock, modelcheck.__file__, task.numpy_because, task.compiled)})
-    if violation is not None:
-        return  # the search ends at this level: its successors are not needed
-    if config.ordered:  # expanded once the driver has ranked the level (expand_step)
-        by = np.argsort(orders)
-        order.write_orders(config.visited_dir, split, config.level, orders[by])
-        yield split, (FRONTIER, Successors(fps[by], parents[by], actions[by], words[:, by], 0, _EMPTY_FPS,
-                                           orders[by]))
-        return
-    out_fps, out_rows, out_actions, out_words, out_generated, stuck = expand_frontier(expand, fps, words)
-    yield from route(out_fps, fps[out_rows], out_actions, out_words, config.partitions, out_generated,
-                     split % config.partitions, stuck)
+    if violation is None:  # else the search ends at this level: its successors are not needed
+        if config.ordered:  # expanded once the driver has ranked the level (expand_step)
+            watch.lap("kernel")
+            by = np.argsort(orders)
+            order.write_orders(config.visited_dir, split, config.level, orders[by])
+            yield from watch.handed([(split, (FRONTIER, Successors(fps[by], parents[by], actions[by], words[:, by], 0,
+                                                                   _EMPTY_FPS, orders[by])))], "route")
+        else:
+            out_fps, out_rows, out_actions, out_words, out_generated, stuck = expand_frontier(expand, fps, words)
+            watch.lap("kernel")
+            yield from watch.handed(route(out_fps, fps[out_rows], out_actions, out_words, config.partitions,
+                                          out_generated, split % config.partitions, stuck), "route")
+    report.add({times_key(config.level, split, "step"): watch.times()})
 
 
 def arrivals(records: Iterable, split: int) -> list[Successors]:
@@ -387,13 +437,16 @@ def arrivals(records: Iterable, split: int) -> list[Successors]:
     return parts
 
 
-def expand_step(config: StepConfig, split: int, records: Iterable) -> Iterator[tuple[int, tuple[str, Successors]]]:
+def expand_step(config: StepConfig, report, split: int, records: Iterable) -> Iterator[tuple[int, tuple[str, Successors]]]:
     """Under a VIEW, the second half of partition ``split``'s step of level
     ``config.level``: expand its new states (its frontier, in TLC's order),
     each successor keyed by its parent's rank over the whole level, which
     the driver has written (``modelcheck.spark.order``)."""
+    watch = Stopwatch()
     expand = kernels_for(config, config.invariants + config.sometimes).expand
+    watch.lap("kernel")
     parts = arrivals(records, split)
+    watch.lap("arrive")
     if len(parts) != 1:
         raise RuntimeError(f"partition {split} received {len(parts)} frontiers for level {config.level}, not one")
     frontier = parts[0]
@@ -401,10 +454,14 @@ def expand_step(config: StepConfig, split: int, records: Iterable) -> Iterator[t
     if ranks.size != frontier.fps.size:
         raise RuntimeError(f"partition {split} has {frontier.fps.size} states at level {config.level} but "
                            f"{ranks.size} ranks")
+    watch.lap("route")
     out_fps, out_rows, out_actions, out_words, out_generated, stuck = expand_frontier(expand, frontier.fps,
                                                                                      frontier.words)
-    yield from route(out_fps, frontier.fps[out_rows], out_actions, out_words, config.partitions, out_generated,
-                     split % config.partitions, stuck, order.keys(ranks[out_rows], out_actions, config.instances))
+    watch.lap("kernel")
+    yield from watch.handed(route(out_fps, frontier.fps[out_rows], out_actions, out_words, config.partitions,
+                                  out_generated, split % config.partitions, stuck,
+                                  order.keys(ranks[out_rows], out_actions, config.instances)), "route")
+    report.add({times_key(config.level, split, "expand"): watch.times()})
 
 
 def check_states(check, invariants: tuple[str, ...], sometimes: tuple[str, ...],

@@ -116,7 +116,7 @@ def run_level(config: blocks.StepConfig, report: Report, frontier: Frontier, wor
         if not all(stepped):  # a partition found a violation: the search ends at this level, unexpanded
             return Frontier([joined([], words) for _ in range(config.partitions)])
         order.assign(config.visited_dir, config.partitions, config.level, config.instances)
-        stepped = [list(blocks.expand_step(config, p, out)) for p, out in enumerate(stepped)]
+        stepped = [list(blocks.expand_step(config, report, p, out)) for p, out in enumerate(stepped)]
     for out in stepped:
         for target, (_, block) in out:
             bound[target].append(block)
