@@ -76,6 +76,7 @@ SPARK_OPTIONS = (
            commands=(RUN,)),
     Option("--verbose", "verbose", "show Spark's own log.", kind="flag"),
     KERNELS,
+    FINGERPRINT_BITS,
 )
 
 ENGINES: dict[str, EngineEntry] = {e.name: e for e in (

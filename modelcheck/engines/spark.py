@@ -43,7 +43,7 @@ from modelcheck.backends.compiled import compile_kernel, kernel_source_of
 from modelcheck.backends.native import LibraryUnavailable
 from modelcheck.engines.kernels import generated_source
 from modelcheck.runtime.private import tell_once
-from modelcheck.spark import integrity, kernels, order, resume
+from modelcheck.spark import integrity, kernels, order, prints, resume
 from modelcheck.spark.session import SparkRun, import_pyspark, run_master, spark_launch
 from modelcheck.spark.settings import SparkSettings
 
@@ -110,7 +110,9 @@ class LevelSearch:
         # the manifest goes only into a directory the user named (the default one is removed at the end)
         self.manifest_dir = settings.checkpoint_dir
         # only a run that saves or resumes needs it (the model's digest takes a second on a large spec)
-        self.identity = RunIdentity.of(model, options) if settings.checkpoint_dir or settings.resume else None
+        self.bits = settings.fingerprint_bits
+        self.identity = RunIdentity.of(model, options, self.bits) if settings.checkpoint_dir or settings.resume \
+            else None
         self.resumed, self.ledger = None, integrity.Ledger()
         self.resume_seconds = 0.0  # reading the checkpoint back: its manifest, every file's digest, its level
         if settings.resume:
@@ -136,7 +138,7 @@ class LevelSearch:
         self.driver_report = lead.Report()
         self.lead_in = None
         self.kernel = DriverKernel(model, tuple(dict.fromkeys(tuple(options.invariants) + tuple(model.sometimes))),
-                                   settings.kernels)
+                                   settings.kernels, self.bits)
         self.kernel_broadcast = None  # the plan with its source broadcast, once on Spark
         self.told_numpy: set[str] = set()
         self.compiled_from: int | None = None  # the first level the executors ran on the C kernel
@@ -144,7 +146,7 @@ class LevelSearch:
         self.words = Packing(model.schema).words
         self.ordered = bool(model.view)  # keep TLC's first state of each view (modelcheck.spark.order)
         # a successor on its way to its partition: fingerprint, parent, action, packed state
-        self.candidate_bytes = 8 + 8 + 4 + 8 * self.words
+        self.candidate_bytes = 2 * self.bits // 8 + 4 + 8 * self.words
 
     # --- Spark, once it is needed ------------------------------------------------
     def warm_up(self, run: SparkRun) -> None:
@@ -153,7 +155,7 @@ class LevelSearch:
         config = blocks.StepConfig(self.key, run.partitions, 0, "", tuple(self.options.invariants),
                                    tuple(self.sometimes), self.options.check_deadlock, self.canonical is not None,
                                    ordered=self.ordered, instances=len(self.model.instances),
-                                   kernel=self.kernel.plan())
+                                   kernel=self.kernel.plan(), fingerprint_bits=self.bits)
         lead.warm_up(run.sc, config)
 
     def _spark(self) -> SparkRun:
@@ -182,7 +184,7 @@ class LevelSearch:
         pending = tuple(name for name, depth in self.sometimes.items() if depth is None)
         return blocks.StepConfig(self.key, self.partitions, level, self.visited_dir, tuple(self.options.invariants),
                                  pending, self.options.check_deadlock, self.canonical is not None, probe,
-                                 self.ordered, len(self.model.instances), self._kernel_plan())
+                                 self.ordered, len(self.model.instances), self._kernel_plan(), self.bits)
 
     def _kernel_plan(self):
         """The C kernel the level's steps use: its plan with the source as a
@@ -204,9 +206,9 @@ class LevelSearch:
         slices puts block i in slice i: they arrive where a shuffle would
         have sent them, without one."""
         if self.lead_in is not None:
-            return self._next_level(lead.initial_frontier(self.model, self.partitions, self.canonical), 1)
+            return self._next_level(lead.initial_frontier(self.model, self.partitions, self.canonical, self.bits), 1)
         self._spark()
-        initial = blocks.initial_blocks(self.model, self.partitions, self.canonical)
+        initial = blocks.initial_blocks(self.model, self.partitions, self.canonical, self.bits)
         return self._level(self.sc.parallelize(initial, self.partitions), 1)
 
     def _next_level(self, current, level: int):
@@ -448,7 +450,7 @@ class LevelSearch:
         notes += [f"an executor expanded with numpy, not the C kernel ({why})" for why in sorted(self.told_numpy)]
         notes += self.kernel.notes(on_executors, self.compiled_from)
         found = CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
-                            self.generated, dict(self.sometimes), notes, stopped=stopped, fingerprint_bits=64,
+                            self.generated, dict(self.sometimes), notes, stopped=stopped, fingerprint_bits=self.bits,
                             levels=self.levels)
         if self.resumed:
             found.resumed_with, found.resume_seconds = self.resumed.total, self.resume_seconds
@@ -462,7 +464,7 @@ class LevelSearch:
         through the same orbits)."""
         target, path, level = fp, [], depth
         while True:
-            found = visited.lookup(self.visited_dir, fp % self.partitions, fp, level)
+            found = visited.lookup(self.visited_dir, (fp >> (self.bits - 64)) % self.partitions, fp, level)
             if found is None:
                 raise RuntimeError(f"trace rebuilding: state {fp:016x} is not in the visited set at level {level}")
             parent, action = found
@@ -473,9 +475,9 @@ class LevelSearch:
         path.reverse()
         states, actions = self.rebuild(self.model, path)
         last_state = self.canonical.states(states[-1:]) if self.canonical is not None else states[-1:]
-        packing = Packing(self.model.schema)
+        packing = Packing(self.model.schema, self.bits)
         last = packing.fingerprints(packing.pack_states(last_state))[0]
-        if len(states) != depth or int(last) != target:
+        if len(states) != depth or prints.as_int(last) != target:
             raise RuntimeError(f"trace rebuilding: the replayed path does not end in the state found at depth {depth}")
         return Violation(invariant, states, actions)
 
@@ -488,8 +490,8 @@ class DriverKernel:
     cache; others build it from the source the driver broadcasts
     (``modelcheck.spark.kernels``)."""
 
-    def __init__(self, model, names: tuple[str, ...], setting: str):
-        self.model, self.names, self.setting = model, names, setting
+    def __init__(self, model, names: tuple[str, ...], setting: str, bits: int = 64):
+        self.model, self.names, self.setting, self.bits = model, names, setting, bits
         self._plan = None
         self._why_not: str | None = None
         self._seconds = 0.0
@@ -499,7 +501,7 @@ class DriverKernel:
         if self.setting == "numpy":
             return
         if self.setting == "compiled":  # before the search, Ctrl-C heard while the source is generated
-            packing = Packing(self.model.schema)
+            packing = Packing(self.model.schema, self.bits)
             self._build(generated_source(self.model, packing, list(self.names), stopped))
             return
         self._thread = threading.Thread(target=self._build, name="modelcheck-spark-kernel", daemon=True)
@@ -507,7 +509,7 @@ class DriverKernel:
 
     def _build(self, source: str | None = None) -> None:
         started = time.perf_counter()
-        packing = Packing(self.model.schema)
+        packing = Packing(self.model.schema, self.bits)
         try:
             if source is None:
                 source = kernel_source_of(self.model, packing, list(self.names))

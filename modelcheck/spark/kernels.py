@@ -45,11 +45,11 @@ def source_text(plan: KernelPlan) -> str:
     return plan.source if isinstance(plan.source, str) else plan.source.value
 
 
-def compiled(model, model_key: tuple, plan: KernelPlan) -> tuple[CompiledKernel | None, str]:
-    """The run's C kernel in this worker, and "" — or None and why not."""
+def compiled(model, model_key: tuple, plan: KernelPlan, packing: Packing) -> tuple[CompiledKernel | None, str]:
+    """The run's C kernel in this worker (its states packed and fingerprinted
+    as ``packing`` says), and "" — or None and why not."""
     key = (model_key, plan.names, plan.digest)
     if key not in _loaded:
-        packing = Packing(model.schema)
         try:
             kernel = compile_kernel(model, packing, list(plan.names), workers=1, source=source_text(plan))
             _loaded[key] = (kernel, "")

@@ -91,8 +91,8 @@ def lead_partitions(requested: int | None, master: str | None) -> int:
     return 1
 
 
-def initial_frontier(model, partitions: int, canonical=None) -> Frontier:
-    return Frontier([block for _, (_, block) in blocks.initial_blocks(model, partitions, canonical)])
+def initial_frontier(model, partitions: int, canonical=None, bits: int = 64) -> Frontier:
+    return Frontier([block for _, (_, block) in blocks.initial_blocks(model, partitions, canonical, bits)])
 
 
 def joined(parts: list[Successors], words: int) -> Successors:

@@ -50,6 +50,7 @@ class SparkSettings:
     lead_in: int = DEFAULT_LEAD_IN
     conf: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     kernels: str = "auto"  # the executors' kernels, as the fast engine's (modelcheck.spark.kernels)
+    fingerprint_bits: int = 64  # of the visited set's fingerprints: 64, or 128 (modelcheck.spark.prints)
 
     def __post_init__(self):
         if self.master is not None:
@@ -62,6 +63,8 @@ class SparkSettings:
             raise InputError(f"--executor-wait must be positive, got {self.executor_wait}")
         if self.lead_in < 0:
             raise InputError(f"--lead-in must be 0 (off) or more, got {self.lead_in}")
+        if self.fingerprint_bits not in (64, 128):
+            raise InputError(f"--fingerprint-bits must be 64 or 128, not {self.fingerprint_bits}")
         if self.kernels not in ("auto", "compiled", "numpy"):
             raise InputError(f"--kernels must be auto, compiled or numpy, not {self.kernels!r}")
         if self.connect_timeout <= 0:

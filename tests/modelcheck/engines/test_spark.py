@@ -293,3 +293,18 @@ def test_a_violation_found_on_the_c_kernel_is_the_shortest(context):
                                                         engine_options={"lead_in": 0, "kernels": "compiled"}))
     assert spark.violation.invariant == "StrongIsr" and spark.violation.length == bfs.violation.length == 13
     assert any("with the C kernel" in n for n in spark.notes)
+
+
+@pytest.mark.parametrize("lead_in", [0, DEFAULT_LEAD_IN])
+def test_128_bit_fingerprints_find_what_64_do(context, lead_in):
+    m = model("kip320-first-try", Replicas=3)
+    bfs = BfsChecker().check(m, CheckOptions(("StrongIsr",)))
+    wide = SparkChecker(context).check(m, CheckOptions(("StrongIsr",), engine_options={
+        "lead_in": lead_in, "fingerprint_bits": 128}))
+    assert wide.fingerprint_bits == 128
+    assert wide.violation.invariant == "StrongIsr" and wide.violation.length == bfs.violation.length == 13
+    m = model("kraft-kip966", **{**KIP966_SMALL, "FenceBrokerLimit": 1})  # under its VIEW
+    from modelcheck.specs.kraft.kip_966_properties import CFG_INVARIANTS
+    wide = SparkChecker(context).check(m, CheckOptions(tuple(CFG_INVARIANTS), engine_options={
+        "lead_in": lead_in, "fingerprint_bits": 128}))
+    assert (wide.result, wide.distinct_states, wide.depth) == ("ok", 1260, 21)
