@@ -28,6 +28,8 @@ partitions expand their states keyed by those ranks (``modelcheck.spark.order``)
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import threading
 import time
 from functools import partial
@@ -45,7 +47,7 @@ from modelcheck.engines.kernels import generated_source
 from modelcheck.runtime.private import tell_once
 from modelcheck.spark import integrity, kernels, order, prints, resume
 from modelcheck.spark.session import SparkRun, import_pyspark, run_master, spark_launch
-from modelcheck.spark.settings import SparkSettings
+from modelcheck.spark.settings import WIDEN_AT, SparkSettings
 
 import_pyspark()  # without pyspark, choosing this engine is bad input: say so plainly
 
@@ -72,9 +74,28 @@ class SparkChecker:
         search = LevelSearch(model, options, settings)
         warm_up = search.warm_up if settings.lead_in > 0 and not settings.resume else None
         with spark_launch(settings, f"modelcheck {model.spec.name}", self._context, then=warm_up) as launch:
-            result = search.run(launch)
+            try:
+                result = search.run(launch)
+            except Widen as grown:
+                search.abandon()
+                said = (f"the search passed {grown.states:,} states at depth {grown.depth}, where two of them sharing "
+                        f"a 64-bit fingerprint becomes more likely than one in a million: it started again with "
+                        f"128-bit fingerprints (--fingerprint-bits 64 or 128 chooses)")
+                options.progress.note(f"spark: {said}")
+                search = LevelSearch(model, options, dataclasses.replace(settings, fingerprint_bits=128))
+                result = search.run(launch)
+                result.notes.insert(0, said)
         result.seconds = time.perf_counter() - started
         return result
+
+
+class Widen(Exception):
+    """A search of 64-bit fingerprints the user did not choose has grown past
+    ``WIDEN_AT`` states: it starts again with 128."""
+
+    def __init__(self, states: int, depth: int):
+        super().__init__(states, depth)
+        self.states, self.depth = states, depth
 
 
 class SwarmSimulator(Simulator):
@@ -110,7 +131,11 @@ class LevelSearch:
         # the manifest goes only into a directory the user named (the default one is removed at the end)
         self.manifest_dir = settings.checkpoint_dir
         # only a run that saves or resumes needs it (the model's digest takes a second on a large spec)
-        self.bits = settings.fingerprint_bits
+        chosen = settings.fingerprint_bits
+        if chosen is None and settings.resume:  # a resumed search keeps its checkpoint's width
+            chosen = resume.saved_width(settings.resume)
+        self.bits = chosen or 64
+        self.widen_at = WIDEN_AT if chosen is None else None  # not chosen: 128 past this many states
         self.identity = RunIdentity.of(model, options, self.bits) if settings.checkpoint_dir or settings.resume \
             else None
         self.resumed, self.ledger = None, integrity.Ledger()
@@ -350,6 +375,8 @@ class LevelSearch:
                         self.sometimes[name] = depth
             if new == 0:
                 return self._finish(started, "ok", depth - 1, total)
+            if self.widen_at is not None and total >= self.widen_at:
+                raise Widen(total, depth)
             reason = stop_reason(options.limits, total, kept)
             if reason:
                 if self.manifest_dir:  # a run stopped on purpose can be continued later
@@ -368,6 +395,13 @@ class LevelSearch:
             depth += 1
             current = self._next_level(current, depth)
             summaries = self._summaries(depth)
+
+    def abandon(self) -> None:
+        """Drop what this search checkpointed: a search started again replaces it."""
+        if self.last_checkpoint and self.run_ is not None:
+            resume.delete_files(self.sc, self.last_checkpoint)
+        if self.manifest_dir and os.path.exists(resume.manifest_path(self.manifest_dir)):
+            os.remove(resume.manifest_path(self.manifest_dir))
 
     def _level_figures(self, depth: int, new: int, total: int, seconds: float, received: int, kept: int,
                        in_driver: bool, summaries) -> dict:
