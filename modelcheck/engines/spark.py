@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import threading
 import time
 from functools import partial
 
@@ -41,11 +40,9 @@ from modelcheck.search.checkpoint import RunIdentity
 from modelcheck.runtime.dirlock import holding
 from modelcheck.runtime.limits import MAX_MEMORY
 from modelcheck.language.packing import Packing
-from modelcheck.backends.compiled import compile_kernel, kernel_source_of
-from modelcheck.backends.native import LibraryUnavailable
 from modelcheck.engines.kernels import generated_source
 from modelcheck.runtime.private import tell_once
-from modelcheck.spark import integrity, kernels, order, prints, resume
+from modelcheck.spark import integrity, kernels, order, prints, resume, timing
 from modelcheck.spark.session import SparkRun, import_pyspark, run_master, spark_launch
 from modelcheck.spark.settings import WIDEN_AT, SparkSettings
 
@@ -162,8 +159,9 @@ class LevelSearch:
         self.report = None  # the summary accumulator, once on Spark
         self.driver_report = lead.Report()
         self.lead_in = None
-        self.kernel = DriverKernel(model, tuple(dict.fromkeys(tuple(options.invariants) + tuple(model.sometimes))),
-                                   settings.kernels, self.bits)
+        self.kernel = kernels.DriverKernel(model, tuple(dict.fromkeys(tuple(options.invariants)
+                                                                      + tuple(model.sometimes))),
+                                           settings.kernels, self.bits, generated_source)
         self.kernel_broadcast = None  # the plan with its source broadcast, once on Spark
         self.told_numpy: set[str] = set()
         self.compiled_from: int | None = None  # the first level the executors ran on the C kernel
@@ -358,7 +356,7 @@ class LevelSearch:
             progress.note(f"level {depth:>3} · {new:>11,} new · {total:>13,} total · "
                           f"{figures['seconds']:6.2f} s · shuffled {received:,} successors "
                           f"({_mb(received * self.candidate_bytes)}) · visited files {_mb(kept)} · "
-                          + describe_times(figures["task_seconds"])
+                          + timing.describe(figures["task_seconds"])
                           + (" · in the driver" if figures["driver"] else ""))
             dead = [s.deadlock for s in summaries if s.deadlock is not None]
             if dead:  # found while expanding the level before this one: a shorter trace
@@ -405,21 +403,10 @@ class LevelSearch:
 
     def _level_figures(self, depth: int, new: int, total: int, seconds: float, received: int, kept: int,
                        in_driver: bool, summaries) -> dict:
-        """A level's figures: its counts, and the seconds its tasks spent in
-        each phase (summed over the tasks; tasks run side by side), counting
-        the tasks that ran since the level before's figures (under a VIEW,
-        the expansion of the level before is among them)."""
-        spent = blocks.TaskTimes()
-        for reported in (self.driver_report.value, self.report.value if self.report is not None else {}):
-            for key, times in reported.items():
-                if key[0] == "times" and key not in self.counted_times:
-                    self.counted_times.add(key)
-                    spent = spent.plus(times)
-        figures = {"level": depth, "new": new, "total": total, "seconds": round(seconds, 3),
-                   "successors_shuffled": received, "visited_bytes": kept, "driver": in_driver,
-                   "kernel": "C" if all(s.compiled for s in summaries) else
-                             "numpy" if not any(s.compiled for s in summaries) else "C and numpy",
-                   "task_seconds": {k: round(v, 3) for k, v in spent._asdict().items()}}
+        """The level's figures for the report (``timing.level_figures``)."""
+        figures = timing.level_figures(depth, new, total, seconds, received, kept, in_driver, summaries,
+                                       [self.driver_report.value, self.report.value if self.report is not None else {}],
+                                       self.counted_times)
         self.levels.append(figures)
         return figures
 
@@ -516,65 +503,6 @@ class LevelSearch:
         return Violation(invariant, states, actions)
 
 
-class DriverKernel:
-    """The run's C kernel, as the driver has it: built (or loaded from its
-    cache) before the search with ``--kernels compiled``, on a thread of its
-    own beside the first levels with ``auto`` (levels on numpy until then),
-    never with ``numpy``. Executors on this machine then load it from the
-    cache; others build it from the source the driver broadcasts
-    (``modelcheck.spark.kernels``)."""
-
-    def __init__(self, model, names: tuple[str, ...], setting: str, bits: int = 64):
-        self.model, self.names, self.setting, self.bits = model, names, setting, bits
-        self._plan = None
-        self._why_not: str | None = None
-        self._seconds = 0.0
-        self._thread: threading.Thread | None = None
-
-    def start(self, stopped) -> None:
-        if self.setting == "numpy":
-            return
-        if self.setting == "compiled":  # before the search, Ctrl-C heard while the source is generated
-            packing = Packing(self.model.schema, self.bits)
-            self._build(generated_source(self.model, packing, list(self.names), stopped))
-            return
-        self._thread = threading.Thread(target=self._build, name="modelcheck-spark-kernel", daemon=True)
-        self._thread.start()
-
-    def _build(self, source: str | None = None) -> None:
-        started = time.perf_counter()
-        packing = Packing(self.model.schema, self.bits)
-        try:
-            if source is None:
-                source = kernel_source_of(self.model, packing, list(self.names))
-            compiled = compile_kernel(self.model, packing, list(self.names), workers=1, source=source)
-        except LibraryUnavailable as e:
-            self._why_not = str(e)
-            return
-        plan = kernels.plan(self.names, source)
-        kernels.adopt(self.model.key(), plan, compiled)
-        self._seconds = time.perf_counter() - started
-        self._plan = plan
-
-    def plan(self):
-        """The kernel's plan once it is built, else None."""
-        return self._plan
-
-    def notes(self, on_executors: bool, compiled_from: int | None) -> list[str]:
-        """What the report says of the kernels: which levels ran on C."""
-        if self.setting == "numpy":
-            return []
-        if self._why_not is not None:
-            return [f"the levels ran on numpy: the C kernel is unavailable ({self._why_not})"]
-        if self._plan is None:
-            return ["the search ended before the C kernel was built: every level ran on numpy"]
-        if on_executors and compiled_from is not None:
-            built = f", built in {self._seconds:.1f} s" if self._seconds >= 0.5 else ""
-            since = "every level" if compiled_from == 1 else f"levels {compiled_from} on"
-            return [f"the executors expanded {since} with the C kernel{built}"]
-        return []
-
-
 class OrderedLevel:
     """A level's new states under a VIEW, partition by partition in TLC's
     order (a shuffle's output), and, once ranked and expanded, its successors."""
@@ -600,14 +528,6 @@ def check_code_origin(summaries: list[blocks.LevelSummary], code_zip: str) -> No
     for s in summaries:
         if code_zip not in s.code_origin:
             raise RuntimeError(f"an executor imported modelcheck from {s.code_origin}, not from the shipped {code_zip}")
-
-
-def describe_times(seconds: dict) -> str:
-    """A level's task seconds, as the progress line gives them: on the
-    kernel, in the visited set, in the shuffle (reading, routing and
-    sending), each summed over the level's tasks."""
-    shuffle = seconds["arrive"] + seconds["route"] + seconds["send"]
-    return f"tasks: kernel {seconds['kernel']:.2f} s, visited set {seconds['visited']:.2f} s, shuffle {shuffle:.2f} s"
 
 
 def _mb(n: int) -> str:

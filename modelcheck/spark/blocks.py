@@ -47,8 +47,7 @@ the successors by their parents' ranks.
 
 from __future__ import annotations
 
-import time
-from functools import lru_cache, partial
+from functools import partial
 from typing import Iterable, Iterator, NamedTuple
 
 import numpy as np
@@ -57,9 +56,9 @@ from pyspark.accumulators import AccumulatorParam
 
 from modelcheck.search.expansion import CHUNK, Expander
 from modelcheck.language.packing import Packing
-from modelcheck.loading.registry import load_model
-from modelcheck.spark import kernels, order, prints, visited
-from modelcheck.spark.kernels import KernelPlan
+from modelcheck.spark import order, prints, visited
+from modelcheck.spark.timing import Stopwatch, times_key
+from modelcheck.spark.kernels import KernelPlan, kernels_for
 
 SUCCESSORS = "successors"
 FRONTIER = "frontier"  # a partition's new states under a VIEW, on their way to being expanded
@@ -111,49 +110,6 @@ class LevelSummary(NamedTuple):
     compiled: bool = False  # whether this task expanded and checked on the C kernel
 
 
-class TaskTimes(NamedTuple):
-    """Where a task's seconds went (the report's figures per level)."""
-
-    arrive: float = 0.0  # reading what the shuffle brought: Spark's reading and unpickling
-    visited: float = 0.0  # merging the candidates, the anti-join against the visited set, writing the run
-    kernel: float = 0.0  # checking and expanding states on the kernel
-    route: float = 0.0  # sorting successors into a block per target partition
-    send: float = 0.0  # handing the blocks to Spark's shuffle: pickling and writing them
-
-    def plus(self, other: "TaskTimes") -> "TaskTimes":
-        return TaskTimes(*(a + b for a, b in zip(self, other)))
-
-
-class Stopwatch:
-    """Splits a task's time into ``TaskTimes``' phases: ``lap(phase)`` gives
-    the time since the last lap to ``phase``."""
-
-    def __init__(self):
-        self.spent = dict.fromkeys(TaskTimes._fields, 0.0)
-        self.last = time.perf_counter()
-
-    def lap(self, phase: str) -> None:
-        now = time.perf_counter()
-        self.spent[phase] += now - self.last
-        self.last = now
-
-    def handed(self, items: list, phase: str) -> Iterator:
-        """Yield ``items`` (the time until then went to ``phase``), the time
-        Spark takes each one to the shuffle going to ``send``."""
-        self.lap(phase)
-        for item in items:
-            yield item
-            self.lap("send")
-
-    def times(self) -> TaskTimes:
-        return TaskTimes(**self.spent)
-
-
-def times_key(level: int, split: int, stage: str) -> tuple:
-    """A task's times in the report accumulator (beside its summary's (level, split))."""
-    return ("times", level, split, stage)
-
-
 class SummaryParam(AccumulatorParam):
     """Accumulates {(level, partition): LevelSummary}; a repeated key is the
     same task run again and carries the same summary."""
@@ -172,55 +128,6 @@ def partition_index(key: int) -> int:
 
 
 # --- what an executor builds once per model (Python workers are reused) ----------
-
-@lru_cache(maxsize=8)
-def numpy_expander(model_key: tuple, check_deadlock: bool, symmetric: bool = False, bits: int = 64) -> Expander:
-    """The fast engine's expander on numpy, fingerprinting with ``bits``;
-    under symmetry every successor it returns is already its orbit's
-    representative, as in the fast engine."""
-    model = load_model(model_key)
-    return Expander(model, check_deadlock, canonical=canonicaliser(model_key) if symmetric else None,
-                    packing=Packing(model.schema, bits))
-
-
-_compiled_expanders: dict[tuple, Expander] = {}
-
-
-class Kernels(NamedTuple):
-    """What a task expands and checks states with."""
-
-    expand: Expander
-    check: object  # packed words -> {predicate name: values}
-    numpy_because: str  # why numpy, though the run has a C kernel ("" otherwise)
-    compiled: bool = False
-
-
-def kernels_for(config: StepConfig, names: tuple[str, ...]) -> Kernels:
-    """The task's expander and predicates ``names``: on the run's C kernel
-    when the config names one and this worker has it, else on numpy."""
-    base = numpy_expander(config.model_key, config.check_deadlock, config.symmetric, config.fingerprint_bits)
-    compiled, why = (None, "") if config.kernel is None else kernels.compiled(base.model, config.model_key,
-                                                                              config.kernel, base.packing)
-    if compiled is None:
-        return Kernels(base, kernels.predicates_of(None, predicates(config.model_key, names), base.packing), why)
-    key = (config.model_key, config.check_deadlock, config.symmetric, config.kernel.digest)
-    if key not in _compiled_expanders:
-        _compiled_expanders[key] = Expander(base.model, config.check_deadlock, canonical=base.canonical,
-                                            compiled=compiled, packing=base.packing)
-    return Kernels(_compiled_expanders[key], compiled.predicates, "", True)
-
-
-@lru_cache(maxsize=8)
-def canonicaliser(model_key: tuple):
-    from modelcheck.search.canonical import Canonicaliser
-    return Canonicaliser(load_model(model_key), workers=1)  # Spark runs the tasks side by side already
-
-
-@lru_cache(maxsize=8)
-def predicates(model_key: tuple, names: tuple[str, ...]):
-    from modelcheck.backends.numpy_codegen import compile_numpy
-    return compile_numpy(load_model(model_key), list(names)).predicates
-
 
 def warm(config: StepConfig, split: int, _records) -> Iterator[tuple[int, tuple[str, Successors]]]:
     """A warm-up task (``modelcheck.spark.lead``): build what the steps of
