@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, no_such
 from modelcheck.model.spec import SpecDefinition
 
 BUILT_IN = (
@@ -43,5 +43,5 @@ def all_specs() -> dict[str, SpecDefinition]:
 def get_spec(name: str) -> SpecDefinition:
     specs = all_specs()
     if name not in specs:
-        raise InputError(f"unknown spec {name!r} (known specs: {', '.join(specs)})")
+        raise InputError(no_such("unknown spec", name, specs, "known specs"))
     return specs[name]

@@ -87,6 +87,7 @@ SLOW = {
     "modelcheck/spark/test_resume_integrity.py": {"test_an_undamaged_checkpoint_resumes_exactly_also_to_its_own_depth"},
     "modelcheck/spark/test_swarm.py": {"test_a_swarm_violation_replays", "test_the_same_seed_gives_the_same_swarm"},
     "modelcheck/spark/test_worker_fault.py": ALL,
+    "modelcheck/spark/test_session.py": {"test_a_search_done_in_the_driver_does_not_wait_for_spark"},
     "modelcheck/search/test_canonical.py": {"test_every_member_of_an_orbit_gets_the_same_representative_from_within_it"},
     "modelcheck/search/test_checkpoint.py": {
         "test_ctrl_c_prints_partial_statistics_and_resume_completes", "test_max_states_means_the_same_on_every_engine",
@@ -118,6 +119,7 @@ SLOW = {
         "test_more_state_spaces_under_the_view_match_tlc_on_the_fast_engine", "test_shortest_violations_match_tlc",
         "test_state_space_under_the_view_matches_tlc",
         "test_whole_state_counts_are_tlc_s_with_only_the_discarded_requests_the_spec_reads"},
+    "specs/test_kraft_reachability.py": {"test_a_check_said_to_be_out_of_reach_is_never_reached"},
     "specs/test_kraft_layout.py": {"test_a_fetch_response_of_an_earlier_leader_epoch_is_told_and_focused",
                                    "test_a_three_broker_kip966_counterexample_is_told_and_focused",
                                    "test_every_kind_of_state_and_step_is_drawn"},
@@ -148,6 +150,8 @@ SLOW = {
         "test_missing_java_is_one_line", "test_symmetry_on_spark_counts_orbits_and_traces_genuine_behaviours",
         "test_violation_report_trace_and_exit_12"},
     "test_cli_spark_signals.py": ALL,
+    "test_cli_simulate.py": {"test_the_documented_seed_finds_the_first_try_violation"},
+    "test_packaging.py": {"test_the_wheel_holds_the_specs_as_modelcheck_specs_and_no_top_level_specs"},
     "test_cli_symmetry.py": {"test_graph_with_symmetry_has_one_node_per_orbit"},
     "test_cli_temporal_limits.py": {"test_ctrl_c_during_a_temporal_run_gives_the_partial_report"},
     "test_soak_signals.py": ALL,
@@ -220,8 +224,43 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def in_tmp(tmp_path, monkeypatch):
-    """Run in an empty directory, so default trace files land there."""
+    """Every test runs in an empty directory of its own, so default trace
+    files (modelcheck-out/) and anything else written to a relative path
+    land there, never in the repository (checked at the end of the session)."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+TREE_AT_START = pytest.StashKey[set]()  # the tree's state as the session began (clean_tree.py)
+
+
+def is_controller(config) -> bool:
+    """The process that runs the session: pytest itself, or xdist's controller (not one of its workers)."""
+    return not hasattr(config, "workerinput")
+
+
+def pytest_sessionstart(session):
+    if is_controller(session.config):
+        from clean_tree import tree_state
+        session.config.stash[TREE_AT_START] = tree_state(ROOT)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not is_controller(session.config) or TREE_AT_START not in session.config.stash:
+        return
+    from clean_tree import left_behind, tree_state
+    left = left_behind(session.config.stash[TREE_AT_START], tree_state(ROOT))
+    if left:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = "the tests left these in the repository (git status):\n" + "\n".join(f"  {line}" for line in left)
+        if reporter is not None:
+            reporter.write_line("")
+            reporter.write_sep("=", "tree not clean", red=True)
+            reporter.write_line(message)
+        else:
+            sys.stderr.write(message + "\n")
+        if session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+

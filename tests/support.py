@@ -169,6 +169,13 @@ def read_terminal(master: int, into: bytearray) -> None:
         into.extend(chunk)
 
 
+def terminal_lines(seen: str) -> list[str]:
+    """What a terminal shows of ``seen`` once it is all written: each line
+    as its last carriage return left it (a status or progress line rewritten
+    in place leaves only what followed it), the line-clearing escapes removed."""
+    return [line.rsplit("\r", 1)[-1].replace("\x1b[2K", "") for line in seen.split("\n")]
+
+
 def run_on_terminal(*args, cwd, stream="stderr", timeout=300):
     """Run the CLI in a fresh process with ``stream`` ("stderr" or "stdout")
     on a pseudo-terminal, as a user at a terminal sees it. Returns (exit

@@ -13,7 +13,8 @@ from support import ROOT, invoke, invoke_json, one_error_line, run_on_terminal, 
 
 JSON_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
                "properties", "specification", "violation", "symmetry", "view", "notes", "resumed_with",
-               "resume_seconds", "fingerprint_bits", "collision_probability"}
+               "resume_seconds", "fingerprint_bits", "collision_probability", "timings",
+               "kernel_build"}
 
 
 def test_ok_run_as_json(in_tmp):
@@ -189,6 +190,31 @@ def test_bad_input_is_one_line_and_exit_2(in_tmp, args, fragment):
     assert fragment in one_error_line(err)
 
 
+@pytest.mark.parametrize("args, fragment", [
+    (["run", "kip32"], "unknown spec 'kip32'; did you mean kip320? (known specs: async-isr, kafka-clients, "),
+    (["run", "kip320", "--inv", "StrongISR"], "no invariant 'StrongISR'; did you mean StrongIsr? (its invariants, "
+                                              "closest first: StrongIsr, "),
+    (["simulate", "kip320", "--inv", "strongisr"], "did you mean StrongIsr?"),
+    (["run", "kip320", "--prop", "EpochsConverg"], "did you mean EpochsConverge? (its properties: "),
+    (["run", "kip320", "--prop", "EpochsConverge", "--specification", "NoFair"], "did you mean NoFairSpec?"),
+    (["run", "kip320", "--const", "replicas=2"], "no constant 'replicas'; did you mean Replicas? (its constants: "
+                                                 "Replicas, LogSize, MaxRecords, MaxLeaderEpoch)"),
+    (["run", "kraft-3.5", "--const", "Brokercount=2"], "did you mean BrokerCount? (its constants, closest first: "
+                                                       "BrokerCount, "),
+])
+def test_a_mistyped_name_gets_the_closest_suggested(in_tmp, args, fragment):
+    code, _, err = invoke(*args)
+    assert code == 2 and fragment in one_error_line(err)
+
+
+def test_a_long_list_of_names_is_cut_to_the_first_few(in_tmp):
+    """kip320's 24 invariants: five of them and a count, not all on one line."""
+    code, _, err = invoke("run", "kip320", "--inv", "Nope")
+    assert code == 2 and one_error_line(err).endswith(
+        "kip320 has no invariant 'Nope' (its invariants: TypeOk, WeakIsr, StrongIsr, LeaderInIsr, "
+        "RequestsSentBelowNextEpoch and 19 more; `modelcheck list` shows them all)")
+
+
 def test_malformed_config_names_its_line(in_tmp):
     (in_tmp / "bad.cfg").write_text("CONSTANTS\n  Replicas = {r1, r2\n")
     code, _, err = invoke("run", "kip320", "--config", "bad.cfg")
@@ -229,14 +255,20 @@ def test_installed_console_script_runs():
 
 
 def test_progress_is_quiet_when_piped(in_tmp):
+    """Piped, a run says nothing on stderr but, on the first run with these
+    constants, the one line before its C kernel is built."""
+    from modelcheck.engines.kernels import BUILDING
     proc = run_subprocess("run", "kip320", "--const", "Replicas=2", cwd=in_tmp)
-    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.returncode == 0 and proc.stderr in ("", BUILDING + "\n")
 
 
 def test_progress_shows_on_a_terminal(in_tmp):
-    """stderr on a pseudo-terminal gets the progress line."""
+    """stderr on a pseudo-terminal gets the progress line, and before the
+    search what the run is doing (the spec read, the model built, the kernel)."""
     code, seen, out = run_on_terminal("run", "kip320", "--max-depth", "13", "--json", cwd=in_tmp, timeout=120)
     assert "states" in seen and "depth" in seen and "states/s" in seen
+    assert "reading kip320" in seen and "building the model of kip320 for these constants" in seen
+    assert "generating the C kernel's source" in seen
     assert json.loads(out)["result"] == "bounded-ok"
 
 

@@ -59,3 +59,26 @@ def test_simulate_refuses_a_property_line_in_one_line(in_tmp, engine):
     (in_tmp / "mc.cfg").write_text("CONSTANTS Replicas = {r1, r2}\nPROPERTY LeaderAdoptsItsRequest\n")
     code, _, err = invoke("simulate", "kip320", "--config", "mc.cfg", "--num", "5", "--engine", engine)
     assert code == 2 and "PROPERTY names temporal properties" in one_error_line(err)
+
+
+def test_config_default_names_the_spec_s_own_settings(in_tmp):
+    code, own, err = invoke_json("run", "kip320", "--config", "default", "--const", "Replicas=2")
+    assert code == 0 and err == ""
+    code, plain, _ = invoke_json("run", "kip320", "--const", "Replicas=2")
+    keep = ("constants", "invariants", "view", "distinct_states", "depth", "result")
+    assert {k: own[k] for k in keep} == {k: plain[k] for k in keep}
+
+
+@pytest.mark.parametrize("spec", ["kraft-3.5", "kraft-kip966"])
+def test_config_default_of_a_kraft_spec_is_its_module_s_cfg(spec):
+    """The module's .cfg (not shipped): its constants, its INVARIANT list
+    and its VIEW, which are the spec's defaults."""
+    from modelcheck.capabilities.view import wanted_view
+    from modelcheck.loading.request import choose_invariants, resolve
+    from modelcheck.runs.run import RunRequest
+    own, plain = resolve(spec, (), "default"), resolve(spec)
+    assert own.constants == plain.constants and own.constants.BrokerCount == 3
+    assert choose_invariants(own.spec, (), own.cfg) == choose_invariants(plain.spec, ()) == \
+        own.spec.default_invariants and own.spec.default_invariants[-1] == "NoCommittedRecordLostGlobally"
+    request = RunRequest(spec)
+    assert wanted_view(request, own.spec, own.cfg, (), []) is wanted_view(request, plain.spec, None, (), []) is True

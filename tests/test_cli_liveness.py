@@ -27,6 +27,7 @@ def test_a_violation_is_a_lasso_that_replays(in_tmp, prop, stutters):
     assert itf["#meta"]["modelcheck"]["specification"] == "NoFairSpec"
     code, text, _ = invoke("replay", "kip320", v["trace_file"])
     assert code == 13 and "The loop closes" in text and f"The lasso violates {prop}" in text
+    assert text.lower().count("loop closes") == 1  # said once, by the lasso's own check
     code, text, _ = invoke("show", v["trace_file"])
     assert code == 0
     assert ("stutters forever from state" if stutters else f"back to state {v['loop_start'] + 1}") in text

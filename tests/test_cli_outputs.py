@@ -27,6 +27,21 @@ def test_a_rerun_never_overwrites(in_tmp):
     assert (first, second) == (DEFAULT, DEFAULT.replace(".itf.json", "-2.itf.json"))
 
 
+def test_the_report_says_which_trace_is_the_new_one(in_tmp):
+    reports = [invoke(*VIOLATING)[1] for _ in range(3)]
+    lines = [next(line for line in text.splitlines() if line.startswith("  trace ")) for text in reports]
+    stem = os.path.basename(DEFAULT).removesuffix(".itf.json")
+    assert lines[0].endswith(f"{DEFAULT}  (modelcheck show {DEFAULT})")
+    second, third = (DEFAULT.replace(".itf.json", f"-{k}.itf.json") for k in (2, 3))
+    assert lines[1].endswith(f"{second}  (new; {stem}.itf.json is an earlier run's; modelcheck show {second})")
+    assert lines[2].endswith(f"{third}  (new; {stem}.itf.json and {stem}-2.itf.json are earlier runs'; "
+                             f"modelcheck show {third})")
+    # a file the user named is theirs: nothing is said of others
+    (in_tmp / "mine.itf.json").write_text("{}")
+    text = invoke(*VIOLATING, "--trace-out", "mine-2.itf.json")[1]
+    assert "  (modelcheck show mine-2.itf.json)" in text
+
+
 def test_an_output_directory_that_is_a_file_is_refused_before_the_search(in_tmp):
     (in_tmp / "modelcheck-out").write_text("mine")
     code, out, err = invoke(*VIOLATING)

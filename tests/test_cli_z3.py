@@ -10,7 +10,8 @@ from support import invoke, invoke_json, model, one_error_line, run_on_terminal,
 
 RUN_FIELDS = {"spec", "engine", "constants", "invariants", "result", "distinct_states", "depth", "seconds", "stopped",
               "properties", "specification", "violation", "symmetry", "view", "notes", "resumed_with",
-               "resume_seconds", "fingerprint_bits", "collision_probability"}
+               "resume_seconds", "fingerprint_bits", "collision_probability", "timings",
+               "kernel_build"}
 PROVE_FIELDS = {"spec", "engine", "constants", "invariants", "k", "result", "proved_at_k", "depth", "seconds", "stopped",
                 "violation", "counterexample_to_induction"}
 
@@ -174,7 +175,8 @@ def read_terminal(args, cwd):
 def test_per_depth_progress_on_a_terminal(in_tmp):
     err, out = read_terminal(["run", "kip320", "--const", "Replicas=2", "--engine", "z3", "--max-depth", "4",
                               "--json"], in_tmp)
-    lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip().startswith("depth")]
+    shown = err.replace("\x1b[2K", "").replace("\r", "\n")  # what stays on the terminal, line by line
+    lines = [line for line in shown.splitlines() if line.strip().startswith("depth")]
     assert [line.split()[1] for line in lines] == ["1", "2", "3", "4"]
     assert all("solver" in line and line.rstrip().endswith("s") for line in lines)
     assert json.loads(out)["result"] == "bounded-ok"
@@ -196,3 +198,17 @@ def test_per_k_progress_of_prove_on_a_terminal(in_tmp):
                            in_tmp)
     lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip().startswith("k ")]
     assert len(lines) == 2 and "step fails" in lines[-1]
+
+
+def test_prove_says_why_the_counterexample_to_induction_breaks_the_invariant(in_tmp):
+    """As `modelcheck show` of the same file does."""
+    code, text, _ = invoke("prove", "kip320", "--const", "Replicas=2", "--inv", "StrongIsr")
+    assert code == 20 and "the first satisfies it and the last breaks StrongIsr" in text
+    why = next(line for line in text.splitlines() if line.startswith("StrongIsr broken: "))
+    code, shown, _ = invoke("show", "modelcheck-out/kip320/kip320-StrongIsr-cti.itf.json")
+    assert code == 0 and why.split(", but ")[0] in shown
+
+
+def test_prove_says_why_a_base_case_counterexample_breaks_the_invariant(in_tmp):
+    code, text, _ = invoke("prove", "kip320", "--const", "Replicas=2", "--inv", "LeaderInIsr")
+    assert code == 12 and "\nLeaderInIsr broken: the quorum has no leader (epoch -1, ISR {r1, r2})\n" in text

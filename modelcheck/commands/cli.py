@@ -18,6 +18,8 @@ nothing else: the command carries on and exits with its verdict's code
 
 from __future__ import annotations
 
+import atexit
+import gc
 import json
 import os
 import sys
@@ -33,6 +35,12 @@ from modelcheck.runtime.streams import guarded_stdout
 from modelcheck.commands.options import (INTEGER, NUMBER, SYMMETRY_HELP, config_option, const_option, coverage_option,
                                          engine_option, engine_options, engine_values, engines_epilog, inv_option, json_option,
                                          quiet_option, trace_out_options)
+
+
+# At exit, Python's last garbage collection walks every object still alive:
+# a KRaft model's million expression nodes took seconds after the report was
+# printed. Frozen, they are left out of it (they die with the process).
+atexit.register(gc.freeze)
 
 
 class OneLineCommand(click.Command):
@@ -198,9 +206,9 @@ def run(spec, engine, consts, config, invariants, properties, specification, max
                          trace_out=trace_out, overwrite=overwrite, max_states=max_states, max_memory=max_memory,
                          engine_options=engine_values(given), properties=tuple(properties),
                          specification=specification, coverage=coverage, symmetry=symmetry, view=view)
-    prepared = prepare(request)
-    warn(prepared.warnings)
     progress = _progress(quiet, always=entry(engine).logs_levels)  # a line per level, even into a file
+    prepared = prepare(request, progress)
+    warn(prepared.warnings)
     if not as_json:  # say at once what a long run is checking
         click.echo(header_text(prepared, engine) + "\n")
     outcome = execute(prepared, progress)

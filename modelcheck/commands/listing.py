@@ -33,7 +33,7 @@ def specs_json(specs) -> str:
         "lemmas": list(s.lemmas),
         "constants": default_constants(s),
         "properties": property_docs(s, notation=True),
-        "specifications": {sp.name: [f.label() for f in sp.fairness] for sp in s.all_specifications()},
+        "specifications": {sp.name: sp.labels() for sp in s.all_specifications()},
     } for s in specs], indent=1)
 
 

@@ -75,7 +75,8 @@ def const_option(help: str = "Set a constant, e.g. Replicas=3, Replicas={a,b}, L
 
 
 def config_option(help: str = "Read CONSTANTS and INVARIANTS from a TLC .cfg file."):
-    return click.option("--config", type=str, metavar="FILE.cfg", help=help)
+    return click.option("--config", type=str, metavar="FILE.cfg", help=help + " `--config default` names the "
+                        "spec's own settings, its defaults.")
 
 
 def inv_option(help: str = "Check this invariant (repeatable); default: the spec's default invariants."):

@@ -78,6 +78,7 @@ class ProofReport:
     trace_file: str | None
     trace_text: str | None
     stop_signal: int | None = None  # the signal that interrupted the proof, if one did
+    explanation: str | None = None  # why the last state breaks the invariant (modelcheck/model/explain.py)
 
     @property
     def exit_code(self) -> int:
@@ -123,13 +124,15 @@ def execute_proof(prepared: PreparedProof, progress: Progress) -> ProofReport:
     with solver_interrupts(stop):
         outcome = prove(model, prepared.invariants, request.k, BmcSettings(), on_step, stop)
     progress.clear()
-    trace_file = trace_text = None
+    from modelcheck.model.explain import explain
+    trace_file = trace_text = explanation = None
     if outcome.violation is not None:
         v = outcome.violation
         trace = trace_from_states(model, v.states, v.actions, v.invariant, "z3")
         trace.meta = {"found_by": f"base case of k-induction (k = {outcome.k})"}
         trace_file = _save(trace, request)
-        trace_text = story(trace, trace_file)
+        trace_text = story(trace, trace_file, model)
+        explanation = explain(model, v.states[-1], v.invariant)
     elif outcome.counterexample is not None:
         c = outcome.counterexample
         trace = trace_from_states(model, c.states, c.actions, c.broken[0], "z3")
@@ -137,8 +140,10 @@ def execute_proof(prepared: PreparedProof, progress: Progress) -> ProofReport:
         trace.meta = {"kind": "counterexample to induction", "k": outcome.k,
                       "hypothesis": list(prepared.invariants), "broken": c.broken}
         trace_file = _save(trace, request, f"{model.spec.name}-{c.broken[0]}-cti")
-        trace_text = story(trace, trace_file)
-    return ProofReport(prepared, outcome, time.perf_counter() - started, trace_file, trace_text, stop.signum)
+        trace_text = story(trace, trace_file, model)
+        explanation = "\n".join(explain(model, c.states[-1], name) for name in c.broken)
+    return ProofReport(prepared, outcome, time.perf_counter() - started, trace_file, trace_text, stop.signum,
+                       explanation)
 
 
 def _save(trace, request: ProveRequest, stem: str | None = None) -> str | None:
@@ -187,20 +192,24 @@ def proof_summary_text(report: ProofReport) -> str:
         lines.append(f"Invariant {o.violation.invariant} is violated (base case, k = {o.k}). "
                      f"Shortest counterexample: {_states(o.violation.length)}.")
         lines += ["", report.trace_text or "", ""]
+        lines += [report.explanation, ""] if report.explanation else []
     else:
         c = o.counterexample
         lines.append(f"Not proved: {conjunction} {is_} not {o.k}-inductive.")
+        first = "the first satisfies" if o.k == 1 else f"the first {o.k} satisfy"
         lines.append(f"No behaviour of up to {_states(o.k)} breaks {it}, but the induction step fails: of the "
-                     f"{c.length} distinct states below, each a step of the spec from the one before, the first "
-                     f"{o.k} satisfy {it} and the last breaks {', '.join(c.broken)}.")
+                     f"{c.length} distinct states below, each a step of the spec from the one before, {first} "
+                     f"{it} and the last breaks {', '.join(c.broken)}.")
         lines.append("The first state need not be reachable. Name lemmas that rule it out (more --inv; see "
                      "docs/writing-specs.md) or raise --k.")
         lines += ["", report.trace_text or "", ""]
+        lines += [report.explanation, ""] if report.explanation else []
         stats.append(("base case", f"no behaviour of up to {_states(o.k)} breaks {it}"))
         stats.append(("step", f"fails; counterexample to induction of {_states(c.length)}"))
     stats.append(("time", f"{report.seconds:.2f} s"))
     if report.trace_file:
-        stats.append(("trace", report.trace_file))
+        from modelcheck.presentation.outputs import trace_line
+        stats.append(("trace", trace_line(report.trace_file, p.request.trace_out)))
     width = max(len(k) for k, _ in stats)
     lines.extend(f"  {k.ljust(width)}  {v}" for k, v in stats)
     return "\n".join(lines)

@@ -93,7 +93,8 @@ def simulation_text(outcome, stats: dict) -> str:
     if stats.get("reached"):
         stats_rows.append(("reached", ", ".join(stats["reached"])))
     if outcome.trace_file:
-        stats_rows.append(("trace", f"{outcome.trace_file}  (modelcheck show {outcome.trace_file})"))
+        from modelcheck.presentation.outputs import trace_line
+        stats_rows.append(("trace", trace_line(outcome.trace_file, outcome.prepared.request.trace_out)))
     elif outcome.trace_problem:
         stats_rows.append(("trace", outcome.trace_problem))
     width = max(len(k) for k, _ in stats_rows)

@@ -125,10 +125,20 @@ def parse_rows(texts: tuple[str, ...]) -> list[dict[str, str]]:
     return rows
 
 
+NAMED_IN_FULL = 120  # characters of a trace name's constants; past them, a hash stands for the rest
+
+
 def trace_name(spec: str, varied: dict[str, str]) -> str:
-    """The file a run's counterexample goes to, named after what the run varied."""
+    """The file a run's counterexample goes to, named after what the run
+    varied. A row of many constants would pass the file system's limit on a
+    name (255 bytes), with the invariant and a number still to come: its
+    name keeps the first constants whole and a hash of them all."""
     parts = "-".join(f"{k}={v}" for k, v in varied.items())
     safe = re.sub(r"[^A-Za-z0-9_.=,-]", "", parts)
+    if len(safe) > NAMED_IN_FULL:
+        import hashlib
+        cut = safe.rfind("-", 0, NAMED_IN_FULL)
+        safe = f"{safe[:cut if cut > 0 else NAMED_IN_FULL]}-{hashlib.sha256(safe.encode()).hexdigest()[:8]}"
     return f"{spec}-{safe}.itf.json"
 
 

@@ -79,6 +79,12 @@ class CheckResult:
     saved: str | None = None  # where a stopped search was saved, to be continued with --resume
     resumed_with: int = 0  # the states a resumed search had from its checkpoint: not found in ``seconds``
     resume_seconds: float = 0.0  # of ``seconds``, those spent reading the checkpoint back, before the search went on
+    # Making the engine's kernels before the search (generating, compiling or
+    # loading them): not in ``seconds``, which is the search's own time.
+    kernel_seconds: float = 0.0
+    # When a C compiler built the kernel in this run: how long it took and
+    # whether the search waited for it ("before the search") or not ("beside the search").
+    kernel_build: str | None = None
     # the bits of the fingerprints states were told apart by (None: no visited set of fingerprints)
     fingerprint_bits: int | None = None
     # each level's figures, where the engine measures them (Spark: counts, and where its tasks' time went)

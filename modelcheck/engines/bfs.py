@@ -79,11 +79,14 @@ class _Search:
     """One run of the reference engine; its fields are the search state."""
 
     def __init__(self, model, options: CheckOptions):
-        self.started = time.perf_counter()
+        making = time.perf_counter()  # the Python kernel, before the search: not in the search's own time
         self.model, self.options = model, options
         compiled = model.compiled
         self.successors = compiled.successors
         self.violated_by = compiled.first_violation(list(options.invariants))
+        self.started = time.perf_counter()
+        self.kernel_seconds = self.started - making
+        options.progress.restart()
         self.fingerprint = fingerprinter(model.schema)
         self.pending_sometimes = {name: compiled.predicates[name] for name in model.sometimes}
         self.sometimes_seen: dict[str, int | None] = {name: None for name in model.sometimes}
@@ -106,7 +109,7 @@ class _Search:
         return CheckResult(BfsChecker.name, result, len(self.visited) if found is None else found, depth,
                            time.perf_counter() - self.started, violation, self.generated, self.sometimes_seen,
                            stopped=stopped, graph=self.graph if self.options.graph is not None else None,
-                           partial_level=partial, fingerprint_bits=64)
+                           partial_level=partial, fingerprint_bits=64, kernel_seconds=self.kernel_seconds)
 
     def violation_at(self, number: int, invariant: str) -> Violation:
         states, actions = self.rebuild(self.model, self.visited.path_to(number))
@@ -164,7 +167,7 @@ class _Search:
         check_deadlock, progress = self.options.check_deadlock, self.options.progress
         next_frontier: list[tuple[int, tuple]] = []
         self.level_first = len(self.visited)
-        for parent, state in frontier:
+        for k, (parent, state) in enumerate(frontier):
             succ = successors(state)
             if not succ and check_deadlock:
                 return self.finish("violation", depth, self.violation_at(parent, DEADLOCK))
@@ -180,7 +183,9 @@ class _Search:
                 if self.pending_sometimes:
                     self.note_sometimes(t, depth + 1)
                 next_frontier.append((number, t))
-            progress.search(depth, len(self.visited), len(next_frontier))
+            # the states found belong to the next level: the line names that depth once it has some
+            progress.search(depth + 1 if next_frontier else depth, len(self.visited),
+                            len(frontier) - k - 1 + len(next_frontier))
             self.expanded += 1
             if self.expanded & 0x3FF == 0:
                 reason = limits.reached()

@@ -96,7 +96,8 @@ class Extra:
     modules: tuple[str, ...]
 
     def install(self) -> str:
-        return f"pip install 'modelcheck[{self.name}]' (from a clone: pip install '.[{self.name}]')"
+        from modelcheck.runtime.extras import install_command
+        return install_command(self.name, self.modules)
 
 
 @dataclass(frozen=True)

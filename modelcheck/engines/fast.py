@@ -128,12 +128,13 @@ class _Search:
     def __init__(self, model, options: CheckOptions):
         from modelcheck.backends.numpy_codegen import compile_numpy
         self.model, self.options = model, options
-        self.started = time.perf_counter()
+        making = time.perf_counter()  # the kernels, before the search: not in the search's own time
         self.settings = FastSettings.of(options.engine_options)
         self.packing = Packing(model.schema, self.settings.fingerprint_bits)
         predicate_names = list(dict.fromkeys(list(options.invariants) + list(model.sometimes)))
         self.kernels = choose_kernels(model, self.packing, predicate_names, self.settings.kernels,
-                                      self.settings.workers, stopped=lambda: options.limits.stop.requested)
+                                      self.settings.workers, stopped=lambda: options.limits.stop.requested,
+                                      progress=options.progress)
         if self.kernels.compiled is not None:
             self.predicates = self.kernels.compiled.predicates
         else:
@@ -146,6 +147,10 @@ class _Search:
         self.graph = options.graph.batched(model) if options.graph is not None else NO_GRAPH
         self.expander = Expander(model, options.check_deadlock, coverage=options.coverage, canonical=self.canonical,
                                  graph=self.graph, compiled=self.kernels.compiled, packing=self.packing)
+        self.started = time.perf_counter()
+        self.kernel_seconds = self.started - making
+        options.progress.clear()
+        options.progress.restart()
         self.orbit_states = 0 if self.canonical is not None and self.settings.orbit_sizes else None
         self.checkpoint_dir = self.settings.directory
         self.checkpoint_every = float(self.settings.checkpoint_every)
@@ -203,6 +208,7 @@ class _Search:
                         violation, self.generated, self.sometimes_seen, list(self.notes), stopped,
                         self.graph if self.options.graph is not None else None)
         r.resumed_with, r.resume_seconds = self.resumed_with, self.resume_seconds
+        r.kernel_seconds, r.kernel_build = self.kernel_seconds, self.kernels.built_here()
         r.fingerprint_bits = self.packing.fingerprint_bits
         if self.visited.crowded:
             r.notes.append("--max-memory left no room to grow the visited set's hash tables, so they filled past "
@@ -401,7 +407,9 @@ class _Search:
                 deadlocked = e.deadlocked
             found += kept.fps.size  # new to the levels before (repeats across chunks too, on numpy)
             _, reason = self.on_file(writer.add, kept)
-            progress.search(depth, known + found, max(0, level.shape[1] - start - CHUNK) + found)
+            # the states found belong to the next level: the line names that depth once it has some
+            progress.search(depth + 1 if found else depth, known + found,
+                            max(0, level.shape[1] - start - CHUNK) + found)
             reason = reason or limits.reached()
             if reason:
                 return self.abandon(writer), reason

@@ -61,6 +61,14 @@ class KernelChoice:
     _compiler: list = field(default_factory=list, repr=False)  # the compiler's CompilerRun, once started
     _stopping: bool = field(default=False, repr=False)
 
+    def built_here(self) -> str | None:
+        """When the C compiler built the kernel in this run: how long it took,
+        and whether the search waited for it ("before the search") or went
+        on with numpy meanwhile ("beside the search"); else None."""
+        if self.compiled is None or self.compiled.built.cached:
+            return None
+        return f"{self.compiled.built.seconds:.2f} s, {'beside' if self._thread is not None else 'before'} the search"
+
     def ready(self, searched: float) -> CompiledKernel | None:
         """The kernel built beside a search that has run ``searched`` seconds,
         once it is there (None until then, and always without ``build``)."""
@@ -136,22 +144,34 @@ def generated_source(model, packing, predicate_names: list[str], stopped: Callab
     return out[0]
 
 
+BUILDING = "modelcheck: building the C kernel for these constants (first run only: later runs load it from the cache)"
+
+
 def choose(model, packing, predicate_names: list[str], kernels: str, workers: int | None,
-           stopped: Callable[[], bool] | None = None) -> KernelChoice:
+           stopped: Callable[[], bool] | None = None, progress=None) -> KernelChoice:
     """The kernels the settings ask for, falling back to numpy when compiling
-    fails; ``stopped``: whether a stop was requested (see ``generated_source``)."""
+    fails; ``stopped``: whether a stop was requested (see ``generated_source``).
+    ``progress`` (a ``modelcheck.runtime.progress.Progress``) says what is
+    being done, and announces a build before the search waits for it."""
     if kernels == NUMPY:
         return KernelChoice(None)
 
+    if progress is not None:
+        progress.status("generating the C kernel's source")
     source = generated_source(model, packing, predicate_names, stopped)
 
     def build(started_compiler=None) -> CompiledKernel:
         return compile_kernel(model, packing, predicate_names, workers or default_workers(), source=source,
                               started_compiler=started_compiler)
 
-    if kernels == AUTO and len(source) > BUILD_FIRST_BELOW and not is_built(source):
-        return KernelChoice(None, build=build)
     try:
+        if kernels == AUTO and len(source) > BUILD_FIRST_BELOW and not is_built(source):
+            return KernelChoice(None, build=build)
+        if progress is not None:
+            if is_built(source):
+                progress.status("loading the C kernel from the cache")
+            else:
+                progress.announce(BUILDING)
         compiled = build()
     except LibraryUnavailable as e:
         fall_back(str(e))

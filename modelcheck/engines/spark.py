@@ -451,16 +451,18 @@ class LevelSearch:
 
     def _finish(self, started: float, result: str, depth: int, total: int,
                 violation: Violation | None = None, stopped: str | None = None) -> CheckResult:
-        # a search done in the driver still waits for Spark: it ran where the
-        # user asked, and a cluster that gives no executor says so
-        run = self._spark()
-        on_executors = bool(self.report.value)  # some level's summaries came from the executors
+        on_executors = self.report is not None and bool(self.report.value)  # some level's summaries came from them
         if self.lead_in is not None and self.lead_in.levels and not on_executors:
+            # done in the driver: Spark, if it is still starting, is not waited for (it is stopped beside)
+            master = self.run_.master if self.run_ is not None else run_master(self.settings) or "spark-submit's"
+            waited = "" if self.run_ is not None else ", which was not waited for"
+            self.launch.not_needed()
             notes = [f"the search finished in the driver before executors were needed: levels 1 to "
-                     f"{self.lead_in.levels} ran there while Spark {run.master} started (the lead-in, "
-                     f"{self.lead_in.seconds:.1f} s), and no level ran on Spark; use --lead-in 0 to run every "
-                     f"level on the executors"]
+                     f"{self.lead_in.levels} ran there while Spark {master} started (the lead-in, "
+                     f"{self.lead_in.seconds:.1f} s), and no level ran on Spark{waited}; use --lead-in 0 to run "
+                     f"every level on the executors"]
         else:
+            run = self._spark()
             notes = [f"ran on Spark {run.master} with {self.partitions if on_executors else run.partitions} "
                      f"partitions"]
             if self.lead_in is not None and self.lead_in.levels:

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, no_such
 from modelcheck.language.notation import (QUOTED, Interval, SetLiteral, literal_model_values, quoted,  # noqa: F401
                                           read_literal)
 from modelcheck.language.values import ModelValue, Record, tlc_key
@@ -451,7 +451,7 @@ def resolve(decls: tuple[ConstantDecl, ...], given: Mapping[str, str], spec_name
     by_name = {d.name: d for d in decls}
     for key in list(given) + list(parsed or {}):
         if key not in by_name:
-            raise InputError(f"{spec_name} has no constant {key!r} (its constants: {', '.join(by_name)})")
+            raise InputError(no_such(f"{spec_name} has no constant", key, by_name, "its constants"))
     literals: dict[str, Any] = {}
     for key, text in given.items():
         decl = by_name[key]

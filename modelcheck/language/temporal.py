@@ -32,8 +32,8 @@ some conditions infinitely often.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Sequence
 
 from modelcheck.errors import SpecDefinitionError
 from modelcheck.language.expr import BOOL, TRUE, Expr, and_, lift, not_
@@ -50,6 +50,11 @@ FAIRNESS_WORDS = {"WF": ("weak fairness", "if it stays possible, it eventually h
 class Fairness:
     kind: str  # "WF" or "SF"
     action: Any  # an ActionDef, in Next or not
+    # One of a family of conditions, ``\A p : WF_vars(A(p))`` (``each_value``):
+    # the action A of Next (``family``) with its parameter p fixed to one value
+    # (``fixed``: the parameter and the value, as A's domain numbers it).
+    family: str | None = None
+    fixed: tuple[str, int] | None = None
 
     def label(self) -> str:
         """The TLA+ form, WF_vars(A) or SF_vars(A)."""
@@ -62,6 +67,19 @@ class Fairness:
     def meaning(self) -> str:
         """"strong fairness on A: if it is possible again and again, it eventually happens"."""
         return f"{self.words()}: {FAIRNESS_WORDS[self.kind][1]}"
+
+    def family_name(self) -> str:
+        """A family's member named for the whole family: "BrokerStart(b)"."""
+        return f"{self.family}({self.fixed[0]})"
+
+    def exists(self, constants) -> bool:
+        """Whether the value a family's member fixes is among its parameter's
+        values under ``constants`` (a fourth broker's condition does not
+        exist in a model of two brokers: it has no instance, and holds trivially)."""
+        if self.fixed is None:
+            return True
+        parameter, value = self.fixed
+        return value in dict(self.action.params)[parameter].values(constants)
 
     def outside_next(self, spec_name: str, name: str | None = None) -> str:
         """Why a fairness condition may name an action its spec never takes."""
@@ -81,23 +99,65 @@ def SF(action) -> Fairness:
     return Fairness("SF", action)
 
 
+def each_value(kind: str, action, parameter: str, values: Sequence[int]) -> tuple[Fairness, ...]:
+    """``\\A p : WF_vars(A(p))`` (``kind`` "WF") or SF: fairness on the action
+    ``A`` for each value of its parameter ``p`` separately, not on A as a whole
+    (which would be fair to a behaviour that takes A for one value only). One
+    condition per value in ``values``, the most any model has: those a model
+    lacks hold trivially, and reports leave them out (``Specification.for_model``)."""
+    domain = dict(action.params)[parameter]
+    where = action.where
+
+    def member(value: int) -> Fairness:
+        def only(**params):
+            return params[parameter] == value and (where is None or where(**params))
+        shown = domain.show(None, value)
+        restricted = replace(action, name=f"{action.name}({shown})", where=only, of=action.of or action.name)
+        return Fairness(kind, restricted, action.name, (parameter, value))
+    return tuple(member(v) for v in values)
+
+
 @dataclass(frozen=True)
 class Specification:
     name: str
     fairness: tuple[Fairness, ...]
     doc: str = ""
 
+    def for_model(self, constants) -> "Specification":
+        """The conditions that exist under ``constants``: a family's members
+        for values its parameter does not have are left out (they hold
+        trivially), so reports speak only of what the model has."""
+        kept = tuple(f for f in self.fairness if f.exists(constants))
+        return self if len(kept) == len(self.fairness) else replace(self, fairness=kept)
+
     def fairness_label(self) -> str:
         """The TLA+ form: "SF_vars(A), WF_vars(B)", or "no fairness"."""
-        return ", ".join(f.label() for f in self.fairness) or "no fairness"
+        return ", ".join(self.labels()) or "no fairness"
 
-    def fairness_words(self) -> str:
-        """In words, strong then weak: "strong fairness on A, B; weak fairness on C", or "no fairness"."""
+    def labels(self) -> list[str]:
+        """Each condition in TLA+ form, a family once: ``\\A b : WF_vars(BrokerStart(b))``."""
+        out = []
+        for f in self.fairness:
+            if f.family is None:
+                out.append(f.label())
+            else:
+                out.append(f"\\A {f.fixed[0]} : {f.kind}_vars({f.family_name()})")
+        return list(dict.fromkeys(out))
+
+    def fairness_words(self, constants=None) -> str:
+        """In words, strong then weak: "strong fairness on A, B; weak fairness on C", or "no fairness".
+        A family is named once, for its parameter ("BrokerStart(b), ... for each broker b"),
+        with the parameter's values under ``constants`` when given."""
         groups = []
         for kind in ("SF", "WF"):
-            names = [f.action.name for f in self.fairness if f.kind == kind]
-            if names:
-                groups.append(f"{FAIRNESS_WORDS[kind][0]} on {', '.join(names)}")
+            plain = [f.action.name for f in self.fairness if f.kind == kind and f.family is None]
+            families = [f for f in self.fairness if f.kind == kind and f.family is not None]
+            for parameter in dict.fromkeys(f.fixed[0] for f in families):
+                members = [f for f in families if f.fixed[0] == parameter]
+                names = ", ".join(dict.fromkeys(f.family_name() for f in members))
+                plain.append(f"{names} {for_each(members, constants)}")
+            if plain:
+                groups.append(f"{FAIRNESS_WORDS[kind][0]} on {', '.join(plain)}")
         return "; ".join(groups) or "no fairness"
 
     def fairness_meanings(self) -> list[str]:
@@ -115,6 +175,17 @@ class Specification:
             if base not in names and f.action.name not in names and base not in out:
                 out[base] = f.outside_next(spec_name, base)
         return list(out.values())
+
+
+def for_each(members: Sequence[Fairness], constants=None) -> str:
+    """"for each broker b", or with the constants "for each broker b in {1, 2}"."""
+    parameter = members[0].fixed[0]
+    domain = dict(members[0].action.params)[parameter]
+    said = f"for each {domain.name} {parameter}" if domain.name != parameter else f"for each {parameter}"
+    if constants is None:
+        return said
+    values = sorted({f.fixed[1] for f in members if f.exists(constants)})
+    return f"{said} in {{{', '.join(str(domain.show(constants, v)) for v in values)}}}"
 
 
 def no_fairness(doc: str = "Init /\\ [][Next]_vars with no fairness at all.") -> Specification:

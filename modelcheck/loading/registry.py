@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from importlib import import_module
 from typing import Any
 
-from modelcheck.errors import InputError, SpecDefinitionError
+from modelcheck.errors import InputError, SpecDefinitionError, no_such
 from modelcheck.model.spec import Model, SpecDefinition, spec_location
 from modelcheck.runtime.private import replaceable_by_others
 from modelcheck.runtime.reading import MiB, read_bytes
@@ -140,9 +140,8 @@ def by_name(name: str) -> SpecDefinition:
     """The spec an installed package (or modelcheck itself) offers as ``name``."""
     found = offers()
     if name not in found:
-        known = ", ".join(sorted(found))
-        raise InputError(f"unknown spec {name!r} (known specs: {known}; or give the path of a spec file, "
-                         f"such as my_spec.py)")
+        said = no_such("unknown spec", name, sorted(found), "known specs")
+        raise InputError(said[:-1] + "; or give the path of a spec file, such as my_spec.py)")
     choices = found[name]
     if len(choices) > 1:
         listed = "; ".join(f"{o.provider or '?'}: {o.target}" for o in choices)

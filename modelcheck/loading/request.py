@@ -25,7 +25,7 @@ from typing import Any, Sequence
 from modelcheck.loading.cfgfile import read_config
 from modelcheck.language.constants import Constants, check_bounds as check_constant_bounds, parse_assignment, parse_value
 from modelcheck.language.notation import literal_model_values, read_literal
-from modelcheck.errors import InputError
+from modelcheck.errors import InputError, no_such
 from modelcheck.model.spec import SpecDefinition
 
 
@@ -74,7 +74,7 @@ def resolve(spec_name: str, consts: Sequence[str] = (), config: str | None = Non
     """The spec, its constants (defaults < .cfg < --const) and the .cfg, if
     any; the .cfg's warnings are kept for the command to show."""
     spec = spec_named(spec_name)
-    cfg = read_config(config) if config else None
+    cfg = (own_config(spec) if config == OWN_CONFIG else read_config(config)) if config else None
     given: dict[str, str] = {}
     warnings = list(cfg.warnings) if cfg else []
     named_first: list[str] = []
@@ -99,8 +99,7 @@ def config_constants(spec: SpecDefinition, cfg, warnings: list[str]) -> tuple[di
 
     def check(name: str, text: str, line: int) -> None:
         if name not in decls:
-            raise InputError(f"{where(line)}: {spec.name} has no constant {name!r} "
-                             f"(its constants: {', '.join(sorted(decls))})")
+            raise InputError(f"{where(line)}: " + no_such(f"{spec.name} has no constant", name, decls, "its constants"))
         try:  # a bad value is reported at its line
             check_constant_bounds(decls[name], parse_value(decls[name], text))
         except InputError as e:
@@ -140,6 +139,23 @@ def definition_text(value: Any) -> str:
     if isinstance(value, (list, tuple, set, frozenset)) and not isinstance(value, str):
         return "{" + ", ".join(definition_text(v) for v in value) + "}"
     return show(value)
+
+
+OWN_CONFIG = "default"  # --config default: the spec's own settings, as its module's .cfg gives them
+
+
+def own_config(spec: SpecDefinition):
+    """``--config default``: the settings the spec runs with when given no
+    .cfg (its constants' defaults, which it leaves as they are, its default
+    invariants and, for a spec counted under its module's VIEW, the VIEW),
+    as a .cfg would give them. For a ported module these are its own .cfg's,
+    which is not shipped (upstream files are not the project's): this is the
+    project's reading of it."""
+    from modelcheck.loading.cfgfile import ConfigFile
+    cfg = ConfigFile(f"{spec.name}'s own settings (--config default)", invariants=list(spec.default_invariants))
+    if spec.view and spec.view_default:
+        cfg.view = ("view", 0)
+    return cfg
 
 
 def choose_invariants(spec: SpecDefinition, requested: Sequence[str], cfg=None, *, defaults: bool = True,

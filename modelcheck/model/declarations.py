@@ -91,6 +91,10 @@ class PredicateDef:
     # modelcheck.model.explain.Probe on the first violating state, returns a
     # sentence or None (then a generic account of the failing conjuncts is used).
     explain: Callable[[Any], str | None] | None = None
+    # For a reachability check: given the constants, why no state can satisfy
+    # it (a sentence), or None when one may. A check never reached for a
+    # reason the constants give says so, rather than that the model may be vacuous.
+    unreachable: Callable[[Any], str | None] | None = None
 
 
 def invariant(fn=None, *, explain: Callable[[Any], str | None] | None = None):
@@ -113,10 +117,15 @@ def fixing(act: ActionDef, name: str | None = None, **fixed: int) -> ActionDef:
     return ActionDef(label, act.fn, act.params, only, act.doc, act.cases, act.of or act.name)
 
 
-def sometimes(fn) -> PredicateDef:
+def sometimes(fn=None, *, unreachable: Callable[[Any], str | None] | None = None):
     """A state predicate that some reachable state must satisfy, so that a
-    spec that cannot move (and therefore breaks nothing) does not pass unnoticed."""
-    return PredicateDef(fn.__name__, fn, (fn.__doc__ or "").strip(), "sometimes")
+    spec that cannot move (and therefore breaks nothing) does not pass unnoticed.
+    ``@sometimes(unreachable=f)``: ``f(constants)`` says why no state can
+    satisfy it under those constants (e.g. no fault the limits allow can
+    leave a partition leaderless), or returns None."""
+    def wrap(f) -> PredicateDef:
+        return PredicateDef(f.__name__, f, (f.__doc__ or "").strip(), "sometimes", unreachable=unreachable)
+    return wrap(fn) if fn is not None else wrap
 
 
 def next_disjuncts(*groups: ActionDef | Sequence[ActionDef]):

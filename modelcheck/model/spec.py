@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from modelcheck.language.constants import ConstantDecl, Constants, resolve
-from modelcheck.errors import InputError, SpecDefinitionError, TraceFormatError
+from modelcheck.errors import InputError, SpecDefinitionError, TraceFormatError, no_such
 from modelcheck.language.digest import TreeDigests
 from modelcheck.language.expr import BOOL, FALSE, TRUE, Expr, and_, const_value, is_const, ite, lift, not_, or_
 from modelcheck.language.schema import Field, NextState, Schema, StateView
@@ -162,6 +162,11 @@ class SpecDefinition:
                 self.check_constants(constants)
         return constants
 
+    def unreachable_reason(self, name: str, constants) -> str | None:
+        """Why the reachability check ``name`` cannot hold under ``constants``, if the spec says."""
+        check = next((p for p in self.sometimes if p.name == name), None)
+        return check.unreachable(constants) if check is not None and check.unreachable is not None else None
+
     def invariant_names(self) -> list[str]:
         return [p.name for p in self.invariants]
 
@@ -169,7 +174,7 @@ class SpecDefinition:
         known = self.invariant_names()
         for n in names:
             if n not in known:
-                raise InputError(f"{self.name} has no invariant {n!r} (its invariants: {', '.join(known)})")
+                raise InputError(no_such(f"{self.name} has no invariant", n, known, "its invariants"))
 
     def property_names(self) -> list[str]:
         return [p.name for p in self.properties]
@@ -191,8 +196,8 @@ class SpecDefinition:
         for sp in specs:
             if sp.name == name:
                 return sp
-        raise InputError(f"{self.name} has no specification {name!r} "
-                         f"(its specifications: {', '.join(sp.name for sp in specs)})")
+        raise InputError(no_such(f"{self.name} has no specification", name, [sp.name for sp in specs],
+                                 "its specifications"))
 
     def property_forms(self) -> dict[str, tuple[Any, str]]:
         """Each temporal property's form (a ``modelcheck.language.temporal.Form``) and
@@ -216,8 +221,7 @@ class SpecDefinition:
         known = self.property_names()
         for n in names:
             if n not in known:
-                listed = ", ".join(known) if known else "none"
-                raise InputError(f"{self.name} has no temporal property {n!r} (its properties: {listed})")
+                raise InputError(no_such(f"{self.name} has no temporal property", n, known, "its properties"))
 
     def instantiate(self, constants: Constants, view: bool | None = None) -> "Model":
         """The model for these constants; ``view`` applies the module's VIEW

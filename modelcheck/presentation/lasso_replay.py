@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from modelcheck import exitcodes
 from modelcheck.errors import InputError
-from modelcheck.capabilities.liveness.lasso import FairnessAccount, LassoShape, fairness_accounts, violates
+from modelcheck.capabilities.liveness.lasso import (FairnessAccount, LassoShape, account_lines, fairness_accounts,
+                                                    violates)
 from modelcheck.presentation.replay import ReplayReport, loop_problem, replay
 from modelcheck.model.trace import loop_verb_phrase
 from modelcheck.presentation.trace_read import BoundTrace
@@ -85,7 +86,7 @@ def lasso_report_text(report: LassoReplay) -> str:
     lines.append(f"The loop closes: after state {len(shape.states)}, the behaviour "
                  f"{loop_verb_phrase(len(shape.states), shape.loop, shape.stutters)}.")
     lines.append(f"Fairness under {report.specification}:")
-    lines.extend(f"  {a.sentence()}" for a in report.fairness) if report.fairness else \
+    lines.extend(f"  {line}" for line in account_lines(report.fairness, report.behaviour.trace.model.constants)) if report.fairness else \
         lines.append("  (no fairness condition)")
     if report.result == "unfair":
         lines.append(f"Rejected: the cycle is not fair under {report.specification}, so the lasso is not a "

@@ -14,6 +14,7 @@ temporary directory, and the user is told where.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 
@@ -78,11 +79,41 @@ def _fallbacks(trace: Trace, path: str | None, default: str, stem: str | None, t
         os.rmdir(fresh)
 
 
-def story(trace: Trace, file: str | None) -> str:
+def story(trace: Trace, file: str | None, model=None) -> str:
     """The counterexample as a report prints it: read back from its file as
     ``modelcheck show --diff`` shows it, or, when no file could be written,
-    the plain listing of its states."""
+    the plain listing of its states. ``model``: the run's own model, used
+    again rather than built a second time (a KRaft model takes seconds)."""
     if file is None:
         return render_text(trace)
     from modelcheck.presentation.viewer.terminal import story_text
-    return story_text(file)
+    return story_text(file, model)
+
+
+NUMBERED = re.compile(r"^(?P<stem>.+)-(?P<k>[0-9]+)\.itf\.json$")
+
+
+def trace_line(file: str, trace_out: str | None) -> str:
+    """How a report names the trace it wrote: its path, and how to show it.
+    A trace named by default goes beside those of earlier runs under the
+    next free number (``STEM.itf.json``, then ``STEM-2.itf.json``...): the
+    line then says the file is this run's, and which of those are there."""
+    earlier = [] if trace_out is not None and not os.path.isdir(trace_out) else earlier_traces(file)
+    if not earlier:
+        return f"{file}  (modelcheck show {file})"
+    if len(earlier) == 1:
+        said = f"{earlier[0]} is an earlier run's"
+    else:
+        said = f"{' and '.join(earlier) if len(earlier) == 2 else f'{earlier[0]} to {earlier[-1]}'} are earlier runs'"
+    return f"{file}  (new; {said}; modelcheck show {file})"
+
+
+def earlier_traces(file: str) -> list[str]:
+    """The files of earlier runs a trace named ``STEM-K.itf.json`` was numbered
+    past, those still there: ``STEM.itf.json``, ``STEM-2.itf.json``..., up to K - 1."""
+    m = NUMBERED.match(os.path.basename(file))
+    if m is None:
+        return []
+    directory, stem = os.path.dirname(file), m.group("stem")
+    names = [f"{stem}.itf.json"] + [f"{stem}-{k}.itf.json" for k in range(2, int(m.group("k")))]
+    return [name for name in names if os.path.exists(os.path.join(directory, name))]

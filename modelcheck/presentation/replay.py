@@ -78,6 +78,7 @@ class ReplayReport:
     steps: list[StepCheck]
     invalid: InvalidStep | None
     violations: list[Violation]
+    loop_checked: bool = True  # whether the trace's loop (if any) was checked here, not left to the lasso replay
 
     @property
     def hypothesis(self) -> tuple[str, ...] | None:
@@ -130,7 +131,7 @@ def replay(trace: BoundTrace, invariants: Sequence[str], closing_loop: bool = Tr
         if at is not None:
             violations.append(Violation(name, at, explain(model, states[at], name)))
     violations.sort(key=lambda v: v.state)
-    return ReplayReport(trace, tuple(invariants), steps, invalid, violations)
+    return ReplayReport(trace, tuple(invariants), steps, invalid, violations, closing_loop)
 
 
 def loop_problem(model, states: Sequence[tuple], loop: int, stutters: bool) -> str | None:
@@ -306,7 +307,7 @@ def report_text(report: ReplayReport) -> str:
     else:
         lines.append(f"The trace is a behaviour of {model.spec.name}: its first state satisfies Init and "
                      f"{_steps_phrase(n - 1)} a legal transition.")
-        if doc.loop is not None:
+        if doc.loop is not None and report.loop_checked:
             lines.append(f"Its loop closes: after state {n}, the behaviour "
                          f"{loop_verb_phrase(n, doc.loop, doc.stutters or doc.loop == n - 1)}.")
     if report.violations:

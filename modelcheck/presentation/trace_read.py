@@ -297,15 +297,17 @@ def _constant_value(decl, raw: Any, where: str) -> Any:
         raise TraceFormatError(str(e)) from None
 
 
-def bind(doc: TraceDocument, spec, given: dict[str, str] | None = None) -> BoundTrace:
+def bind(doc: TraceDocument, spec, given: dict[str, str] | None = None, model=None) -> BoundTrace:
     """Instantiate ``spec`` with the trace's constants (``given`` wins) and
-    decode every state."""
+    decode every state; ``model``, if it is ``spec`` with those constants,
+    is used instead of building it again."""
     check_spec(doc, spec)
     given = dict(given or {})
     from_file, warnings = file_constants(doc, spec)
     parsed = {k: v for k, v in from_file.items() if k not in given}
     constants = spec.resolve_constants(given, parsed)
-    model = spec.instantiate(constants)
+    if model is None or model.spec.name != spec.name or model.constants != constants:
+        model = spec.instantiate(constants)
     states = []
     for i, values in enumerate(doc.states):
         try:

@@ -78,7 +78,7 @@ def decide_properties(prepared, result: CheckResult, limits: Limits, progress, g
     explanation = explain_violation(model, violated.case, prepared.specification, lasso_shape(graph, lasso),
                                     trace.meta.get("loop_action"))
     live.graph = None  # the report needs no more of it; let it go
-    return Decided(live, saved.file, story(trace, saved.file), explanation, saved.nowhere())
+    return Decided(live, saved.file, story(trace, saved.file, model), explanation, saved.nowhere())
 
 
 def quotient_note(live, group) -> str:
@@ -112,7 +112,7 @@ def violation_json(live, trace_file: str | None) -> dict:
 def header_lines(prepared) -> list[str]:
     sp = prepared.specification
     lines = [f"properties  {', '.join(prepared.properties)}",
-             f"under       {sp.name} ({sp.fairness_words()})"]
+             f"under       {sp.name} ({sp.fairness_words(prepared.model.constants)})"]
     lines += [f"            {meaning}" for meaning in sp.fairness_meanings()]
     lines += [f"            {why}" for why in sp.outside_next(prepared.spec.name, prepared.spec.next)]
     return lines

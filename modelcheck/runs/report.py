@@ -13,6 +13,7 @@ import shlex
 from modelcheck import __version__
 from modelcheck.engines import DEFAULT_ENGINE, entry
 from modelcheck.runtime.limits import DISK_FULL, MAX_MEMORY, MAX_STATES, describe_size
+from modelcheck.presentation.outputs import trace_line
 from modelcheck.runs.run import PreparedRun, RunOutcome
 
 
@@ -168,16 +169,35 @@ def stats_lines(outcome: RunOutcome) -> list[str]:
     if r.depth is not None:
         stats.append(("depth", f"{r.depth}" + (f" complete, {r.depth + 1} begun" if r.partial_level else "")))
     stats.append(("time", f"{r.seconds:.2f} s" + rate_note(r)))
+    if r.kernel_build:  # not in the time above, which is the search's own
+        stats.append(("kernel build", f"{r.kernel_build} (a C kernel for these constants, built once: later runs "
+                                      f"load it from the cache)"))
     if r.sometimes:
         seen = [f"{n} (depth {d})" for n, d in r.sometimes.items() if d is not None]
         unseen = [n for n, d in r.sometimes.items() if d is None]
         if seen:
             stats.append(("reached", ", ".join(seen)))
         if unseen and r.result == "ok":
-            stats.append(("never reached", ", ".join(unseen) + "  <- the model may be vacuous"))
+            stats.extend(never_reached(outcome.prepared, unseen))
     if outcome.trace_file:
-        stats.append(("trace", f"{outcome.trace_file}  (modelcheck show {outcome.trace_file})"))
+        stats.append(("trace", trace_line(outcome.trace_file, outcome.prepared.request.trace_out)))
     elif outcome.trace_problem:
         stats.append(("trace", outcome.trace_problem))
     width = max(len(k) for k, _ in stats)
     return [f"  {k.ljust(width)}  {v}" for k, v in stats]
+
+
+def never_reached(p: PreparedRun, unseen: list[str]) -> list[tuple[str, str]]:
+    """The reachability checks no state satisfied: those the constants rule
+    out, each with the spec's reason; the others are a warning (a model
+    that cannot move passes every invariant)."""
+    lines, unexplained = [], []
+    for name in unseen:
+        why = p.spec.unreachable_reason(name, p.model.constants)
+        if why:
+            lines.append(("never reached", f"{name}, as expected with these constants: {why}"))
+        else:
+            unexplained.append(name)
+    if unexplained:
+        lines.insert(0, ("never reached", ", ".join(unexplained) + "  <- the model may be vacuous"))
+    return [("never reached" if k == 0 else "", text) for k, (_, text) in enumerate(lines)]

@@ -13,6 +13,7 @@ simulator for the engine). The report is ``modelcheck/runs/report.py``.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,9 +70,27 @@ class PreparedRun:
     # with --symmetry and --prop: the quotients the properties are decided on
     # (modelcheck.capabilities.liveness.symmetric.CaseGroup), one search each
     case_groups: Any = None
+    startup_seconds: float = 0.0  # from the process's start to reading the spec
+    model_seconds: float = 0.0  # reading the spec and building the model
 
 
-def prepare(request: RunRequest) -> PreparedRun:
+def prepare(request: RunRequest, progress: Progress | None = None) -> PreparedRun:
+    """Everything the run needs before its search, checked; ``progress``
+    says what is being done (on a terminal: reading the spec can take a
+    second, building a KRaft model several)."""
+    from modelcheck.runtime.clock import seconds_since_start
+    startup, started = seconds_since_start(), time.perf_counter()
+    if progress is not None:
+        progress.status(f"reading {request.spec}")
+    prepared = _prepare(request, progress)
+    prepared.startup_seconds, prepared.model_seconds = startup, time.perf_counter() - started
+    if progress is not None:
+        progress.clear()
+        progress.restart()
+    return prepared
+
+
+def _prepare(request: RunRequest, progress: Progress | None) -> PreparedRun:
     from modelcheck.capabilities import coverage
     from modelcheck.capabilities import symmetry
     from modelcheck.capabilities.liveness import check as temporal
@@ -97,7 +116,11 @@ def prepare(request: RunRequest) -> PreparedRun:
     if settings is not None and hasattr(settings, "check"):
         settings.check()
     from modelcheck.capabilities.view import wanted_view
+    if progress is not None:
+        progress.status(f"building the model of {spec.name} for these constants")
     model = spec.instantiate(resolved.constants, view=wanted_view(request, spec, cfg, properties, warnings))
+    if specification is not None:  # the fairness conditions this model has (none of a broker it lacks)
+        specification = specification.for_model(model.constants)
     wanted = symmetry.symmetry_requested(request.symmetry, cfg, model, request.engine, warnings)
     case_groups = None
     if properties and wanted:
@@ -158,7 +181,7 @@ class RunOutcome:
             "result": "error" if self.evaluation_failed else r.result,
             "distinct_states": r.distinct_states,
             "depth": r.depth,
-            "seconds": round(r.seconds, 3),
+            "seconds": round(r.seconds, 3),  # the search's own time (timings.search)
             "stopped": r.stopped,  # why an incomplete search stopped (a limit, or "interrupted"), else null
             "resumed_with": r.resumed_with,  # states a resumed search had from its checkpoint (0: not resumed)
             "resume_seconds": round(r.resume_seconds, 3),  # of "seconds", those spent reading the checkpoint
@@ -172,6 +195,11 @@ class RunOutcome:
             "notes": list(r.notes),  # what the text report says after its figures
             # per level, where the engine measures it (spark: counts, seconds, and its tasks' seconds by phase)
             **({"levels": r.levels} if r.levels else {}),
+            # where the command's time went: from the process's start to reading the spec, building the
+            # model, making the engine's kernels (a C kernel built for new constants included), the search
+            "timings": {"startup": round(p.startup_seconds, 3), "model": round(p.model_seconds, 3),
+                        "kernel": round(r.kernel_seconds, 3), "search": round(r.seconds, 3)},
+            "kernel_build": r.kernel_build,  # a C kernel built in this run: "N.NN s, before the search", else null
             **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
             # with temporal properties decided: each property, whether every case of it holds
             **({"property_verdicts": self.liveness.property_verdicts()} if self.liveness is not None else {}),
@@ -238,7 +266,7 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
         saved = save_trace(trace, request.trace_out, request.overwrite)
         if saved.problem:
             warn([saved.problem])
-        trace_file, trace_text, problem = saved.file, story(trace, saved.file), saved.nowhere()
+        trace_file, trace_text, problem = saved.file, story(trace, saved.file, prepared.model), saved.nowhere()
         if v.invariant in prepared.model.invariants and explanation is None:
             from modelcheck.model.explain import explain
             explanation = explain(prepared.model, v.states[-1], v.invariant)
@@ -250,6 +278,8 @@ def fold(first: CheckResult, later: CheckResult) -> CheckResult:
     """A later search of the same run folded into the first, whose counts the
     report gives (under symmetry, the orbits under every renaming)."""
     first.seconds += later.seconds
+    first.kernel_seconds += later.kernel_seconds
+    first.kernel_build = first.kernel_build or later.kernel_build
     first.result, first.stopped, first.violation, first.graph = later.result, later.stopped, later.violation, \
         later.graph
     first.notes.extend(n for n in later.notes if n not in first.notes)

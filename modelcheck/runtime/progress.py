@@ -4,7 +4,8 @@ On a terminal the line is rewritten in place at most once per ``interval``
 seconds. When stderr is not a terminal (a run in the background, its
 stderr in a log file), a plain line is added once a minute instead, as TLC
 does, so a long run shows how it goes; shorter runs, and piped or captured
-ones, stay quiet.
+ones, stay quiet, but for a line before a slow step a run takes only now
+and then (``announce``: building the C kernel for new constants).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class Progress:
     def __init__(self, stream: TextIO | None = None, enabled: bool | None = None, interval: float = 0.5):
         self.stream = stream or sys.stderr
         terminal = self.stream.isatty()
+        self.terminal = terminal
         self.enabled = terminal if enabled is None else enabled
         # not a terminal, and not told to be quiet: a line a minute (``search``)
         self.logging = enabled is None and not terminal
@@ -31,6 +33,11 @@ class Progress:
         self._shown = False
         self.carried = 0  # states a resumed search started with: its rate counts only those it finds
         self.searching_since = self.started  # and only the time since it went on (``resumed``)
+
+    def restart(self) -> None:
+        """The search starts now: its line's seconds and rate count from here,
+        not from the reading of the spec and the making of the model and kernels."""
+        self.started = self.searching_since = self._logged = time.monotonic()
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -79,6 +86,24 @@ class Progress:
         self.clear()
         self.stream.write(text + "\n")
         self.stream.flush()
+
+    def status(self, text: str) -> None:
+        """What a run is doing before its search starts ("building the
+        model"), on a terminal only, rewritten in place by what comes next."""
+        if self.enabled and self.terminal:  # not counted as a progress line: the search's first is shown at once
+            self.stream.write("\r\x1b[2K" + text)
+            self.stream.flush()
+            self._shown = True
+
+    def announce(self, text: str) -> None:
+        """A line said before something slow that a run does only now and
+        then (building a kernel): kept on a terminal, and written to a log
+        or pipe too, where progress lines are not; nothing with --quiet."""
+        if self.enabled:
+            self.note(text)
+        elif self.logging:
+            self.stream.write(text + "\n")
+            self.stream.flush()
 
     def clear(self) -> None:
         if self._shown:

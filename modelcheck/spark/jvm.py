@@ -1,8 +1,9 @@
 """The driver JVM's console: Spark's log configuration, and the JVM's output
 piped through this process.
 
-By default Spark logs at WARN, less warnings nobody can act on; ``--verbose``
-gives its INFO log. The JVM's stdout and stderr are forwarded to this
+By default Spark logs its errors only: its warnings ("Skipping onDisconnected
+RemoveExecutor call ..." as a local run stops) are its own bookkeeping, and
+what a user must know modelcheck says itself; ``--verbose`` gives its INFO log. The JVM's stdout and stderr are forwarded to this
 process' stderr, so ``--json`` output on stdout stays one JSON object.
 
 Without ``--verbose`` the forwarded log is also cut down to what a user can
@@ -19,9 +20,9 @@ import subprocess
 import sys
 import threading
 
-# Spark at WARN, less the warnings every run on a laptop prints and no user
-# can act on (no native Hadoop library, the loopback hostname). --verbose
-# gives Spark's INFO log instead. pyspark starts the JVM as a shell, and a
+# Spark's errors only (its warnings, such as those every run on a laptop
+# prints, no native Hadoop library or the loopback hostname, are not for a
+# user to act on). --verbose gives Spark's INFO log instead. pyspark starts the JVM as a shell, and a
 # shell's console level is that of the SparkSubmit logger: set it too.
 LOG4J = """\
 rootLogger.level = LEVEL
@@ -61,15 +62,18 @@ logger.spark.level = info
 
 
 def log4j_config(verbose: bool, same_machine: bool) -> str:
-    text = LOG4J.replace("LEVEL", "info" if verbose else "warn")
+    text = LOG4J.replace("LEVEL", "info" if verbose else "error")
     text += VERBOSE_LOGGERS if verbose else QUIET_LOGGERS
     if same_machine:
         text += SHARED_DISK_FILTER
     return text
 
 
-# What the JVM prints on every start that says nothing to a user.
-JVM_NOISE = ("WARNING: Using incubator modules",)
+# What the JVM prints on every start that says nothing to a user (a shell's
+# banner, as Spark sees pyspark, when its console level is not WARN: a
+# modelcheck run sets the level itself).
+JVM_NOISE = ("WARNING: Using incubator modules", 'Setting default log level to "',
+             "To adjust logging level use sc.setLogLevel(newLevel).")
 
 
 def launch_gateway(conf, verbose: bool):

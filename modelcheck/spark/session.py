@@ -15,6 +15,7 @@ What this adds to a plain ``SparkContext(conf)``:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -25,7 +26,7 @@ import threading
 import time
 import warnings
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from modelcheck.errors import InputError
 from modelcheck.spark.java import require_java
@@ -52,7 +53,8 @@ def import_pyspark():
     try:
         import pyspark  # noqa: F401
     except ImportError:
-        raise InputError("the spark engine needs pyspark: pip install 'modelcheck[spark]'") from None
+        from modelcheck.runtime.extras import install_command
+        raise InputError(f"the spark engine needs pyspark: {install_command('spark', ('pyspark', 'psutil'))}") from None
     return pyspark
 
 
@@ -132,11 +134,12 @@ def executor_count(sc) -> int:
     return int(sc._jsc.sc().getExecutorMemoryStatus().size()) - 1
 
 
-def wait_for_executors(sc, master: str, limit: float) -> None:
+def wait_for_executors(sc, master: str, limit: float, given_up: Callable[[], bool] = lambda: False) -> None:
     """Wait (at most ``limit`` seconds) for the first executor, so that a
-    cluster without usable workers fails now instead of hanging the first job."""
+    cluster without usable workers fails now instead of hanging the first
+    job; not at all once ``given_up()`` (the run no longer needs them)."""
     deadline = time.monotonic() + limit
-    while True:
+    while not given_up():
         try:
             stopped = sc._jsc.sc().isStopped()
             if not stopped and executor_count(sc) >= 1:
@@ -174,10 +177,12 @@ def spark_launch(settings: SparkSettings, app_name: str, context=None, then=None
     given, runs in that thread once the context is open (the Spark engine
     warms its executors up with it)."""
     import_pyspark()
+    stopped_beside()  # one context at a time: an earlier run's, stopping beside, goes first
     started = time.perf_counter()
     scratch = tempfile.mkdtemp(prefix="modelcheck-spark-")
     with quiet_aborts(settings.verbose) as abort:
         launch = None
+        beside = False
         try:
             if context is None:  # the quick checks fail here, before anything runs in the background
                 preflight(settings)
@@ -190,9 +195,24 @@ def spark_launch(settings: SparkSettings, app_name: str, context=None, then=None
         finally:
             try:
                 if launch is not None:
-                    launch.close(abort)
+                    beside = launch.close(abort)
             finally:
-                shutil.rmtree(scratch, ignore_errors=True)
+                if not beside:  # else the thread stopping the context removes it once it is done
+                    shutil.rmtree(scratch, ignore_errors=True)
+
+
+_STOPPING: list[threading.Thread] = []  # contexts a run no longer needed, stopping once they are up
+
+
+def stopped_beside() -> None:
+    """Wait for the contexts being stopped beside earlier runs of this
+    process: pyspark allows one SparkContext at a time, and a process that
+    ends must leave no context starting (nor its files) behind."""
+    while _STOPPING:
+        _STOPPING.pop().join()
+
+
+atexit.register(stopped_beside)
 
 
 class Launch:
@@ -213,6 +233,7 @@ class Launch:
         self._run: SparkRun | None = None
         self._error: BaseException | None = None
         self._opened, self._settled = threading.Event(), threading.Event()
+        self._unneeded = threading.Event()  # the search is done without Spark (``not_needed``)
         self._thread = threading.Thread(target=self._start, name="modelcheck-spark-start", daemon=True)
         self._thread.start()
 
@@ -224,7 +245,7 @@ class Launch:
         finally:
             self._opened.set()
         try:
-            if self._run is not None and self.then is not None:
+            if self._run is not None and self.then is not None and not self._unneeded.is_set():
                 self._run.sc.setJobGroup("modelcheck-warm-up", "warming the executors up", False)
                 self.then(self._run)
         except BaseException:  # noqa: S110  (a failed warm-up only means the first level warms up itself)
@@ -234,7 +255,8 @@ class Launch:
 
     def _open(self) -> SparkRun:
         if self.context is None:
-            self._sc = start_context(self.settings, self.app_name, self.scratch, checked=True)
+            self._sc = start_context(self.settings, self.app_name, self.scratch, checked=True,
+                                     given_up=self._unneeded.is_set)
         sc = self._sc or self.context
         # Spark fetches an added file lazily and keeps it registered for the
         # context's life, so a zip added to a context that outlives this run
@@ -258,13 +280,28 @@ class Launch:
             raise self._error
         return self._run
 
-    def close(self, abort) -> None:
+    def not_needed(self) -> None:
+        """The search is done without Spark: a context still starting is not
+        waited for, and its executors are not waited for at all."""
+        self._unneeded.set()
+
+    def close(self, abort) -> bool:
         """Stop what this launch started, once it is up (starting is bounded
         in time: the executor wait is); stopping a context ends its warm-up.
         After an abort nothing is waited for: the process is ending, and the
-        driver JVM ends with it (it stops when its stdin closes)."""
+        driver JVM ends with it (it stops when its stdin closes). A context
+        the search turned out not to need, still starting, is stopped by a
+        thread of its own once it is up, without waiting for executors (True:
+        the scratch directory is that thread's to remove); the report comes
+        meanwhile, and the process waits for that thread as it ends, so that
+        Spark leaves nothing behind."""
         if abort.requested and not self._opened.is_set():
-            return
+            return False
+        if self._unneeded.is_set() and self.context is None and not self._opened.is_set():
+            stopper = threading.Thread(target=self._stop_beside, name="modelcheck-spark-stop", daemon=True)
+            stopper.start()
+            _STOPPING.append(stopper)
+            return True
         self._opened.wait()
         sc = self._sc
         if self.context is not None:
@@ -280,6 +317,17 @@ class Launch:
             except Exception:
                 if not abort.requested:  # after an abort py4j's connection may be broken
                     raise
+        return False
+
+    def _stop_beside(self) -> None:
+        self._opened.wait()
+        try:
+            if self._sc is not None:
+                self._sc.stop()
+        except Exception:  # noqa: S110  (nothing waits for this context: the run is reported)
+            pass
+        finally:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def run_master(settings: SparkSettings) -> str | None:
@@ -296,9 +344,11 @@ def preflight(settings: SparkSettings) -> None:
         check_master_reachable(master, settings.connect_timeout)
 
 
-def start_context(settings: SparkSettings, app_name: str, scratch: str, checked: bool = False):
+def start_context(settings: SparkSettings, app_name: str, scratch: str, checked: bool = False,
+                  given_up: Callable[[], bool] = lambda: False):
     """Start a SparkContext and wait for its first executor, or fail with
-    one line saying why (``checked``: ``preflight`` has passed already)."""
+    one line saying why (``checked``: ``preflight`` has passed already);
+    ``given_up``: see ``wait_for_executors``."""
     from pyspark import SparkConf, SparkContext
 
     if not checked:
@@ -320,8 +370,8 @@ def start_context(settings: SparkSettings, app_name: str, scratch: str, checked:
     except Exception as e:  # the JVM did not start, or refused the settings
         raise InputError(f"Spark did not start: {_first_line(e)}") from None
     try:
-        sc.setLogLevel("INFO" if settings.verbose else "WARN")
-        wait_for_executors(sc, sc.master, settings.executor_wait)
+        sc.setLogLevel("INFO" if settings.verbose else "ERROR")
+        wait_for_executors(sc, sc.master, settings.executor_wait, given_up)
     except BaseException:
         sc.stop()
         raise

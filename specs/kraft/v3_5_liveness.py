@@ -3,9 +3,10 @@
 Upstream's ``Liveness`` is weak fairness on each broker's instance of the
 healing actions (``\\A b \\in Brokers : WF_vars(BrokerStart(b)) /\\ ...``), not
 on whole actions; perturbations (shutdowns, fencing, reassignment, writes)
-get none. Each such condition is one action restricted to one broker; the
-port declares them for every broker a configuration can have, and those of
-brokers a configuration lacks have no instances, so they hold trivially.
+get none. Each such condition is one action restricted to one broker
+(``modelcheck.language.temporal.each_value``); the port declares them for
+every broker a configuration can have, and those of brokers a configuration
+lacks have no instances, so they hold trivially and reports leave them out.
 
 Liveness is checked on whole states: the module's .cfg says to drop the VIEW
 for it, and a run with temporal properties does.
@@ -15,23 +16,17 @@ from __future__ import annotations
 
 from modelcheck.language.expr import all_of, and_, any_of, eq, implies, lt, member, ne, not_, or_
 from modelcheck.model.spec import ActionDef
-from modelcheck.language.temporal import WF, Specification, always_eventually, forall, leads_to, temporal
+from modelcheck.language.temporal import Specification, always_eventually, each_value, forall, leads_to, temporal
 from modelcheck.specs.kraft.v3_5_functions import log_of, log_offsets, partition_needs_action, unreplicated_offset
 from modelcheck.specs.kraft.v3_5_types import BROKER, FENCED, FOLLOWER, NIL_ROLE, RUNNING, STARTING, UNFENCED, VALUE, brokers
 
 
-def for_broker(act: ActionDef, b: int) -> ActionDef:
-    """``act`` with its broker parameter ``b`` fixed: one conjunct of ``\\A b : WF_vars(A(b))``."""
-    where = act.where
-
-    def only(**params):
-        return params["b"] == b and (where is None or where(**params))
-    return ActionDef(f"{act.name}({b + 1})", act.fn, act.params, only, act.doc, act.cases, act.name)
-
-
 def liveness_specification(healing: tuple[ActionDef, ...], most_brokers: int) -> Specification:
-    """LivenessSpec: Init /\\ [][Next]_vars /\\ Liveness."""
-    fairness = tuple(WF(for_broker(act, b)) for b in range(most_brokers) for act in healing)
+    """LivenessSpec: Init /\\ [][Next]_vars /\\ Liveness, where Liveness is
+    ``\\A b \\in Brokers : WF_vars(BrokerStart(b)) /\\ ...``: weak fairness on
+    each healing action for each broker separately."""
+    families = [each_value("WF", act, "b", range(most_brokers)) for act in healing]
+    fairness = tuple(family[b] for b in range(most_brokers) for family in families)  # broker by broker
     return Specification("LivenessSpec", fairness,
                          "Init /\\ [][Next]_vars /\\ Liveness: weak fairness on each broker's healing actions "
                          "(registration, metadata, AlterPartition, fetch, unfencing).")

@@ -8,7 +8,8 @@ from modelcheck.model.explain import Account
 from modelcheck.language.expr import TRUE, all_of, and_, any_of, eq, implies, le, lt, member, ne, not_, or_, subset_of
 from modelcheck.model.spec import invariant, sometimes
 from modelcheck.specs.kraft.v3_5_functions import hwm_of, leo_of, log_of, log_offsets, pending_alter_partition_response
-from modelcheck.specs.kraft.v3_5_types import FENCED, FOLLOWER, LEADER, NO_LEADER, RUNNING, UNFENCED, brokers
+from modelcheck.specs.kraft.v3_5_types import (FENCED, FOLLOWER, LEADER, NO_LEADER, RUNNING, UNFENCED, brokers,
+                                               shutdown_limits)
 
 
 def converged(s, leader, follower):
@@ -352,13 +353,47 @@ def RecordCommitted(s):
     return lt(1, s.inv_true_hwm)
 
 
-@sometimes
+def faults(c) -> int:
+    """The fencings and shutdowns the limits allow: each takes at most one broker out of the ISR."""
+    return c.FenceBrokerLimit + sum(shutdown_limits(c))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{'no' if n == 0 else n} {word}s"
+
+
+def leader_stays(c) -> str | None:
+    """Why broker 1 stays the only leader: nothing can move it."""
+    if faults(c) or c.ReassignmentLimit:
+        return None
+    return "no fencing, shutdown or reassignment is allowed, so broker 1 stays the leader"
+
+
+def isr_never_empties(c) -> str | None:
+    """Why the partition always keeps a leader: too few faults to take every
+    ISR member out. Each fencing or shutdown takes at most one broker out of
+    the ISR, and without faults or reassignments it only grows; a leader's
+    ISR shrink can leave the leader alone in it, which one fault then takes
+    out. A reassignment can take several replicas out at once: then nothing is said."""
+    if c.ReassignmentLimit:
+        return None
+    if c.LeaderShrinkIsrLimit:
+        if faults(c):
+            return None
+        return "a leader's ISR shrink keeps the leader, and no fencing or shutdown is allowed to take it out"
+    if faults(c) >= c.InitIsrSize:
+        return None
+    return (f"the limits allow {_plural(faults(c), 'fencing or shutdown')}, each taking at most one broker "
+            f"out of the ISR, which starts with {c.InitIsrSize}")
+
+
+@sometimes(unreachable=leader_stays)
 def LeaderChanged(s):
     """The controller elects a leader other than broker 1, or none."""
     return ne(s.con_partition_metadata.leader, 0)
 
 
-@sometimes
+@sometimes(unreachable=isr_never_empties)
 def NoLeaderAtAll(s):
     """The partition is left without a leader."""
     return eq(s.con_partition_metadata.leader, NO_LEADER)

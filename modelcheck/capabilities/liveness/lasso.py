@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from modelcheck.backends.python_codegen import compile_conditions, compile_successors
-from modelcheck.language.temporal import FORMS, Fairness, PropertyCase, Specification
+from modelcheck.language.temporal import FAIRNESS_WORDS, FORMS, Fairness, PropertyCase, Specification, for_each
 
 
 @dataclass(frozen=True)
@@ -65,28 +65,63 @@ class FairnessAccount:
     cycle_length: int
 
     def sentence(self) -> str:
+        return f"{self.fairness.words()}: {self.reason()}"
+
+    def reason(self) -> str:
+        """Why the condition holds on the cycle, or not: "not enabled anywhere on the cycle"."""
         f = self.fairness
-        name = f.words()
         if self.taken_at is not None:
             a, b = self.taken_at
-            return f"{name}: taken on the cycle (the step from state {a + 1} to state {b + 1})"
+            return f"taken on the cycle (the step from state {a + 1} to state {b + 1})"
         if not self.disabled_at:
-            return f"{name}: enabled on every state of the cycle and never taken - not fair"
+            return "enabled on every state of the cycle and never taken - not fair"
         if f.kind == "SF" and len(self.disabled_at) < self.cycle_length:
-            return f"{name}: enabled at some states of the cycle and never taken - not fair"
+            return "enabled at some states of the cycle and never taken - not fair"
         where = ("anywhere on the cycle" if len(self.disabled_at) == self.cycle_length
                  else "at state " + ", ".join(str(k + 1) for k in self.disabled_at[:3])
                  + (" ..." if len(self.disabled_at) > 3 else ""))
-        return f"{name}: not enabled {where}"
+        return f"not enabled {where}"
+
+
+def account_lines(accounts: list[FairnessAccount], constants=None) -> list[str]:
+    """The accounts as sentences, a family of conditions (one action for each
+    value of a parameter, ``each_value``) grouped per action: where every
+    member of a family has the same reason, the family is said once
+    ("BrokerStart(b) for each broker b"), together with the other whole
+    families of that reason; other conditions one line each. With
+    ``constants``, a family names its parameter's values."""
+    members: dict[tuple, list[FairnessAccount]] = {}
+    for a in accounts:
+        if a.fairness.family is not None:
+            members.setdefault((a.fairness.kind, a.fairness.family, a.fairness.fixed[0]), []).append(a)
+    whole = {key for key, group in members.items() if len({a.reason() for a in group}) == 1}
+    lines: list[str] = []
+    said: set = set()
+    for a in accounts:
+        f = a.fairness
+        key = (f.kind, f.family, f.fixed[0]) if f.family is not None else None
+        if key not in whole:
+            lines.append(a.sentence())
+            continue
+        if key in said:
+            continue
+        # every whole family of this kind, parameter and reason, in one line
+        alike = [k for k in members if k in whole and k not in said and k[0] == f.kind and k[2] == key[2]
+                 and members[k][0].reason() == a.reason()]
+        said.update(alike)
+        names = ", ".join(members[k][0].fairness.family_name() for k in alike)
+        every = [m.fairness for k in alike for m in members[k]]
+        lines.append(f"{FAIRNESS_WORDS[f.kind][0]} on {names} {for_each(every, constants)}: {a.reason()}")
+    return lines
 
 
 def fairness_accounts(model, specification: Specification, lasso: LassoShape) -> list[FairnessAccount]:
-    """For each fairness condition: the first cycle step that takes its
-    action, and the cycle states where the action is not enabled."""
+    """For each fairness condition the model has: the first cycle step that
+    takes its action, and the cycle states where the action is not enabled."""
     width = model.schema.width
     out = []
     cycle = lasso.cycle_states()
-    for f in specification.fairness:
+    for f in specification.for_model(model.constants).fairness:  # only what the model has
         step = compile_successors(model.instances_of(f.action), width, f.action.name)
         successors = {k: {t for _, t in step(lasso.states[k]) if t != lasso.states[k]} for k in cycle}
         taken = next(((a, b) for a, b in lasso.cycle_steps() if lasso.states[b] in successors[a]), None)

@@ -8,7 +8,7 @@ specification why the cycle satisfies it.
 
 from __future__ import annotations
 
-from modelcheck.capabilities.liveness.lasso import LassoShape, fairness_accounts, form_values
+from modelcheck.capabilities.liveness.lasso import LassoShape, account_lines, fairness_accounts, form_values
 from modelcheck.capabilities.liveness.search import Lasso
 from modelcheck.language.temporal import FORMS, PropertyCase, Specification
 from modelcheck.model.trace import Trace, loop_verb_phrase, states_text, trace_from_states
@@ -54,5 +54,5 @@ def explain_violation(model, case: PropertyCase, specification: Specification, s
         lines.append(f"  {specification.name} has no fairness condition, so any such behaviour counts.")
     else:
         lines.append(f"  It is a fair behaviour of {specification.name}:")
-        lines.extend(f"    {a.sentence()}" for a in accounts)
+        lines.extend(f"    {line}" for line in account_lines(accounts, model.constants))
     return "\n".join(lines)

@@ -202,10 +202,10 @@ def summary_lines(view: TraceView, style: Style, width: int) -> list[str]:
     return lines
 
 
-def story_text(path: str) -> str:
+def story_text(path: str, model=None) -> str:
     """A written counterexample as ``modelcheck run`` prints it: exactly the
     states of ``modelcheck show --diff PATH``, in plain text, without the
     page heading (the report has its own) and without flagging the broken
     invariant (the report says it once, above)."""
     from modelcheck.presentation.viewer import load_view
-    return "\n".join(story_lines(load_view(path), Style(False), diff=True, markers=False)).strip("\n")
+    return "\n".join(story_lines(load_view(path, model=model), Style(False), diff=True, markers=False)).strip("\n")

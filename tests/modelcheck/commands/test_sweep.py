@@ -132,3 +132,28 @@ def test_an_interruption_between_runs_counts_the_runs_done(in_tmp):
                     str(in_tmp), Progress(enabled=False))
     outcome.planned, outcome.interrupted = 3, True
     assert written_text(outcome).strip() == "Interrupted after 2 of 3 runs."
+
+
+LONG_ROW = ("UncleanElection=FALSE ConsumerFencing=FALSE TruncationCheck=FALSE AcksAll=FALSE ProduceFencing=FALSE "
+            "UnknownEpochBackoff=FALSE MetadataVersionCheck=FALSE ConsumerRestart=FALSE GroupHandover=FALSE "
+            "CommitLeaderEpoch=FALSE ValidateCommitted=FALSE AwaitCommittedEpoch=FALSE")
+
+
+def test_a_row_of_many_constants_gets_a_trace_name_the_file_system_takes(in_tmp):
+    """docs/kafka-clients.md's first sweep: twelve switches in a row, and
+    the invariant after them, made a name past 255 bytes, so the trace went
+    to a temporary directory with a warning."""
+    code, out, err = invoke("sweep", "kafka-clients", "--engine", "fast", "--each-inv", "--inv", "NoAckedWriteLost",
+                            "--row", LONG_ROW, "-q")
+    assert code == 12 and err == "", err
+    [written] = [p.name for p in (in_tmp / "modelcheck-out" / "kafka-clients").iterdir()]
+    assert len(written) < 200 and written.startswith("kafka-clients-UncleanElection=FALSE-ConsumerFencing=FALSE-")
+    assert written.endswith("-NoAckedWriteLost.itf.json") and f"modelcheck-out/kafka-clients/{written}" in out
+
+
+def test_long_rows_that_differ_only_at_the_end_get_names_of_their_own():
+    from modelcheck.commands.sweep import trace_name
+    row = dict(pair.split("=") for pair in LONG_ROW.split())
+    names = {trace_name("kafka-clients", {**row, "AwaitCommittedEpoch": v}) for v in ("FALSE", "TRUE")}
+    assert len(names) == 2 and all(len(n) < 160 for n in names)
+    assert trace_name("kip320", {"Replicas": "2"}) == "kip320-Replicas=2.itf.json"  # a short one stays whole

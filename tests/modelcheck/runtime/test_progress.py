@@ -50,3 +50,33 @@ def test_a_resumed_search_shows_the_rate_of_what_it_found_since_it_went_on(monke
     p.search(9, 1_050_000, 10, force=True)
     # 50,000 found in the 10 s since: not 1,050,000 / 210 s, nor 50,000 / 210 s
     assert "5,000 states/s · 210.0 s" in out.getvalue()
+
+
+def test_the_line_counts_from_the_search_s_start_not_the_command_s(monkeypatch):
+    """Reading the spec and making the model and kernels come before the
+    search: its seconds and rate count from restart()."""
+    clock = [100.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    out = Terminal()
+    p = Progress(out)
+    clock[0] += 10.0  # the model and its kernel
+    p.restart()
+    clock[0] += 2.0
+    p.search(5, 4000, 10, force=True)
+    assert out.getvalue().endswith("depth 5 · 4,000 states · queue 10 · 2,000 states/s · 2.0 s")
+
+
+def test_a_status_before_the_search_is_shown_on_a_terminal_only():
+    out, log = Terminal(), io.StringIO()
+    for stream in (out, log):
+        Progress(stream).status("building the model of kip320 for these constants")
+    assert out.getvalue() == "\r\x1b[2Kbuilding the model of kip320 for these constants" and log.getvalue() == ""
+
+
+def test_an_announcement_reaches_a_log_too_but_not_a_quiet_run():
+    out, log, quiet = Terminal(), io.StringIO(), io.StringIO()
+    Progress(out).announce("building the C kernel")
+    Progress(log).announce("building the C kernel")
+    Progress(quiet, enabled=False).announce("building the C kernel")
+    assert out.getvalue().endswith("building the C kernel\n") and log.getvalue() == "building the C kernel\n"
+    assert quiet.getvalue() == ""

@@ -2,7 +2,8 @@ from modelcheck.spark.jvm import DaemonShutdownFilter, log4j_config
 
 
 def test_log_levels():
-    assert "rootLogger.level = warn" in log4j_config(False, False)
+    assert "rootLogger.level = error" in log4j_config(False, False)  # Spark's warnings only with --verbose
+    assert "logger.shell.level = error" in log4j_config(False, False)
     assert "NativeCodeLoader" in log4j_config(False, False)
     assert "rootLogger.level = info" in log4j_config(True, False)
     assert "must not be on the local filesystem" in log4j_config(False, True)
@@ -85,3 +86,11 @@ def test_a_lost_executor_is_one_line_and_the_cascade_after_it_is_left_out():
 def test_output_that_is_not_spark_log_passes():
     assert summarised(["spark: WARN X: w", "Error: the JVM could not start"]) == \
         ["spark: WARN X: w\n", "Error: the JVM could not start\n"]
+
+
+def test_the_shell_banner_spark_prints_at_a_level_not_warn_is_dropped():
+    from modelcheck.spark.jvm import JVM_NOISE
+    f = DaemonShutdownFilter(JVM_NOISE)
+    banner = ['Setting default log level to "WARN".\n',
+              "To adjust logging level use sc.setLogLevel(newLevel). For SparkR, use setLogLevel(newLevel).\n"]
+    assert [out for line in [*banner, "spark: ERROR x\n"] for out in f.feed(line)] == ["spark: ERROR x\n"]

@@ -35,3 +35,30 @@ def test_conf_users_win_and_local_runs_bind_loopback():
         "spark.executor.extraJavaOptions"] == "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
     submitted = dict(spark_conf_pairs(SparkSettings(), None, "app", "/tmp/x", under_submit=True))
     assert "spark.master" not in submitted and "spark.driver.extraJavaOptions" not in submitted
+
+
+def test_a_search_done_in_the_driver_does_not_wait_for_spark(monkeypatch):
+    """The lead-in finishes a small search in the driver: a Spark slow to
+    give its executors (here 20 s) is not waited for; it is stopped beside,
+    once up, before the next context of the process starts."""
+    from modelcheck.engines.base import CheckOptions
+    from modelcheck.engines.spark import SparkChecker
+    from modelcheck.spark import session
+    from support import model
+
+    slow = 20.0
+    original = session.wait_for_executors
+
+    def slow_executors(*args, **kwargs):
+        time.sleep(slow)
+        return original(*args, **kwargs)
+    monkeypatch.setattr(session, "wait_for_executors", slow_executors)
+    started = time.monotonic()
+    result = SparkChecker().check(model("kip320", Replicas=2, MaxLeaderEpoch=1),
+                                  CheckOptions((), engine_options=SparkSettings(master="local[1]")))
+    done = time.monotonic() - started
+    assert result.result == "ok" and done < slow / 2, done
+    assert "no level ran on Spark, which was not waited for; use --lead-in 0" in result.notes[0]
+    session.stopped_beside()  # the context, once up, is stopped: none is left running
+    from pyspark import SparkContext
+    assert SparkContext._active_spark_context is None

@@ -6,8 +6,10 @@ itself, and checks that the page logs no console error and asks the network
 for nothing: the only request is the file itself.
 
 The reading tests (labels, keyboard, layout at 1400 and 700 px, the record a
-violation is about, epochs) keep their screenshots in test-artifacts/screenshots/
-at the repository root (ignored by git), named after the test and the width.
+violation is about, epochs) keep their screenshots, named after the test and
+the width, in the folder MODELCHECK_SCREENSHOTS names (to look at them), else
+in pytest's temporary directory (``screenshots/`` under its basetemp): the
+suite writes nothing into the repository.
 """
 
 import json
@@ -29,11 +31,16 @@ FIRST_TRY = os.path.join(ROOT, "traces", "kip320-first-try-StrongIsr.itf.json")
 CONSUMER = os.path.join(ROOT, "tests", "fixtures", "tlc", "kip320-consumer-NoDivergentDelivery.json")
 EPOCH3 = os.path.join(ROOT, "traces", "kip320-consumer-kip320-epoch3.itf.json")  # 20 states
 LRS = os.path.join(ROOT, "traces", "kraft-3.5-last-replica-standing.itf.json")  # KRaft, 8 states
-SCREENSHOTS = os.path.join(ROOT, "test-artifacts", "screenshots")
+SCREENSHOTS: list[str] = []  # the folder the screenshots go to (set by the fixture below)
 WIDTHS = (1400, 700)
 
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM),
                                 reason="Debian's chromium is not installed (tests/install-deps.sh installs it)")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def screenshots(tmp_path_factory):
+    SCREENSHOTS[:] = [os.environ.get("MODELCHECK_SCREENSHOTS") or str(tmp_path_factory.getbasetemp() / "screenshots")]
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +88,8 @@ class Page:
         return self.page.evaluate(expression)
 
     def shot(self, name):
-        os.makedirs(SCREENSHOTS, exist_ok=True)
-        self.page.screenshot(path=os.path.join(SCREENSHOTS, name + ".png"), full_page=True)
+        os.makedirs(SCREENSHOTS[0], exist_ok=True)
+        self.page.screenshot(path=os.path.join(SCREENSHOTS[0], name + ".png"), full_page=True)
 
     def close(self):
         assert self.errors == [] and self.requests == [self.url]

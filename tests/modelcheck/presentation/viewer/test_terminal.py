@@ -132,3 +132,23 @@ def test_a_step_no_action_explains_is_flagged(tmp_path):
     text = render(load_view(path))
     assert "[not a legal step of kip320]" in text
     assert "State 2 does not follow from state 1 by any action of kip320" in text
+
+
+def test_the_steps_a_file_names_are_checked_on_their_own_instances():
+    """Labelling the steps a trace names does not compile every action of
+    the model (a KRaft model's took most of `show`'s time); the labels are
+    the file's, each checked to lead where the trace goes."""
+    view = load_view(os.path.join(ROOT, "traces", "kraft-3.5-last-replica-standing.itf.json"))
+    named = [claimed.label() for claimed in view.trace.claimed[1:]]
+    assert [frame.label for frame in view.frames[1:]] == named and named[0].startswith("WriteRecordToLeader(b=1")
+    assert view.model._compiled is None
+
+
+def test_a_step_the_file_misnames_is_still_labelled_by_what_explains_it(tmp_path):
+    import json
+    with open(FIRST_TRY) as f:
+        doc = json.load(f)
+    doc["states"][8]["#meta"].update(action="LeaderWrite", parameters={"replica": "r3"})
+    path = tmp_path / "misnamed.itf.json"
+    path.write_text(json.dumps(doc))
+    assert load_view(str(path)).frames[8].label == "BecomeFollower(leader=r1, replica=r3, leaderAndIsrRequest=0)"
