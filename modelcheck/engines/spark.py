@@ -42,7 +42,7 @@ from modelcheck.runtime.limits import MAX_MEMORY
 from modelcheck.language.packing import Packing
 from modelcheck.engines.kernels import generated_source
 from modelcheck.runtime.private import tell_once
-from modelcheck.spark import integrity, kernels, order, prints, resume, timing
+from modelcheck.spark import integrity, kernels, order, prints, resume, successors, timing
 from modelcheck.spark.session import SparkRun, import_pyspark, run_master, spark_launch
 from modelcheck.spark.settings import WIDEN_AT, SparkSettings
 
@@ -231,7 +231,7 @@ class LevelSearch:
         if self.lead_in is not None:
             return self._next_level(lead.initial_frontier(self.model, self.partitions, self.canonical, self.bits), 1)
         self._spark()
-        initial = blocks.initial_blocks(self.model, self.partitions, self.canonical, self.bits)
+        initial = successors.initial_blocks(self.model, self.partitions, self.canonical, self.bits)
         return self._level(self.sc.parallelize(initial, self.partitions), 1)
 
     def _next_level(self, current, level: int):

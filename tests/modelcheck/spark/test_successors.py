@@ -1,0 +1,66 @@
+"""Successor candidates as a partition makes them: the C kernel's single
+pass (made, fingerprinted and looked up in the task's own table) keeps
+exactly what the chunk-by-chunk expansion keeps, over many chunks."""
+
+import numpy as np
+import pytest
+
+from support import model
+from modelcheck.backends.compiled import compile_kernel
+from modelcheck.language.packing import Packing
+from modelcheck.search.expansion import Expander
+from modelcheck.spark import prints, successors
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("kernels"))
+
+
+def by_fingerprint(out):
+    """(fps, parent rows, actions, words), sorted by fingerprint."""
+    fps, rows, actions, words = out[:4]
+    order = prints.order_of(fps)
+    return fps[order], rows[order], actions[order], words[:, order]
+
+
+def levels(expander, m, packing, count):
+    """The first ``count`` levels' new states as a partition gets them (sorted
+    by fingerprint), each expanded with ``successors.expand_frontier``."""
+    words = packing.pack_states(m.init_states)
+    fps = packing.fingerprints(words)
+    seen = prints.empty(fps)
+    for _ in range(count):
+        order = prints.order_of(fps)
+        fps, words = fps[order], words[:, order]
+        seen = prints.merged(seen, fps)
+        yield fps, words
+        out_fps, _, _, out_words, _, _ = successors.expand_frontier(expander, fps, words)
+        new = ~prints.contains(seen, out_fps)
+        fps, words = out_fps[new], out_words[:, new]
+
+
+@pytest.mark.parametrize("bits", [64, 128])
+def test_the_kernels_single_pass_keeps_the_first_of_each_successor_as_the_chunked_expansion_does(
+        cache, monkeypatch, bits):
+    m = model("kip320")
+    packing = Packing(m.schema, bits)
+    on_c = Expander(m, compiled=compile_kernel(m, packing, [], 1, cache_dir=cache), packing=packing)
+    on_numpy = Expander(m, packing=packing)
+    monkeypatch.setattr(successors, "CHUNK", 97)  # many chunks, each state's successors repeated across them
+    compared = 0
+    for fps, words in levels(on_numpy, m, packing, 12):
+        hashed = successors.expand_frontier(on_c, fps, words)
+        chunked = successors.expand_frontier(on_numpy, fps, words)
+        assert hashed[4] == chunked[4]  # successors generated, repeats and visited ones included
+        for a, b in zip(by_fingerprint(hashed), by_fingerprint(chunked)):
+            assert np.array_equal(a, b)
+        compared += hashed[0].size
+    assert compared > 10_000
+
+
+def test_a_numpy_expander_keeps_the_chunked_path():
+    m = model("kip320", Replicas=2)
+    packing = Packing(m.schema)
+    assert successors._hashed_expansion(Expander(m, packing=packing), np.zeros(1, np.uint64),
+                                        np.zeros((packing.words, 1), np.uint64)) is None
