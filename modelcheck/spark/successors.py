@@ -180,8 +180,9 @@ def _hashed_expansion(expand: Expander, fps: np.ndarray, words: np.ndarray):
         generated += e.generated
         if e.deadlocked >= 0:
             stuck.append(fps[e.deadlocked])
-        parts.append(e.select(made.hashed.add(e.fps)))  # the first of repeats within the chunk, too
-    both = Expansion.concat(parts, expand.packing.words)
+        first = made.hashed.add(e.fps)  # the first of repeats within the chunk, too
+        parts.append(e if first.all() else e.select(first))
+    both = parts[0] if len(parts) == 1 else Expansion.concat(parts, expand.packing.words)
     return both.fps, both.parents, both.actions, both.words, generated, np.array(stuck[:1], dtype=fps.dtype)
 
 
