@@ -55,18 +55,30 @@ def first_of_each(fps: np.ndarray, parents: np.ndarray, actions: np.ndarray) -> 
     engine's expansion applies within a chunk (its rows are in fingerprint
     order, so its first discovery is the smallest parent fingerprint).
 
-    The inputs are concatenations of a few blocks, each sorted by
-    fingerprint, which a stable sort merges cheaply. The smallest (parent,
-    action) of each run of equal fingerprints is then found by two
-    minimum-reductions over the runs (the smallest parent, then the
+    The smallest (parent, action) of each run of equal fingerprints is found
+    by two minimum-reductions over the runs (the smallest parent, then the
     smallest action among the candidates of that parent): linear, where
-    sorting the repeats by parent and action is not."""
-    if prints.wide(fps):  # 128 bits: one sort by fingerprint, then parent, then action
-        keep = prints.first_of_each(fps, np.lexsort((actions, parents["lo"], parents["hi"])).argsort())
-        return fps[keep], keep
-    order, fps, first = _sorted_runs(fps)
+    sorting the repeats by parent and action is not. At 128 bits the same is
+    done on the first words (``hi``), which decide alone unless two
+    fingerprints, or two parents of one fingerprint, share a first word (a
+    64-bit collision, checked for): then one sort by all the words."""
+    if not prints.wide(fps):
+        order, first, best = _smallest_per_run(fps, parents, actions)
+        return fps[order][first], order[best]
+    order, first, best = _smallest_per_run(fps["hi"], parents["hi"], actions)
+    if _decided_by_first_words(fps, parents, order, first, best):
+        return fps[order[best]], order[best]
+    keep = prints.first_of_each(fps, np.lexsort((actions, parents["lo"], parents["hi"])).argsort())
+    return fps[keep], keep
+
+
+def _smallest_per_run(fps: np.ndarray, parents: np.ndarray, actions: np.ndarray):
+    """For 64-bit words: the stable sorting order, the mask of the first of
+    each run of equal fingerprints in it, and the positions in it of each
+    run's smallest (parent, action)."""
+    order, sorted_fps, first = _sorted_runs(fps)
     if first.all():
-        return fps, order
+        return order, first, np.arange(order.size)
     starts = np.flatnonzero(first)
     group = np.cumsum(first) - 1
     ordered_parents = parents[order]
@@ -76,7 +88,22 @@ def first_of_each(fps: np.ndarray, parents: np.ndarray, actions: np.ndarray) -> 
     # one per fingerprint, should the same (parent, action) have come twice
     once = np.ones(best.size, dtype=bool)
     once[1:] = group[best[1:]] != group[best[:-1]]
-    return fps[first], order[best[once]]
+    return order, first, best[once]
+
+
+def _decided_by_first_words(fps: np.ndarray, parents: np.ndarray, order: np.ndarray, first: np.ndarray,
+                            best: np.ndarray) -> bool:
+    """Whether choosing by 128-bit fingerprints' first words chose as all
+    the words would: every candidate in a run has the run's whole
+    fingerprint, and every candidate whose parent's first word is the chosen
+    parent's has the chosen parent's second word too."""
+    group = np.cumsum(first) - 1
+    ordered, ordered_parents = fps[order], parents[order]
+    chosen, chosen_parent = ordered[best][group], ordered_parents[best][group]
+    if np.any(ordered["lo"] != chosen["lo"]):
+        return False
+    same_first_word = ordered_parents["hi"] == chosen_parent["hi"]
+    return not np.any(same_first_word & (ordered_parents["lo"] != chosen_parent["lo"]))
 
 
 def first_in_order(fps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -7,7 +7,7 @@ import pytest
 
 from support import model
 from modelcheck.backends.compiled import compile_kernel
-from modelcheck.language.packing import Packing
+from modelcheck.language.packing import FP128, Packing
 from modelcheck.search.expansion import Expander
 from modelcheck.spark import prints, successors
 
@@ -64,3 +64,38 @@ def test_a_numpy_expander_keeps_the_chunked_path():
     packing = Packing(m.schema)
     assert successors._hashed_expansion(Expander(m, packing=packing), np.zeros(1, np.uint64),
                                         np.zeros((packing.words, 1), np.uint64)) is None
+
+
+def wide(pairs):
+    out = np.zeros(len(pairs), FP128)
+    out["hi"], out["lo"] = [p[0] for p in pairs], [p[1] for p in pairs]
+    return out
+
+
+def smallest_by_every_word(fps, parents, actions):
+    """The reference: per whole fingerprint, the position of the least (parent's hi, parent's lo, action)."""
+    best = {}
+    for i in range(fps.size):
+        fp, key = (int(fps["hi"][i]), int(fps["lo"][i])), (int(parents["hi"][i]), int(parents["lo"][i]), int(actions[i]))
+        if fp not in best or key < best[fp][0]:
+            best[fp] = (key, i)
+    return [best[fp][1] for fp in sorted(best)]
+
+
+@pytest.mark.parametrize("collide", ["none", "fingerprints", "parents"])
+def test_at_128_bits_each_fingerprint_keeps_its_least_parent_and_action_by_every_word(collide):
+    rng = np.random.default_rng(7)
+    n = 5000
+    fp_hi = rng.integers(0, 300, n)
+    fp_lo = (fp_hi * 7919) % 1000  # one lo per hi: no collision among fingerprints ...
+    par_hi = rng.integers(0, 50, n)
+    par_lo = (par_hi * 104729) % 1000  # ... nor among parents
+    if collide == "fingerprints":  # some hi shared by two whole fingerprints
+        fp_lo[:40] += 1
+    if collide == "parents":  # some parents' hi shared by two parents, of one fingerprint
+        par_lo[::7] += 1
+    fps, parents = wide(list(zip(fp_hi, fp_lo))), wide(list(zip(par_hi, par_lo)))
+    actions = rng.integers(0, 4, n).astype(np.int32)
+    distinct, keep = successors.first_of_each(fps, parents, actions)
+    assert list(keep) == smallest_by_every_word(fps, parents, actions)
+    assert np.array_equal(distinct, fps[keep])
