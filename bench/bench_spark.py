@@ -16,7 +16,10 @@ the Spark figure includes starting the JVM. Reported:
   visited state for each ``--partitions``.
 
     python bench/bench_spark.py [--runs 3] [--master local[2]] [--sweep 1,2,4,8] [--baseline fast|bfs]
-        [SPEC --const NAME=VALUE ...]
+        [--fingerprint-bits 64|128|auto] [-- SPEC --const NAME=VALUE ...]
+
+Both engines use 64-bit fingerprints unless ``--fingerprint-bits`` says
+otherwise, so that the two do the same work.
 """
 
 from __future__ import annotations
@@ -82,8 +85,12 @@ def task_seconds(out: dict) -> dict:
     return sums
 
 
-def spark_command(spec_args: list[str], master: str, partitions: int | None) -> list[str]:
-    extra = ["--partitions", str(partitions)] if partitions else []
+def width(bits: str) -> list[str]:
+    return [] if bits == "auto" else ["--fingerprint-bits", bits]
+
+
+def spark_command(spec_args: list[str], master: str, partitions: int | None, bits: str = "64") -> list[str]:
+    extra = (["--partitions", str(partitions)] if partitions else []) + width(bits)
     return modelcheck_command("run", *spec_args, "--engine", "spark", "--master", master, *extra, "--json")
 
 
@@ -93,13 +100,18 @@ def main() -> None:
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--sweep", default="1,2,4,8", help="partition counts; empty to skip")
     parser.add_argument("--baseline", default="fast", choices=("fast", "bfs"), help="the in-process engine")
+    parser.add_argument("--fingerprint-bits", default="64", choices=("64", "128", "auto"),
+                        help="both engines' width (auto: each engine's default; Spark's then widens to 128 "
+                             "past 6,074,004 states, starting again)")
     parser.add_argument("spec", nargs="*", default=["kip320"], help="spec and --const arguments")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         bfs_runs, spark_runs = [], []
         for _ in range(args.runs):  # alternate, so both see the same machine
-            bfs_runs.append(timed(modelcheck_command("run", *args.spec, "--engine", args.baseline, "--json"), tmp))
-            spark_runs.append(timed(spark_command(args.spec, args.master, None), tmp))
+            baseline_width = width(args.fingerprint_bits) if args.baseline == "fast" else []
+            bfs_runs.append(timed(modelcheck_command("run", *args.spec, "--engine", args.baseline, *baseline_width,
+                                                     "--json"), tmp))
+            spark_runs.append(timed(spark_command(args.spec, args.master, None, args.fingerprint_bits), tmp))
         answers = {(o["result"], o["distinct_states"], o["depth"]) for _, o, _ in bfs_runs + spark_runs}
         if len(answers) != 1:
             raise SystemExit(f"the engines disagree: {answers}")
@@ -125,7 +137,7 @@ def main() -> None:
               f"{min(r['seconds'] for r in rows[1:]):.2f} s")
         sweep = []
         for n in [int(x) for x in args.sweep.split(",") if x.strip()]:
-            seconds, out, err = timed(spark_command(args.spec, args.master, n), tmp)
+            seconds, out, err = timed(spark_command(args.spec, args.master, n, args.fingerprint_bits), tmp)
             rs = levels(err)
             if (out["distinct_states"], out["depth"]) != (distinct, depth):
                 raise SystemExit(f"--partitions {n} disagrees: {out}")
