@@ -189,7 +189,8 @@ def big(args, scratch: str) -> None:
     fast = None
     if not args.no_baseline:  # the fast engine on the same model, in the same call, before the cluster starts
         print(f"before the fast engine: {load()}", flush=True)
-        fast_seconds, fast, _ = timed(modelcheck_command("run", *BIG, "--engine", "fast", "--json"), scratch)
+        fast_seconds, fast, _ = timed(modelcheck_command("run", *BIG, "--engine", "fast", "--fingerprint-bits",
+                                                         args.fingerprint_bits, "--json"), scratch)
         print(f"fast engine: {fast['distinct_states']:,} states, depth {fast['depth']}, {fast_seconds:.1f} s "
               f"(whole command; {load()} after)", flush=True)
     cluster = Cluster(scratch, memory="2g")
@@ -197,7 +198,8 @@ def big(args, scratch: str) -> None:
         victim = cluster.worker_pids()[0]
         sampler = ExecutorMemory(cluster.worker_pids())
         sampler.start()
-        extra = ["--spark-conf", "spark.executor.memory=1g", "--partitions", str(args.partitions)]
+        extra = ["--spark-conf", "spark.executor.memory=1g", "--partitions", str(args.partitions),
+                 "--fingerprint-bits", args.fingerprint_bits]
         if args.lead_in is not None:
             extra += ["--lead-in", str(args.lead_in)]
         kill = (f"level {args.kill_at:>3} ·", victim) if args.kill_at else None
@@ -234,6 +236,7 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--kill-at", type=int, default=None, metavar="LEVEL")
     parser.add_argument("--no-baseline", action="store_true", help="big: skip the fast engine's run")
+    parser.add_argument("--fingerprint-bits", default="64", choices=("64", "128"), help="big: both engines' width")
     parser.add_argument("--lead-in", type=int, default=None, metavar="N",
                         help="big: pass --lead-in N (0 gives every level to the executors, for the per-level fit)")
     args = parser.parse_args()
