@@ -42,11 +42,14 @@ def level_seconds(model, args, plan) -> float:
         for level in range(1, args.level):
             frontier = lead.run_level(config(level), report, frontier, words)
         profiler = cProfile.Profile() if args.profile else None
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         if profiler:
             profiler.enable()
         lead.run_level(config(args.level), report, frontier, words)
         seconds = time.perf_counter() - started
+        new = sum(s.new for key, s in report.value.items() if key[0] == args.level and hasattr(s, "new"))
+        print(f"level {args.level}: {new:,} new states, {seconds:.2f} s, {time.process_time() - cpu:.2f} s of CPU "
+              f"({(time.process_time() - cpu) / max(new, 1) * 1e6:.1f} us a new state)", flush=True)
         if profiler:
             profiler.disable()
             pstats.Stats(profiler).sort_stats("tottime").print_stats(15)

@@ -146,7 +146,8 @@ def step(config: StepConfig, report, split: int, records: Iterable) -> Iterator[
     watch.lap("kernel")
     parts = arrivals(records, split)
     watch.lap("arrive")
-    candidates = merge_candidates(parts, expand.packing.words, config.ordered, expand.packing.fingerprint_dtype)
+    candidates = merge_candidates(parts, expand.packing.words, config.ordered, expand.packing.fingerprint_dtype,
+                                  getattr(expand.generate, "kernel", None) if task.compiled else None)
     before = visited.seen_before(config.visited_dir, split, config.level)
     new = candidates.select(np.flatnonzero(~contains(before, candidates.fps)))  # sorted by fingerprint, as runs are
     run = visited.Run(new.fps, new.parents, new.actions)

@@ -266,11 +266,12 @@ class Candidates(NamedTuple):
 
 
 def merge_candidates(parts: list[Successors], words: int, ordered: bool = False,
-                     dtype: np.dtype = np.dtype(np.uint64)) -> Candidates:
+                     dtype: np.dtype = np.dtype(np.uint64), kernel=None) -> Candidates:
     """The blocks' candidates, one per fingerprint, sorted by fingerprint.
     The one kept is the smallest (parent, action), or, ``ordered``, the
     smallest order key. ``dtype``: the fingerprints' (what an empty result
-    has)."""
+    has). ``kernel``: a C kernel, whose hash tables then find the one kept
+    (``_first_by_table``)."""
     if not parts:
         none = np.zeros(0, dtype)
         return Candidates(none, none, _EMPTY_ACTIONS, _EMPTY_FPS, np.zeros(0, np.int64), ())
@@ -278,10 +279,37 @@ def merge_candidates(parts: list[Successors], words: int, ordered: bool = False,
     actions = np.concatenate([p.actions for p in parts])
     all_fps = np.concatenate([p.fps for p in parts])
     orders = np.concatenate([p.orders for p in parts]) if ordered else None
-    if ordered:
-        keep = prints.first_of_each(all_fps, orders)
-        fps = all_fps[keep]
-    else:
-        fps, keep = first_of_each(all_fps, parents, actions)
-    return Candidates(fps, parents[keep], actions[keep], orders[keep] if ordered else _EMPTY_FPS, keep,
+    keep = None
+    if kernel is not None and (ordered or not prints.wide(parents)):
+        keep = _first_by_table(kernel, all_fps, orders if ordered else parents, None if ordered else actions)
+    if keep is None:
+        keep = prints.first_of_each(all_fps, orders) if ordered else first_of_each(all_fps, parents, actions)[1]
+    return Candidates(all_fps[keep], parents[keep], actions[keep], orders[keep] if ordered else _EMPTY_FPS, keep,
                       tuple(p.words for p in parts))
+
+
+def _first_by_table(kernel, fps: np.ndarray, key: np.ndarray, actions: np.ndarray | None) -> np.ndarray | None:
+    """Positions of the distinct fingerprints, each the one with the least
+    (``key``, action), sorted by fingerprint; ``key``: 64-bit parents'
+    fingerprints (with their ``actions``), or order keys (``actions`` None:
+    each key is one parent's one action).
+
+    Each block arrives sorted by that: its sender expanded its states in
+    fingerprint order (or, under a VIEW, in TLC's order) and each state's
+    actions in order, and kept its successors' first occurrences in that
+    order. A parent's successors all come in one block. So a stable sort by
+    the key alone, which merges the blocks' sorted runs, puts every
+    candidate in (key, action) order, and the first of each fingerprint
+    in that order is the one to keep: the first a hash table takes. Only
+    the states kept are then sorted by fingerprint. A block in another
+    order (a numpy kernel's chunks come sorted by fingerprint) is found
+    out, and None returned."""
+    by_key = np.argsort(key, kind="stable")
+    if actions is not None:
+        sorted_key, sorted_actions = key[by_key], actions[by_key]
+        if np.any((sorted_key[1:] == sorted_key[:-1]) & (sorted_actions[1:] < sorted_actions[:-1])):
+            return None
+    table = FingerprintSet(kernel, fps.size)
+    kept = by_key[table.add(fps[by_key])]
+    return kept[prints.order_of(fps[kept])]
+

@@ -99,3 +99,44 @@ def test_at_128_bits_each_fingerprint_keeps_its_least_parent_and_action_by_every
     distinct, keep = successors.first_of_each(fps, parents, actions)
     assert list(keep) == smallest_by_every_word(fps, parents, actions)
     assert np.array_equal(distinct, fps[keep])
+
+
+def merged(parts, ordered, kernel=None):
+    c = successors.merge_candidates(parts, 1, ordered, kernel=kernel)
+    return c.fps.tolist(), c.parents.tolist(), c.actions.tolist(), c.orders.tolist(), c.words(1).tolist()
+
+
+def blocks_from(rng, senders, ordered, shuffled=False):
+    """Blocks as senders make them: each parent's successors in action
+    order, the parents in ascending order (by fingerprint, or by rank under
+    a VIEW); ``shuffled``: each block's candidates in any order instead."""
+    parts = []
+    for s in range(senders):
+        parents = np.sort(rng.choice(np.arange(s, 10_000, senders), 60, replace=False)).astype(np.uint64)
+        rows = [(p, a) for p in parents for a in sorted(rng.choice(6, 3, replace=False))]
+        seen, keep = set(), []
+        fps = rng.integers(0, 40, len(rows)).astype(np.uint64)
+        for i, f in enumerate(fps):  # the sender's own repeats dropped, the first kept
+            if int(f) not in seen:
+                seen.add(int(f))
+                keep.append(i)
+        if shuffled:
+            rng.shuffle(keep)
+        parent = np.array([rows[i][0] for i in keep], np.uint64)
+        action = np.array([rows[i][1] for i in keep], np.int32)
+        orders = parent * np.uint64(6) + action.astype(np.uint64)  # a parent's rank times the instances, plus its action
+        parts.append(successors.Successors(fps[keep], parent, action, np.array([fps[keep] * 10 + parent], np.uint64), 0,
+                                           np.zeros(0, np.uint64), orders if ordered else np.zeros(0, np.uint64)))
+    return parts
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_the_kernels_table_keeps_what_the_sort_keeps(cache, ordered, shuffled):
+    m = model("kip320", Replicas=2)
+    kernel = compile_kernel(m, Packing(m.schema), [], 1, cache_dir=cache)
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        parts = blocks_from(rng, 3, ordered, shuffled)
+        assert merged(parts, ordered, kernel) == merged(parts, ordered)
+        assert merged(parts[::-1], ordered, kernel) == merged(parts, ordered)
