@@ -22,6 +22,8 @@ def test_local_run_gives_the_bfs_json(tmp_path):
     assert spark.pop("engine") == "spark" and bfs.pop("engine") == "bfs"
     for timing in ("seconds", "timings", "kernel_build"):
         spark.pop(timing), bfs.pop(timing)
+    # Spark's figures per level (the bfs engine gives none): each level's new states, adding up
+    assert sum(level["new"] for level in spark.pop("levels")) == spark["distinct_states"]
     # the Spark report adds that the driver ran the whole search (the lead-in)
     driver = [n for n in spark["notes"] if n.startswith("the search finished in the driver")]
     assert len(driver) == 1
