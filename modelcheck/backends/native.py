@@ -31,6 +31,20 @@ otherwise a private directory in the temporary directory, said in one line.
 Because only the user can write there, a library checked there stays as it
 was checked until it is loaded.
 
+Two builders never write one library: a build holds an exclusive lock on
+the library's ``.lock`` file beside it (``flock``: the system frees it when
+its holder ends, however it ends), and whoever gets the lock looks in the
+cache again before building. A build may run detached from the run that
+asked for it (``start_detached``, carried out by
+``modelcheck.backends.builder``): in a session of its own, so that a Ctrl-C
+or a closed terminal does not stop it, at a low priority and within a time
+limit, it builds the library into the cache even when the run has ended.
+
+A quick compiler (TinyCC, ``tcc``, where it is installed: it builds the
+largest kernel in under a second, into code that runs at about half the
+speed) builds a first library in place of the optimising one, which is
+built detached meanwhile (``quick_compiler``).
+
 Anything that keeps a library from being built or loaded (no compiler, a
 compiler error, a full disk, a directory that cannot be written) raises
 ``LibraryUnavailable``: the callers then compute with numpy, which gives
@@ -40,12 +54,14 @@ the same results, and say so once (``fall_back``).
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import hashlib
 import os
 import shutil
 import signal
 import stat
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -77,6 +93,18 @@ def compiler() -> str:
         raise LibraryUnavailable(f"the C compiler {given!r} was not found" if given
                                  else "no C compiler found (set CC, or install gcc)")
     return found
+
+
+QUICK_FLAGS = ("-shared", "-fPIC", "-w")
+
+
+def quick_compiler() -> str | None:
+    """The quick compiler: $MODELCHECK_QUICK_CC if set ("none" for none),
+    else tcc, if found; None otherwise."""
+    given = os.environ.get("MODELCHECK_QUICK_CC", "tcc")
+    if given.strip() in ("", "none"):
+        return None
+    return shutil.which(given)
 
 
 def preferred_cache_dir() -> str:
@@ -223,11 +251,12 @@ def with_identity(source: str, identity: str) -> str:
     return f"{source}\nconst char {IDENTITY_SYMBOL}[65] = \"{identity}\";\n"
 
 
-def is_cached(source: str, prefix: str, flags: tuple[str, ...], cache_dir_given: str | None = None) -> bool:
+def is_cached(source: str, prefix: str, flags: tuple[str, ...], cache_dir_given: str | None = None,
+              cc: str | None = None) -> bool:
     """Whether the cache seems to hold the library of ``source`` (its
     trailer names it; ``load`` checks the rest). False whenever it cannot tell."""
     try:
-        identity = identity_of(compiler(), flags, source)
+        identity = identity_of(cc or compiler(), flags, source)
         path = _path(prefix, identity, cache_dir(cache_dir_given))
         with open(path, "rb") as f:
             f.seek(-TRAILER_SIZE, os.SEEK_END)
@@ -236,15 +265,48 @@ def is_cached(source: str, prefix: str, flags: tuple[str, ...], cache_dir_given:
         return False
 
 
+LOCK_POLL = 0.05  # seconds between two tries at a library's lock held by another build
+
+
+def _lock(path: str, wait: bool = True) -> int | None:
+    """The library's lock (its file's descriptor, to be closed to release
+    it), taken exclusively; without ``wait``, None when another holds it."""
+    fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if not wait:
+                os.close(fd)
+                return None
+            time.sleep(LOCK_POLL)  # polled, not blocked on: a Ctrl-C is seen at once
+
+
+def is_building(source: str, prefix: str, flags: tuple[str, ...], cc: str,
+                cache_dir_given: str | None = None) -> bool:
+    """Whether a build of the library of ``source`` holds its lock now."""
+    try:
+        path = _path(prefix, identity_of(cc, flags, source), cache_dir(cache_dir_given))
+        fd = _lock(path, wait=False)
+    except (OSError, LibraryUnavailable):
+        return False
+    if fd is None:
+        return True
+    os.close(fd)
+    return False
+
+
 def load(source: str, prefix: str, flags: tuple[str, ...], cache_dir_given: str | None = None,
-         started_compiler=None) -> Built:
+         started_compiler=None, cc: str | None = None) -> Built:
     """The library of ``source``: from the cache once checked, or built into
-    it (again, in place of a cached file that fails the check). Raises
-    ``LibraryUnavailable``. ``started_compiler(run)`` is told of the
-    ``CompilerRun`` (so that a build beside a search can be stopped when the
-    search ends first)."""
+    it (again, in place of a cached file that fails the check); by ``cc``,
+    else the C compiler. A build of it under way elsewhere (a detached one)
+    is waited for. Raises ``LibraryUnavailable``. ``started_compiler(run)``
+    is told of the ``CompilerRun`` (so that a build beside a search can be
+    stopped when the search ends first)."""
     started = time.perf_counter()
-    cc = compiler()
+    cc = cc or compiler()
     identity = identity_of(cc, flags, source)
     directory = cache_dir(cache_dir_given)
     path = _path(prefix, identity, directory)
@@ -255,14 +317,118 @@ def load(source: str, prefix: str, flags: tuple[str, ...], cache_dir_given: str 
         except Unusable as e:
             damaged = f"the cached library {path} {e}"
     try:
+        lock = _lock(path)
+    except OSError as e:
+        raise LibraryUnavailable(_failure(e, directory)) from None
+    try:
+        if damaged is None and os.path.lexists(path):  # built by the holder of the lock meanwhile
+            try:
+                return Built(_checked_library(path, identity), path, time.perf_counter() - started, True)
+            except Unusable as e:
+                damaged = f"the cached library {path} {e}"
         _build(cc, flags, with_identity(source, identity), identity, path, started_compiler)
         library = _checked_library(path, identity)
     except (OSError, Unusable, LibraryUnavailable) as e:
         why = _failure(e, directory)
         raise LibraryUnavailable(f"{damaged}, and building it again failed: {why}" if damaged else why) from None
+    finally:
+        os.close(lock)
     if damaged:
         tell_once(f"{damaged}; it was built again")
     return Built(library, path, time.perf_counter() - started, False)
+
+
+DETACHED_NICE = 10  # a detached build yields the cores to the search it runs beside
+DETACHED_LIMIT = 1800.0  # seconds a detached build may take before it is stopped
+
+
+def failed_build(path: str) -> str | None:
+    """Why the last detached build of the library at ``path`` failed, if it did."""
+    try:
+        with open(path + ".failed") as f:
+            return f.read().strip() or "no reason given"
+    except OSError:
+        return None
+
+
+# the builder's command: this copy of modelcheck, imported from where this module was
+BUILDER = ("import sys; sys.path.insert(0, sys.argv[1]); from modelcheck.backends.builder import main; "
+           "sys.exit(main(sys.argv[2:]))")
+
+
+def start_detached(source: str, prefix: str, flags: tuple[str, ...], cc: str | None = None,
+                   cache_dir_given: str | None = None) -> tuple[str, int | None]:
+    """Starts building the library of ``source`` into the cache in a
+    detached process (``modelcheck.backends.builder``) that outlives this
+    one, unless the library is cached, being built, or failed to build
+    before. Returns "cached", "building", "started" or, for a build that
+    failed, why; and the builder's process id when one was started. Raises
+    ``LibraryUnavailable``."""
+    cc = cc or compiler()
+    identity = identity_of(cc, flags, source)
+    directory = cache_dir(cache_dir_given)
+    path = _path(prefix, identity, directory)
+    if is_cached(source, prefix, flags, directory, cc):
+        return "cached", None
+    failed = failed_build(path)
+    if failed is not None:
+        return failed, None
+    if is_building(source, prefix, flags, cc, directory):
+        return "building", None
+    pending = None
+    try:
+        fd, pending = tempfile.mkstemp(dir=directory, prefix=".pending-", suffix=".c")
+        with os.fdopen(fd, "w") as f:
+            f.write(with_identity(source, identity))
+        builder = subprocess.Popen([sys.executable, "-c", BUILDER, _package_root(), pending, identity, path, cc,
+                                    *flags],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   start_new_session=True, close_fds=True, cwd=directory)
+    except OSError as e:
+        if pending is not None and os.path.exists(pending):
+            os.unlink(pending)
+        raise LibraryUnavailable(f"a build could not be started in {directory}: {e.strerror or e}") from None
+    return "started", builder.pid
+
+
+def _package_root() -> str:
+    """The directory holding the modelcheck package (for the builder's imports)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def build_detached(pending: str, identity: str, path: str, cc: str, flags: tuple[str, ...]) -> int:
+    """The detached builder's work: the source in the file ``pending``
+    (removed whatever happens) built into ``path``, under the library's lock;
+    nothing if another build holds it or the library is there. A failure is
+    kept beside the library (``failed_build``), so that later runs do not
+    try again. Returns an exit code."""
+    try:
+        with open(pending) as f:
+            source = f.read()
+    finally:
+        try:
+            os.unlink(pending)
+        except OSError:
+            pass
+    lock = _lock(path, wait=False)
+    if lock is None:
+        return 0
+    try:
+        if os.path.lexists(path):
+            try:
+                _checked_library(path, identity)
+                return 0
+            except Unusable:
+                pass
+        try:
+            _build(cc, flags, source, identity, path, lambda run: None, timeout=DETACHED_LIMIT)
+        except (OSError, LibraryUnavailable) as e:
+            with open(path + ".failed", "w") as f:
+                f.write(_failure(e, os.path.dirname(path)) + "\n")
+            return 1
+        return 0
+    finally:
+        os.close(lock)
 
 
 def _failure(error: Exception, directory: str) -> str:
@@ -274,16 +440,17 @@ def _failure(error: Exception, directory: str) -> str:
     return str(error)
 
 
-def _build(cc: str, flags: tuple[str, ...], source: str, identity: str, path: str, started_compiler) -> None:
-    """Compile ``source`` into ``path``: in a scratch directory beside it,
-    the trailer appended, synced, then renamed into place (whole or not at
-    all: another process may be building it too)."""
+def _build(cc: str, flags: tuple[str, ...], source: str, identity: str, path: str, started_compiler,
+           timeout: float | None = None) -> None:
+    """Compile ``source`` into ``path`` (the library's lock held): in a
+    scratch directory beside it, the trailer appended, synced, then renamed
+    into place (whole or not at all)."""
     directory = os.path.dirname(path)
     with tempfile.TemporaryDirectory(dir=directory, prefix=".build-") as scratch:
         c_file, so_file = os.path.join(scratch, "library.c"), os.path.join(scratch, "library.so")
         with open(c_file, "w") as f:
             f.write(source)
-        _compile(cc, flags, c_file, so_file, started_compiler)
+        _compile(cc, flags, c_file, so_file, started_compiler, timeout)
         with open(so_file, "r+b") as f:
             h = hashlib.sha256()
             while block := f.read(BLOCK):
@@ -301,7 +468,8 @@ def _build(cc: str, flags: tuple[str, ...], source: str, identity: str, path: st
         os.close(fd)
 
 
-def _compile(cc: str, flags: tuple[str, ...], c_file: str, so_file: str, started_compiler) -> None:
+def _compile(cc: str, flags: tuple[str, ...], c_file: str, so_file: str, started_compiler,
+             timeout: float | None = None) -> None:
     try:
         beside = started_compiler is not None
         process = subprocess.Popen([cc, *flags, "-o", so_file, c_file], stdout=subprocess.DEVNULL,
@@ -312,7 +480,11 @@ def _compile(cc: str, flags: tuple[str, ...], c_file: str, so_file: str, started
     if beside:
         started_compiler(run)
     try:
-        _, errors = process.communicate()
+        _, errors = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        run.stop()
+        process.wait()
+        raise LibraryUnavailable(f"{cc} took more than {timeout:.0f} s") from None
     except BaseException:  # leaving early (an exception in this thread): no compiler left behind
         run.stop()
         process.wait()
