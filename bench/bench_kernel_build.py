@@ -68,11 +68,11 @@ def compiler_for(choice: str, scratch: str) -> str:
 
 def source_of(args: list[str]) -> str:
     """The kernel source the run of ``args`` builds, caught as it is handed to the compiler."""
-    code = ("import sys, shutil\n"
+    code = ("import sys\n"
             "from modelcheck.backends import native\n"
             "target = sys.argv[1]\n"
-            "def caught(cc, flags, c_file, so_file, started, timeout=None):\n"
-            "    shutil.copy(c_file, target); raise native.LibraryUnavailable('caught')\n"
+            "def caught(cc, flags, source, scratch, so_file, started, timeout=None):\n"
+            "    open(target, 'w').write(source); raise native.LibraryUnavailable('caught')\n"
             "native._compile = caught\n"
             "from modelcheck.commands.cli import main\n"
             "sys.argv = ['modelcheck'] + sys.argv[2:]\n"

@@ -96,6 +96,10 @@ def compiler() -> str:
 
 
 QUICK_FLAGS = ("-shared", "-fPIC", "-w")
+# Where a translation unit of its own begins in a library's source: the
+# units are compiled at once, one per core, and linked (a source holding
+# none is compiled as it is). Read as one, the source is the same program.
+UNIT = "/* modelcheck: a translation unit of its own */"
 
 
 def quick_compiler() -> str | None:
@@ -447,10 +451,8 @@ def _build(cc: str, flags: tuple[str, ...], source: str, identity: str, path: st
     into place (whole or not at all)."""
     directory = os.path.dirname(path)
     with tempfile.TemporaryDirectory(dir=directory, prefix=".build-") as scratch:
-        c_file, so_file = os.path.join(scratch, "library.c"), os.path.join(scratch, "library.so")
-        with open(c_file, "w") as f:
-            f.write(source)
-        _compile(cc, flags, c_file, so_file, started_compiler, timeout)
+        so_file = os.path.join(scratch, "library.so")
+        _compile(cc, flags, source, scratch, so_file, started_compiler, timeout)
         with open(so_file, "r+b") as f:
             h = hashlib.sha256()
             while block := f.read(BLOCK):
@@ -468,27 +470,80 @@ def _build(cc: str, flags: tuple[str, ...], source: str, identity: str, path: st
         os.close(fd)
 
 
-def _compile(cc: str, flags: tuple[str, ...], c_file: str, so_file: str, started_compiler,
+def _jobs() -> int:
+    """Compilers run at once: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def _compile(cc: str, flags: tuple[str, ...], source: str, scratch: str, so_file: str, started_compiler,
              timeout: float | None = None) -> None:
+    """``source`` built into ``so_file``: at once, or, when it is made of
+    units (``UNIT``), each unit compiled on a core of its own and then linked."""
+    units = source.split(UNIT)
+    if len(units) == 1:
+        c_file = os.path.join(scratch, "library.c")
+        with open(c_file, "w") as f:
+            f.write(source)
+        _run([[cc, *flags, "-o", so_file, c_file]], started_compiler, timeout, 1, cc)
+        return
+    objects, commands = [], []
+    for k, unit in enumerate(units):
+        c_file, o_file = os.path.join(scratch, f"unit{k}.c"), os.path.join(scratch, f"unit{k}.o")
+        with open(c_file, "w") as f:
+            f.write(unit)
+        commands.append([cc, *flags, "-c", "-o", o_file, c_file])
+        objects.append(o_file)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    _run(commands, started_compiler, timeout, _jobs(), cc)
+    left = None if deadline is None else max(1.0, deadline - time.monotonic())
+    _run([[cc, *flags, "-o", so_file, *objects]], started_compiler, left, 1, cc)
+
+
+COMPILER_POLL = 0.02  # seconds between two looks at running compilers
+
+
+def _run(commands: list[list[str]], started_compiler, timeout: float | None, jobs: int, cc: str) -> None:
+    """Runs the compiler ``commands``, ``jobs`` at once; raises
+    ``LibraryUnavailable`` with the first failure's first line, or when they
+    take more than ``timeout`` seconds in all. Leaving early (an exception in
+    this thread, a failure) stops every compiler still running."""
+    beside = started_compiler is not None
+    deadline = None if timeout is None else time.monotonic() + timeout
+    waiting, running = list(commands), []
     try:
-        beside = started_compiler is not None
-        process = subprocess.Popen([cc, *flags, "-o", so_file, c_file], stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=beside)
-    except OSError as e:
-        raise LibraryUnavailable(f"{cc} did not start: {e}") from None
-    run = CompilerRun(process, own_group=beside)
-    if beside:
-        started_compiler(run)
-    try:
-        _, errors = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        run.stop()
-        process.wait()
-        raise LibraryUnavailable(f"{cc} took more than {timeout:.0f} s") from None
-    except BaseException:  # leaving early (an exception in this thread): no compiler left behind
-        run.stop()
-        process.wait()
-        raise
-    if process.returncode != 0:
-        first = (errors.strip().splitlines() or ["no message"])[0]
-        raise LibraryUnavailable(f"{cc} failed: {first}")
+        while waiting or running:
+            while waiting and len(running) < jobs:
+                errors = tempfile.TemporaryFile("w+", errors="replace")
+                try:
+                    process = subprocess.Popen(waiting.pop(0), stdout=subprocess.DEVNULL, stderr=errors,
+                                               start_new_session=beside)
+                except OSError as e:
+                    errors.close()
+                    raise LibraryUnavailable(f"{cc} did not start: {e}") from None
+                run = CompilerRun(process, own_group=beside)
+                running.append((run, errors))
+                if beside:
+                    started_compiler(run)
+            for entry in list(running):
+                run, errors = entry
+                if run.process.poll() is None:
+                    continue
+                running.remove(entry)
+                if run.process.returncode != 0:
+                    errors.seek(0)
+                    first = (errors.read().strip().splitlines() or ["no message"])[0]
+                    errors.close()
+                    raise LibraryUnavailable(f"{cc} failed: {first}")
+                errors.close()
+            if deadline is not None and time.monotonic() > deadline:
+                raise LibraryUnavailable(f"{cc} took more than {timeout:.0f} s")
+            if running:
+                time.sleep(COMPILER_POLL)
+    finally:  # a failure, a time-out or an exception in this thread: no compiler left behind
+        for run, errors in running:
+            run.stop()
+            run.process.wait()
+            errors.close()
