@@ -137,7 +137,7 @@ def builds_done(cache: str, limit: float = 900.0) -> None:
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         busy = bool(glob.glob(os.path.join(cache, ".pending-*")))
-        for lock in glob.glob(os.path.join(cache, "*.lock")):
+        for lock in glob.glob(os.path.join(cache, ".*.lock")):
             with open(lock) as f:
                 try:
                     fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -292,7 +292,7 @@ def kernel_builds_done(cache: str, seconds: float = 600.0) -> None:
     deadline = time.monotonic() + seconds
     while True:
         busy = bool(glob.glob(os.path.join(cache, ".pending-*")))
-        for lock in glob.glob(os.path.join(cache, "*.lock")):
+        for lock in glob.glob(os.path.join(cache, ".*.lock")):
             with open(lock) as f:
                 try:
                     fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)

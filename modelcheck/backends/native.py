@@ -32,7 +32,7 @@ Because only the user can write there, a library checked there stays as it
 was checked until it is loaded.
 
 Two builders never write one library: a build holds an exclusive lock on
-the library's ``.lock`` file beside it (``flock``: the system frees it when
+a hidden file beside the library (``.NAME.lock``) (``flock``: the system frees it when
 its holder ends, however it ends), and whoever gets the lock looks in the
 cache again before building. A build may run detached from the run that
 asked for it (``start_detached``, carried out by
@@ -269,13 +269,19 @@ def is_cached(source: str, prefix: str, flags: tuple[str, ...], cache_dir_given:
         return False
 
 
+def _beside(path: str, what: str) -> str:
+    """A hidden file kept beside the library at ``path``: its lock, or why its build failed."""
+    directory, name = os.path.split(path)
+    return os.path.join(directory, f".{name}.{what}")
+
+
 LOCK_POLL = 0.05  # seconds between two tries at a library's lock held by another build
 
 
 def _lock(path: str, wait: bool = True) -> int | None:
     """The library's lock (its file's descriptor, to be closed to release
     it), taken exclusively; without ``wait``, None when another holds it."""
-    fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    fd = os.open(_beside(path, "lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -349,7 +355,7 @@ DETACHED_LIMIT = 1800.0  # seconds a detached build may take before it is stoppe
 def failed_build(path: str) -> str | None:
     """Why the last detached build of the library at ``path`` failed, if it did."""
     try:
-        with open(path + ".failed") as f:
+        with open(_beside(path, "failed")) as f:
             return f.read().strip() or "no reason given"
     except OSError:
         return None
@@ -427,7 +433,7 @@ def build_detached(pending: str, identity: str, path: str, cc: str, flags: tuple
         try:
             _build(cc, flags, source, identity, path, lambda run: None, timeout=DETACHED_LIMIT)
         except (OSError, LibraryUnavailable) as e:
-            with open(path + ".failed", "w") as f:
+            with open(_beside(path, "failed"), "w") as f:
                 f.write(_failure(e, os.path.dirname(path)) + "\n")
             return 1
         return 0
