@@ -41,6 +41,7 @@ KRAFT_V12 = ["--const", "BrokerCount=3", "--const", "InitReplicationFactor=3", "
              "--const", "InitIsrSize=3", "--const", "UncleanShutdownLimit=1", "--const", "FenceBrokerLimit=0"]
 CONFIGS = {
     "kip320": ["kip320"],
+    "paxos": [os.path.join(ROOT, "examples", "paxos", "paxos.py")],
     "kraft-3.5 v01": ["kraft-3.5", *KRAFT_SMALL],
     "kraft-3.5 v12": ["kraft-3.5", *KRAFT_V12],
     # the module's own .cfg: the whole search takes hours, so its first 200,000 states
