@@ -82,9 +82,9 @@ def source_of(args: list[str]) -> str:
         out = os.path.join(scratch, "kernel.c")
         env = dict(os.environ, MODELCHECK_KERNEL_CACHE=os.path.join(scratch, "cache"), MODELCHECK_QUICK_CC="none",
                    PYTHONPATH=ROOT)
-        done = subprocess.run([sys.executable, "-c", code, out, "run", *args, "--kernels", "compiled", "--max-states", "1",
-                        "-q"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              check=False, cwd=scratch)
+        done = subprocess.run([sys.executable, "-c", code, out, "run", *args, "--kernels", "compiled",
+                               "--max-states", "1", "-q"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, check=False, cwd=scratch)
         if not os.path.exists(out):
             raise SystemExit(f"no kernel source for {' '.join(args)}:\n{done.stderr}")
         with open(out) as f:  # as generated: without the line naming the library it was built into
@@ -127,7 +127,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--builds", type=int, default=1)
     a = parser.parse_args()
-    print(f"| configuration | C source | build | build s | search s (median of {a.runs}) | states | search vs gcc -O1 |")
+    print(f"| configuration | C source | build | build s | search s (median of {a.runs}) | states "
+          "| search vs gcc -O1 |")
     print("|---|---|---|---|---|---|---|")
     for name in a.only or CONFIGS:
         args = CONFIGS[name]
