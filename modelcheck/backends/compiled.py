@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from modelcheck.backends import native
+from modelcheck.backends import builder, native
 from modelcheck.backends.c_codegen import FLAGS, kernel_source
 from modelcheck.backends.native import Built, LibraryUnavailable
 
@@ -429,11 +429,11 @@ def build(source: str, cache_dir: str | None = None, started_compiler=None, quic
 
 def start_build(source: str, cache_dir: str | None = None) -> tuple[str, int | None]:
     """Starts the optimised build of a kernel's source in a detached process
-    that finishes it even if this one ends first (``native.start_detached``:
+    that finishes it even if this one ends first (``builder.start_detached``:
     "cached", "building", "started", or why it failed before; and the
     builder's process id, when one was started). Raises
     ``LibraryUnavailable``."""
-    return native.start_detached(source, PREFIX, FLAGS, cache_dir_given=cache_dir)
+    return builder.start_detached(source, PREFIX, FLAGS, cache_dir_given=cache_dir)
 
 
 def is_building(source: str, cache_dir: str | None = None) -> bool:

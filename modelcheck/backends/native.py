@@ -35,8 +35,7 @@ Two builders never write one library: a build holds an exclusive lock on
 a hidden file beside the library (``.NAME.lock``) (``flock``: the system frees it when
 its holder ends, however it ends), and whoever gets the lock looks in the
 cache again before building. A build may run detached from the run that
-asked for it (``start_detached``, carried out by
-``modelcheck.backends.builder``): in a session of its own, so that a Ctrl-C
+asked for it (``modelcheck.backends.builder``): in a session of its own, so that a Ctrl-C
 or a closed terminal does not stop it, at a low priority and within a time
 limit, it builds the library into the cache even when the run has ended.
 
@@ -346,99 +345,6 @@ def load(source: str, prefix: str, flags: tuple[str, ...], cache_dir_given: str 
     if damaged:
         tell_once(f"{damaged}; it was built again")
     return Built(library, path, time.perf_counter() - started, False)
-
-
-DETACHED_NICE = 10  # a detached build yields the cores to the search it runs beside
-DETACHED_LIMIT = 1800.0  # seconds a detached build may take before it is stopped
-
-
-def failed_build(path: str) -> str | None:
-    """Why the last detached build of the library at ``path`` failed, if it did."""
-    try:
-        with open(_beside(path, "failed")) as f:
-            return f.read().strip() or "no reason given"
-    except OSError:
-        return None
-
-
-# the builder's command: this copy of modelcheck, imported from where this module was
-BUILDER = ("import sys; sys.path.insert(0, sys.argv[1]); from modelcheck.backends.builder import main; "
-           "sys.exit(main(sys.argv[2:]))")
-
-
-def start_detached(source: str, prefix: str, flags: tuple[str, ...], cc: str | None = None,
-                   cache_dir_given: str | None = None) -> tuple[str, int | None]:
-    """Starts building the library of ``source`` into the cache in a
-    detached process (``modelcheck.backends.builder``) that outlives this
-    one, unless the library is cached, being built, or failed to build
-    before. Returns "cached", "building", "started" or, for a build that
-    failed, why; and the builder's process id when one was started. Raises
-    ``LibraryUnavailable``."""
-    cc = cc or compiler()
-    identity = identity_of(cc, flags, source)
-    directory = cache_dir(cache_dir_given)
-    path = _path(prefix, identity, directory)
-    if is_cached(source, prefix, flags, directory, cc):
-        return "cached", None
-    failed = failed_build(path)
-    if failed is not None:
-        return failed, None
-    if is_building(source, prefix, flags, cc, directory):
-        return "building", None
-    pending = None
-    try:
-        fd, pending = tempfile.mkstemp(dir=directory, prefix=".pending-", suffix=".c")
-        with os.fdopen(fd, "w") as f:
-            f.write(with_identity(source, identity))
-        builder = subprocess.Popen([sys.executable, "-c", BUILDER, _package_root(), pending, identity, path, cc,
-                                    *flags],
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                   start_new_session=True, close_fds=True, cwd=directory)
-    except OSError as e:
-        if pending is not None and os.path.exists(pending):
-            os.unlink(pending)
-        raise LibraryUnavailable(f"a build could not be started in {directory}: {e.strerror or e}") from None
-    return "started", builder.pid
-
-
-def _package_root() -> str:
-    """The directory holding the modelcheck package (for the builder's imports)."""
-    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def build_detached(pending: str, identity: str, path: str, cc: str, flags: tuple[str, ...]) -> int:
-    """The detached builder's work: the source in the file ``pending``
-    (removed whatever happens) built into ``path``, under the library's lock;
-    nothing if another build holds it or the library is there. A failure is
-    kept beside the library (``failed_build``), so that later runs do not
-    try again. Returns an exit code."""
-    try:
-        with open(pending) as f:
-            source = f.read()
-    finally:
-        try:
-            os.unlink(pending)
-        except OSError:
-            pass
-    lock = _lock(path, wait=False)
-    if lock is None:
-        return 0
-    try:
-        if os.path.lexists(path):
-            try:
-                _checked_library(path, identity)
-                return 0
-            except Unusable:
-                pass
-        try:
-            _build(cc, flags, source, identity, path, lambda run: None, timeout=DETACHED_LIMIT)
-        except (OSError, LibraryUnavailable) as e:
-            with open(_beside(path, "failed"), "w") as f:
-                f.write(_failure(e, os.path.dirname(path)) + "\n")
-            return 1
-        return 0
-    finally:
-        os.close(lock)
 
 
 def _failure(error: Exception, directory: str) -> str:

@@ -14,7 +14,7 @@ kernel cache when it is there. When it is not:
   to minutes) is built detached in the same way, while the search starts on
   numpy and takes the compiled kernel up once it is there.
 
-A detached build (``modelcheck.backends.native.start_detached``) runs at a
+A detached build (``modelcheck.backends.builder``) runs at a
 low priority in a session of its own, so that a Ctrl-C or SIGTERM that ends
 the search does not end it; it is bounded in time, and no two builds ever
 write one library (a lock per library, which the next run sees too).
