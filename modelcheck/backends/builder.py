@@ -44,7 +44,8 @@ def start_detached(source: str, prefix: str, flags: tuple[str, ...], cc: str | N
                    cache_dir_given: str | None = None) -> tuple[str, int | None]:
     """Starts building the library of ``source`` into the cache in a
     detached process (``main``) that outlives this one, unless the library is cached, being built, or failed to build
-    before. Returns "cached", "building", "started" or, for a build that
+    before, or the cache is removed at the end of this run. Returns
+    "cached", "building", "started", "temporary" or, for a build that
     failed, why; and the builder's process id when one was started. Raises
     ``native.LibraryUnavailable``."""
     cc = cc or native.compiler()
@@ -53,6 +54,8 @@ def start_detached(source: str, prefix: str, flags: tuple[str, ...], cc: str | N
     path = native._path(prefix, identity, directory)
     if native.is_cached(source, prefix, flags, directory, cc):
         return "cached", None
+    if not native.kept_after_this_run(directory):  # nothing built there would outlive the run
+        return "temporary", None
     failed = failed_build(path)
     if failed is not None:
         return failed, None

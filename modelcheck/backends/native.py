@@ -121,6 +121,7 @@ def preferred_cache_dir() -> str:
 
 
 _chosen: dict[str, str] = {}  # preferred directory -> the one used, once chosen in this process
+_temporary: set[str] = set()  # the directories chosen that are removed at the end of this run
 
 
 def cache_dir(given: str | None = None) -> str:
@@ -134,7 +135,14 @@ def cache_dir(given: str | None = None) -> str:
         except OSError as e:
             raise LibraryUnavailable(f"no private directory to build it in ({e.strerror or e})") from None
         chosen = _chosen[preferred] = found.path
+        if found.temporary:
+            _temporary.add(found.path)
     return chosen
+
+
+def kept_after_this_run(directory: str) -> bool:
+    """Whether a cache directory ``cache_dir`` chose outlives this run."""
+    return directory not in _temporary
 
 
 def identity_of(cc: str, flags: tuple[str, ...], source: str) -> str:
@@ -399,7 +407,7 @@ def _compile(cc: str, flags: tuple[str, ...], source: str, scratch: str, so_file
         c_file = os.path.join(scratch, "library.c")
         with open(c_file, "w") as f:
             f.write(source)
-        _run([[cc, *flags, "-o", so_file, c_file]], started_compiler, timeout, 1, cc)
+        _run([[cc, *flags, "-o", so_file, c_file]], started_compiler, timeout, 1, cc, scratch)
         return
     objects, commands = [], []
     for k, unit in enumerate(units):
@@ -409,15 +417,16 @@ def _compile(cc: str, flags: tuple[str, ...], source: str, scratch: str, so_file
         commands.append([cc, *flags, "-c", "-o", o_file, c_file])
         objects.append(o_file)
     deadline = None if timeout is None else time.monotonic() + timeout
-    _run(commands, started_compiler, timeout, _jobs(), cc)
+    _run(commands, started_compiler, timeout, _jobs(), cc, scratch)
     left = None if deadline is None else max(1.0, deadline - time.monotonic())
-    _run([[cc, *flags, "-o", so_file, *objects]], started_compiler, left, 1, cc)
+    _run([[cc, *flags, "-o", so_file, *objects]], started_compiler, left, 1, cc, scratch)
 
 
 COMPILER_POLL = 0.02  # seconds between two looks at running compilers
 
 
-def _run(commands: list[list[str]], started_compiler, timeout: float | None, jobs: int, cc: str) -> None:
+def _run(commands: list[list[str]], started_compiler, timeout: float | None, jobs: int, cc: str,
+         scratch: str) -> None:
     """Runs the compiler ``commands``, ``jobs`` at once; raises
     ``LibraryUnavailable`` with the first failure's first line, or when they
     take more than ``timeout`` seconds in all. Leaving early (an exception in
@@ -425,13 +434,16 @@ def _run(commands: list[list[str]], started_compiler, timeout: float | None, job
     beside = started_compiler is not None
     deadline = None if timeout is None else time.monotonic() + timeout
     waiting, running = list(commands), []
+    # the compilers' own temporary files (gcc's assembly) in the build's scratch directory, which goes with
+    # the build however it ends, not in $TMPDIR
+    environment = {**os.environ, "TMPDIR": scratch}
     try:
         while waiting or running:
             while waiting and len(running) < jobs:
                 errors = tempfile.TemporaryFile("w+", errors="replace")
                 try:
                     process = subprocess.Popen(waiting.pop(0), stdout=subprocess.DEVNULL, stderr=errors,
-                                               start_new_session=beside)
+                                               start_new_session=beside, env=environment)
                 except OSError as e:
                     errors.close()
                     raise LibraryUnavailable(f"{cc} did not start: {e}") from None

@@ -196,7 +196,7 @@ def _beside(make, source: str, quick: bool, say) -> KernelChoice:
         fall_back(str(e), "the optimised kernel's build", "the search goes on without it")
         started = None
     waiting = started in ("started", "building")
-    if started not in (None, "started", "building", "cached"):  # it failed in an earlier run
+    if started not in (None, "started", "building", "cached", "temporary"):  # it failed in an earlier run
         fall_back(f"its build failed: {started}", "the optimised kernel", "later runs will not try it again")
     pending = make if waiting or started == "cached" else None
     if not quick:
