@@ -46,7 +46,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_kraft import UPSTREAM as KRAFT_UPSTREAM, _const_args, _tlc_copy  # noqa: E402
+from bench_kraft import _const_args, _tlc_copy  # noqa: E402
 from common import ROOT, machine, measure_once, modelcheck_command, tlc_once  # noqa: E402
 from kraft_configs import CFG_INVARIANTS, KIP966_INVARIANTS, TLC as KRAFT_TLC, TLC_KIP966, WITHOUT_NCLG  # noqa: E402
 

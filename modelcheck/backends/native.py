@@ -60,7 +60,6 @@ import shutil
 import signal
 import stat
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass

@@ -33,7 +33,6 @@ kernel is loaded only once checked (``modelcheck.backends.native``).
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass
 from typing import Callable
 
