@@ -50,6 +50,7 @@ Z3 = {
 }
 
 SLOW = {
+    "test_cli_tla.py": {"test_an_unbounded_state_space_is_said_so_in_one_line"},
     "modelcheck/backends/test_numpy_codegen.py": {"test_batch_successors_and_predicates_match"},
     "modelcheck/backends/test_python_codegen.py": ALL,
     "modelcheck/backends/test_z3_backend.py": {

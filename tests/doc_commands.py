@@ -102,9 +102,9 @@ def main() -> int:
                 print(f"{page}:{line}: {command}")
                 continue
             where = places.get((page, block))
-            if where is None:  # a directory per block, holding the clone's traces/, tla/ and examples/ as at its root
+            if where is None:  # a directory per block, holding the clone's traces/, tla/, examples/, tests/
                 where = places[(page, block)] = tempfile.mkdtemp(dir=scratch)
-                for name in ("traces", "tla", "examples"):
+                for name in ("traces", "tla", "examples", "tests"):
                     os.symlink(os.path.join(ROOT, name), os.path.join(where, name))
             run(exe, page, line, command, where, args.timeout)
     return 0

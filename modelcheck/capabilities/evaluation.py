@@ -7,7 +7,9 @@ spec's evaluation check (an invariant) is false there, so every engine stops
 at the point of its search where TLC stops: while expanding the state the
 step starts from, in the same order.
 
-That successor is no state of the spec. The report drops it: the trace ends
+That successor is no state of the spec (unless the spec says the state
+itself cannot be evaluated, ``SpecDefinition.evaluation_in_state``: an
+invariant TLC fails on, reported at a state it found). The report drops it: the trace ends
 at the state the step starts from (as TLC prints the behaviour up to the
 error), the count is of the states found before it, and the run exits with
 TLC's code for an evaluation failure.
@@ -24,8 +26,11 @@ def evaluation_failure(model, result):
     """The result without the recording state, and the sentence that says what failed."""
     from modelcheck.model.explain import explain
     v = result.violation
-    failed = model.instances[v.actions[-1]]
     reason = explain(model, v.states[-1], v.invariant)
+    in_state = model.spec.evaluation_in_state
+    if in_state is not None and in_state(v.states[-1]):  # the state is found; TLC fails on an invariant there
+        return result, f"{reason}."
+    failed = model.instances[v.actions[-1]]
     text = f"{reason} (taking {failed.label()} from the last state)."
     trimmed = Violation(v.invariant, v.states[:-1], v.actions[:-1])
     found = result.distinct_states - 1 if result.distinct_states is not None else None

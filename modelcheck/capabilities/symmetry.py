@@ -59,6 +59,9 @@ def symmetry_from_config(cfg, model, notes: list[str]) -> bool:
     constant = symmetric_constant(model)
     for text, line in cfg.symmetry:
         where = f"{cfg.path}:{line}: SYMMETRY {text}"
+        if constant is None and spec.widen is not None:  # a TLA+ module read directly
+            raise InputError(f"{where}: modelcheck does not apply SYMMETRY to a TLA+ module read directly yet; "
+                             f"remove the line to check every state (compare with TLC's counts without it)")
         if constant is None:
             raise InputError(f"{where}: {spec.name} declares none of its constants symmetric")
         if text.startswith("Permutations(") and text.endswith(")"):

@@ -65,6 +65,10 @@ def prepare_proof(request: ProveRequest) -> PreparedProof:
         raise InputError(f"--k must be at least 1, got {request.k}")
     resolved = resolve(request.spec, request.consts, request.config)
     spec = resolved.spec
+    if spec.widen is not None:
+        raise InputError(f"{spec.name}: prove does not take a TLA+ module read directly (its bounds are learned by "
+                         f"exploring states, so an inductive proof over them would prove nothing beyond them); "
+                         f"check it with modelcheck run")
     invariants = choose_invariants(spec, request.invariants, resolved.cfg, lemmas=request.lemmas)
     check_output_destination(request.trace_out, request.overwrite, spec.name)
     return PreparedProof(request, spec, spec.instantiate(resolved.constants), invariants, resolved.warnings)
@@ -129,7 +133,7 @@ def execute_proof(prepared: PreparedProof, progress: Progress) -> ProofReport:
     if outcome.violation is not None:
         v = outcome.violation
         trace = trace_from_states(model, v.states, v.actions, v.invariant, "z3")
-        trace.meta = {"found_by": f"base case of k-induction (k = {outcome.k})"}
+        trace.meta.update(found_by=f"base case of k-induction (k = {outcome.k})")
         trace_file = _save(trace, request)
         trace_text = story(trace, trace_file, model)
         explanation = explain(model, v.states[-1], v.invariant)
@@ -137,8 +141,8 @@ def execute_proof(prepared: PreparedProof, progress: Progress) -> ProofReport:
         c = outcome.counterexample
         trace = trace_from_states(model, c.states, c.actions, c.broken[0], "z3")
         trace.origin = HYPOTHESIS
-        trace.meta = {"kind": "counterexample to induction", "k": outcome.k,
-                      "hypothesis": list(prepared.invariants), "broken": c.broken}
+        trace.meta.update({"kind": "counterexample to induction", "k": outcome.k,
+                           "hypothesis": list(prepared.invariants), "broken": c.broken})
         trace_file = _save(trace, request, f"{model.spec.name}-{c.broken[0]}-cti")
         trace_text = story(trace, trace_file, model)
         explanation = "\n".join(explain(model, c.states[-1], name) for name in c.broken)

@@ -4,8 +4,12 @@ modelcheck takes CONSTANT(S), INVARIANT(S), CHECK_DEADLOCK, SYMMETRY (what it
 names is interpreted in modelcheck/search/canonical.py), SPECIFICATION (the name of
 one of the spec's named specifications), PROPERTY/PROPERTIES (its temporal
 properties) and VIEW (for a spec that defines one) from them.
-Other sections (INIT, NEXT, CONSTRAINT...) name TLA+ operators modelcheck does
-not evaluate; they are skipped with a warning.
+INIT, NEXT, CONSTRAINT(S) and ACTION_CONSTRAINT(S) name TLA+ operators: a
+TLA+ module checked directly (``modelcheck run Spec.tla``) uses them; for a
+spec written in Python they are skipped with a warning (``unused``).
+POSTCONDITION and ALIAS are skipped for both. ``words`` keeps the file's
+names in order: TLC reads the .cfg before the module, and its order of
+strings and model values starts with them.
 
 In CONSTANTS, ``r1 = r1`` declares a model value (it gives a constant of
 that name, such as Paxos' ``None``, its model value, and fixes TLC's order of
@@ -28,9 +32,9 @@ from modelcheck.errors import InputError
 from modelcheck.runtime.reading import CONFIG_CAP, read_text
 
 USED = {"CONSTANT", "CONSTANTS", "INVARIANT", "INVARIANTS", "CHECK_DEADLOCK", "SYMMETRY", "SPECIFICATION",
-        "PROPERTY", "PROPERTIES", "VIEW"}
-SKIPPED = {"INIT", "NEXT", "CONSTRAINT", "CONSTRAINTS",
-           "ACTION_CONSTRAINT", "ACTION_CONSTRAINTS", "POSTCONDITION", "ALIAS"}
+        "PROPERTY", "PROPERTIES", "VIEW", "INIT", "NEXT", "CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT",
+        "ACTION_CONSTRAINTS"}
+SKIPPED = {"POSTCONDITION", "ALIAS"}
 KEYWORDS = USED | SKIPPED
 
 _TOKEN = re.compile(r"""
@@ -64,6 +68,25 @@ class ConfigFile:
     model_values: dict[str, int] = field(default_factory=dict)
     # every CONSTANTS entry's name in the order the file gives them (TLC's order of model values follows it)
     order: list[str] = field(default_factory=list)
+    # what a TLA+ module checked directly reads (a spec written in Python warns about them: ``unused``)
+    init: tuple[str, int] | None = None
+    next: tuple[str, int] | None = None
+    constraints: list[tuple[str, int]] = field(default_factory=list)
+    action_constraints: list[tuple[str, int]] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)  # the file's names and strings, in order
+
+    def unused(self) -> list[str]:
+        """Warnings for what only a TLA+ module checked directly uses."""
+        out = []
+        for word, entry in (("INIT", self.init), ("NEXT", self.next)):
+            if entry is not None:
+                out.append(f"{self.path}:{entry[1]}: {word} {entry[0]} is not used by modelcheck "
+                           f"(it evaluates the spec's own Init and Next)")
+        for word, entries in (("CONSTRAINT", self.constraints), ("ACTION_CONSTRAINT", self.action_constraints)):
+            for name, line in entries:
+                out.append(f"{self.path}:{line}: {word} {name} is not used by modelcheck "
+                           f"(it evaluates the spec's own Init and Next)")
+        return out
 
 
 def _tokens(text: str, path: str) -> list[tuple[str, str, int]]:
@@ -98,7 +121,10 @@ def _tokens(text: str, path: str) -> list[tuple[str, str, int]]:
 
 
 def parse_config(text: str, path: str = "<cfg>") -> ConfigFile:
-    return _Reader(_tokens(text, path), path).config()
+    toks = _tokens(text, path)
+    cfg = _Reader(toks, path).config()
+    cfg.words = [t[1] if t[0] == "ident" else t[1][1:-1] for t in toks if t[0] in ("ident", "string")]
+    return cfg
 
 
 class _Reader:
@@ -113,7 +139,10 @@ class _Reader:
         sections = {"CONSTANT": self.constants, "CONSTANTS": self.constants,
                     "INVARIANT": self.invariants, "INVARIANTS": self.invariants,
                     "PROPERTY": self.properties, "PROPERTIES": self.properties, "SPECIFICATION": self.properties,
-                    "SYMMETRY": self.symmetry, "VIEW": self.view, "CHECK_DEADLOCK": self.check_deadlock}
+                    "SYMMETRY": self.symmetry, "VIEW": self.view, "CHECK_DEADLOCK": self.check_deadlock,
+                    "INIT": self.behaviour, "NEXT": self.behaviour, "CONSTRAINT": self.constraint,
+                    "CONSTRAINTS": self.constraint, "ACTION_CONSTRAINT": self.constraint,
+                    "ACTION_CONSTRAINTS": self.constraint}
         while self.i < len(self.toks):
             kind, word, line = self.toks[self.i]
             if kind != "ident" or word not in KEYWORDS:
@@ -278,6 +307,21 @@ class _Reader:
             self.fail(line, "CHECK_DEADLOCK takes TRUE or FALSE")
         self.cfg.check_deadlock = t[1] == "TRUE"
         self.i += 1
+
+    def behaviour(self, word: str, line: int) -> None:
+        names = self.names(f"an {word.lower()}")
+        if len(names) != 1:
+            self.fail(line, f"{word} names one operator")
+        if getattr(self.cfg, word.lower()) is not None:
+            self.fail(line, f"give one {word}")
+        setattr(self.cfg, word.lower(), (names[0], line))
+
+    def constraint(self, word: str, line: int) -> None:
+        names = self.names("a constraint")
+        if not names:
+            self.fail(line, f"{word} names nothing")
+        target = self.cfg.action_constraints if word.startswith("ACTION") else self.cfg.constraints
+        target.extend((n, line) for n in names)
 
     def skipped(self, word: str, line: int) -> None:
         names = " ".join(t[1] for t in self.section())

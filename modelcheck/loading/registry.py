@@ -9,6 +9,8 @@ A command's SPEC argument is either
   ``file.py:name``. The file's directory goes first on ``sys.path`` while
   it runs (as ``python file.py`` would have it), so a spec may import the
   modules beside it;
+* the path of a TLA+ module (``Spec.tla``), compiled with its .cfg by the
+  TLA+ front-end (``modelcheck.loading.tla``);
 * or the name of a spec some installed package offers through the entry
   point group ``modelcheck.specs`` (``name = package.module:SPEC``). The
   built-in specs are offered the same way, by modelcheck itself (its
@@ -27,6 +29,7 @@ and none be writable by anyone else (a directory with the sticky bit, as
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sys
 import types
@@ -35,6 +38,7 @@ from importlib import import_module
 from typing import Any
 
 from modelcheck.errors import InputError, SpecDefinitionError, no_such
+from modelcheck.loading.tla import tla_spec
 from modelcheck.model.spec import Model, SpecDefinition, spec_location
 from modelcheck.runtime.private import replaceable_by_others
 from modelcheck.runtime.reading import MiB, read_bytes
@@ -54,11 +58,15 @@ class SpecSource:
     digest: str = ""
     name: str = ""  # for a file of several specs, which one
     provider: str = ""  # the distribution offering an entry point
+    # how the file was read, for a loader that takes options (a TLA+ module's
+    # .cfg and --const overrides): sorted (option, value) pairs
+    options: tuple = ()
 
     def ref(self) -> str:
         """A string another process loads the same spec from (``load_model``)."""
         if self.kind == "file":
-            return f"file:{self.target}#{self.digest}" + (f":{self.name}" if self.name else "")
+            ref = f"file:{self.target}#{self.digest}" + (f":{self.name}" if self.name else "")
+            return ref + ("\t" + json.dumps(dict(self.options), sort_keys=True) if self.options else "")
         return self.target
 
     def describe(self) -> str:
@@ -72,6 +80,7 @@ class SpecSource:
             out = {"file": self.target, "sha256": self.digest}
             if self.name:
                 out["name"] = self.name
+            out.update(dict(self.options))
             return out
         return {"entry_point": self.target}
 
@@ -166,7 +175,7 @@ def all_registered() -> dict[str, SpecDefinition]:
 def looks_like_path(text: str) -> bool:
     """Whether a SPEC argument names a file rather than a registered spec."""
     path = text.rsplit(":", 1)[0] if text.count(":") == 1 and not os.path.exists(text) else text
-    return path.endswith(".py") or os.sep in path or "/" in path or os.path.isfile(path)
+    return path.endswith((".py", ".tla")) or os.sep in path or "/" in path or os.path.isfile(path)
 
 
 def _split_name(text: str) -> tuple[str, str]:
@@ -222,18 +231,22 @@ def python_spec(path: str, absolute: str, data: bytes, digest: str, name: str) -
 # How a spec file is read, by its extension: (path as given, absolute path,
 # text, SHA-256, the name after "file:") -> SpecDefinition. Any other
 # extension is read as Python; a front-end for another language adds its own.
-FILE_LOADERS: dict[str, Any] = {".py": python_spec}
+# A loader may take options as keywords (a TLA+ module: ``config``, ``consts``).
+FILE_LOADERS: dict[str, Any] = {".py": python_spec, ".tla": tla_spec}
 
 
-def load_file(text: str, expected_digest: str | None = None) -> SpecDefinition:
+def load_file(text: str, expected_digest: str | None = None, **options: Any) -> SpecDefinition:
     """The spec a file defines (``FILE_LOADERS``; a Python file's ``SPEC``,
-    or one of its ``SPECS`` named ``file.py:name``), with its source recorded."""
+    or one of its ``SPECS`` named ``file.py:name``; a TLA+ module compiled
+    with ``options``), with its source recorded."""
     path, name = _split_name(text)
     data, absolute = read_spec_file(path, expected_digest)
     digest = hashlib.sha256(data).hexdigest()
     loader = FILE_LOADERS.get(os.path.splitext(absolute)[1], python_spec)
-    spec = loader(path, absolute, data, digest, name)
-    return replace(spec, loaded_from=SpecSource("file", absolute, digest, name))
+    options = {k: v for k, v in options.items() if v}
+    spec = loader(path, absolute, data, digest, name, **options)
+    recorded = tuple(sorted((k, os.path.abspath(v) if k == "config" else tuple(v)) for k, v in options.items()))
+    return replace(spec, loaded_from=SpecSource("file", absolute, digest, name, options=recorded))
 
 
 def _run_spec_file(path: str, absolute: str, data: bytes, digest: str) -> types.ModuleType:
@@ -307,7 +320,8 @@ def from_source(source: dict, fallback: str | None) -> SpecDefinition | None:
         if not os.path.exists(path):
             raise InputError(f"the trace's spec file {path} no longer exists; give the spec with --spec PATH")
         name = source.get("name") if isinstance(source.get("name"), str) else ""
-        return load_file(f"{path}:{name}" if name else path)
+        options = {k: source[k] for k in ("config", "consts") if source.get(k)}
+        return load_file(f"{path}:{name}" if name else path, **options)
     target = source.get("entry_point")
     if isinstance(target, str) and fallback:
         return by_name(fallback)
@@ -318,10 +332,11 @@ def by_ref(ref: str) -> SpecDefinition:
     """The spec a ``SpecDefinition.ref()`` names: a file (checked to be the
     same text), an entry point's ``module:attribute``, or a name."""
     if ref.startswith("file:"):
-        rest = ref[len("file:"):]
+        rest, _, options = ref[len("file:"):].partition("\t")
         path, _, tail = rest.partition("#")
         digest, _, name = tail.partition(":")
-        spec = load_file(f"{path}:{name}" if name else path, expected_digest=digest)
+        spec = load_file(f"{path}:{name}" if name else path, expected_digest=digest,
+                         **(json.loads(options) if options else {}))
         return spec
     if ":" in ref:
         spec = _load_target(ref, f"spec {ref}")

@@ -18,11 +18,14 @@ what it exits with is ``modelcheck/exitcodes.py``.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from modelcheck.loading.cfgfile import read_config
+from modelcheck.loading.registry import load_file
+from modelcheck.loading.tla import is_tla, load_module
 from modelcheck.language.constants import Constants, check_bounds as check_constant_bounds, parse_assignment, parse_value
 from modelcheck.language.notation import literal_model_values, read_literal
 from modelcheck.errors import InputError, no_such
@@ -46,11 +49,18 @@ def spec_named(name: str) -> SpecDefinition:
     return find_spec(name)
 
 
-def spec_for_trace(path: str, given: str | None, recorded: str | None, source: dict | None) -> SpecDefinition:
+def spec_for_trace(path: str, given: str | None, recorded: str | None, source: dict | None,
+                   consts: Sequence[str] = ()) -> SpecDefinition:
     """The spec a trace is read against: the one named (a name or a spec
     file), else the one the trace records (its spec file, where it was
-    loaded from one, else its name)."""
+    loaded from one, else its name). A TLA+ module is compiled with its
+    constants: ``--const`` given here, else those the trace records."""
     from modelcheck.loading.registry import from_source
+    if given and is_tla(given) and not consts and isinstance(source, dict) \
+            and source.get("file") == os.path.realpath(given):
+        return from_source(source, recorded)  # the module the trace records, with the .cfg it was checked with
+    if given and is_tla(given):
+        return load_file(given, consts=tuple(consts))
     if given:
         return spec_named(given)
     found = from_source(source, recorded) if source else None
@@ -72,11 +82,19 @@ def given_constants(consts: Sequence[str]) -> dict[str, str]:
 
 def resolve(spec_name: str, consts: Sequence[str] = (), config: str | None = None) -> Resolved:
     """The spec, its constants (defaults < .cfg < --const) and the .cfg, if
-    any; the .cfg's warnings are kept for the command to show."""
+    any; the .cfg's warnings are kept for the command to show. A TLA+
+    module (a path ending in .tla) is compiled with its .cfg (``--config``,
+    else the one beside it) and the --const values (``modelcheck/loading/tla.py``)."""
+    if is_tla(spec_name):
+        if config == OWN_CONFIG:  # a module's own settings: the .cfg beside it, as TLC reads it
+            config = None
+        spec = load_file(spec_name, config=config, consts=tuple(consts))
+        loaded = load_module(spec_name, config, consts)
+        return Resolved(spec, spec.resolve_constants(), loaded.cfg, list(loaded.cfg.warnings))
     spec = spec_named(spec_name)
     cfg = (own_config(spec) if config == OWN_CONFIG else read_config(config)) if config else None
     given: dict[str, str] = {}
-    warnings = list(cfg.warnings) if cfg else []
+    warnings = list(cfg.warnings) + cfg.unused() if cfg else []
     named_first: list[str] = []
     if cfg:
         given, named_first = config_constants(spec, cfg, warnings)

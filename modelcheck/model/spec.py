@@ -106,6 +106,18 @@ class SpecDefinition:
     # its layouts (modelcheck.model.display.Layout), called only when a trace is
     # shown. None: the viewer picks a layout by the spec's variables.
     layout: Callable[[], Sequence[Any]] | None = None
+    # Where a port check fails because a state outgrew bounds the spec only
+    # estimated (a TLA+ module's learned shapes): given the model and the
+    # states of the behaviour that got there, the spec with wider bounds, to
+    # search again with; None when it cannot widen them (the failure then
+    # stands). None: the port checks are final.
+    widen: Callable[[Any, Sequence[tuple]], "SpecDefinition | None"] | None = None
+    # ``source()`` says "port of" unless the module is read directly
+    ported: bool = True
+    # Whether TLC cannot evaluate a state itself (an invariant it fails on, as
+    # opposed to a step into the state): the evaluation check then reports the
+    # state as found, not as the recording of a failed step. None: never.
+    evaluation_in_state: Callable[[tuple], bool] | None = None
     # Values a .cfg's substitutions may name (``Acceptor <- MCAcceptor``):
     # definition name -> its value, in TLA+ notation ("{a1, a2, a3}") or as
     # a Python value of the constant's kind.
@@ -141,6 +153,8 @@ class SpecDefinition:
         """The TLA+ module this spec ports and where that module comes from
         (and, for a spec from a file, that file)."""
         where = self.loaded_from.describe() if self.loaded_from is not None else ""
+        if self.origin and not self.ported:
+            return f"TLA+ module {self.module}, {self.origin}"
         if self.origin:
             return f"port of TLA+ module {self.module}, {self.origin}" + (f" ({where})" if where else "")
         return f"TLA+ module {self.module}" + (f", {where}" if where else "")
@@ -416,7 +430,11 @@ class Model:
                     guard = n.built_guard()
                 if guard is FALSE:
                     continue
-                shown = tuple((p, d.show(c, v)) for (p, d), v in zip(act.params, combo))
+                # an action may name its instance's parameters itself (a TLA+ module's
+                # bound variables, which are not the parameters it is built over)
+                shown = n.__dict__.get("_shown")
+                if shown is None:
+                    shown = tuple((p, d.show(c, v)) for (p, d), v in zip(act.params, combo))
                 failing = or_(*(cond for cond, _ in n._failures))
                 out.append(ActionInstance(len(out), act.name, tuple(params.items()), shown,
                                           and_(guard, not_(failing)), n.built_assignments()))

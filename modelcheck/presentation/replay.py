@@ -364,7 +364,7 @@ def load(spec_name: str | None, path: str, consts: Sequence[str] = ()) -> BoundT
     from modelcheck.loading.request import given_constants, spec_for_trace
     from modelcheck.presentation.trace_read import bind, read_trace_file
     doc = read_trace_file(path)
-    return bind(doc, spec_for_trace(path, spec_name, doc.spec, doc.spec_source), given_constants(consts))
+    return bind(doc, spec_for_trace(path, spec_name, doc.spec, doc.spec_source, consts), given_constants(consts))
 
 
 def chosen_invariants(trace: BoundTrace, requested: Sequence[str]) -> tuple[str, ...]:

@@ -96,6 +96,9 @@ def _prepare(request: RunRequest, progress: Progress | None) -> PreparedRun:
     from modelcheck.capabilities.liveness import check as temporal
     resolved = resolve(request.spec, request.consts, request.config)
     spec, cfg, warnings = resolved.spec, resolved.cfg, resolved.warnings
+    if request.engine == "z3" and spec.widen is not None:
+        raise InputError(f"{spec.name}: the z3 engine does not check a TLA+ module read directly (its bounds are "
+                         f"learned by exploring states, which z3 does not); use --engine bfs or fast")
     properties, specification = choose_properties(spec, request.properties, cfg, request.specification, warnings)
     settings = engine_settings(request.engine, request.engine_options, request.command)
     if properties:
@@ -251,6 +254,12 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
                           decided.liveness, coverage_report, decided.trace_problem, limits.stop.signum)
     trace_file = trace_text = explanation = problem = None
     if result.violation is not None and result.violation.invariant in prepared.spec.port_checks:
+        widened = prepared.spec.widen(prepared.model, result.violation.states) if prepared.spec.widen else None
+        if widened is not None:  # bounds the spec only estimated: wider ones, and the search again
+            if progress is not None:
+                progress.note(f"{prepared.spec.name}: a state outgrew the bounds learned for it; widening them and "
+                              f"searching again")
+            return execute(widen_prepared(prepared, widened), progress, stop, engine)
         from modelcheck.model.explain import explain
         v = result.violation
         raise InputError(f"{prepared.spec.name}: {explain(prepared.model, v.states[-1], v.invariant)} "
@@ -270,6 +279,14 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
             explanation = explain(prepared.model, v.states[-1], v.invariant)
     return RunOutcome(prepared, result, trace_file, trace_text, explanation, coverage=coverage_report,
                       trace_problem=problem, stop_signal=limits.stop.signum)
+
+
+def widen_prepared(prepared: PreparedRun, spec: SpecDefinition) -> PreparedRun:
+    """The same request over a spec with wider bounds (see ``SpecDefinition.widen``)."""
+    from dataclasses import replace
+    spec = replace(spec, loaded_from=prepared.spec.loaded_from)  # a trace names the file it came from
+    model = spec.instantiate(prepared.model.constants, view=prepared.model.view)
+    return replace(prepared, spec=spec, model=model)
 
 
 def fold(first: CheckResult, later: CheckResult) -> CheckResult:

@@ -100,7 +100,7 @@ def load_view(path: str, spec_name: str | None = None, consts: Sequence[str] = (
     run that wrote the trace shows it with its model)."""
     from modelcheck.loading.request import choose_invariants, given_constants, spec_for_trace
     doc = read_trace_file(path)
-    bound = bind(doc, spec_for_trace(path, spec_name, doc.spec, doc.spec_source), given_constants(consts), model)
+    bound = bind(doc, spec_for_trace(path, spec_name, doc.spec, doc.spec_source, consts), given_constants(consts), model)
     labels, illegal = step_labels(bound)
     model = bound.model
     # the invariant the trace records, if it is one of the spec's; else the spec's defaults

@@ -25,7 +25,8 @@ def test_reads_constants_invariants_and_deadlock_flag():
     assert cfg.constants == {"Replicas": "{r1,r2}", "LogSize": "2", "MaxRecords": "2", "MaxLeaderEpoch": "2"}
     assert cfg.invariants == ["TypeOk", "WeakIsr", "StrongIsr"]
     assert cfg.check_deadlock is False
-    assert any("INIT" in w for w in cfg.warnings) and any("NEXT" in w for w in cfg.warnings)
+    assert cfg.init == ("Init", 10) and cfg.next == ("Next", 11)
+    assert any("INIT" in w for w in cfg.unused()) and any("NEXT" in w for w in cfg.unused())
 
 
 @pytest.mark.parametrize("text, line, fragment", [
@@ -35,6 +36,7 @@ def test_reads_constants_invariants_and_deadlock_flag():
     ("bogus\nCONSTANTS\n", 1, "section keyword"),
     ("INVARIANT\n", 1, "names no invariant"),
     ("CONSTANTS\n  LogSize = 2\n  LogSize = 3\n", 3, "given twice"),
+    ("INIT Init Other\n", 1, "INIT names one operator"),
     ("CONSTANTS\n  Replicas <- 3\n", 2, "expected the name of a definition"),
     ("CONSTANTS\n  Replicas <-[Mod MCReplicas\n", 2, "a module name in brackets"),
     ("CONSTANTS\n  Replicas <- A\n  Replicas <- B\n", 3, "given twice"),
@@ -66,8 +68,19 @@ def test_symmetry_is_read_with_its_line():
 def test_specification_properties_and_view_are_read_with_their_lines():
     cfg = parse_config("SPECIFICATION FairSpec\nPROPERTIES Live\n  Progress\nVIEW view\nCONSTRAINT Bound\n", "m.cfg")
     assert (cfg.specification, cfg.properties, cfg.view) == ("FairSpec", ["Live", "Progress"], ("view", 4))
-    assert cfg.warnings == ["m.cfg:5: CONSTRAINT Bound is not used by modelcheck (it evaluates the spec's own "
+    assert cfg.warnings == []
+    assert cfg.unused() == ["m.cfg:5: CONSTRAINT Bound is not used by modelcheck (it evaluates the spec's own "
                             "Init and Next)"]
+
+
+def test_the_sections_a_tla_module_reads():
+    cfg = parse_config("CONSTANTS\n  N = 3\n  Acc <- MCAcc\n  Q <- [Quorums] Maj\n  T = <<1, a>>\n"
+                       "INIT Init\nNEXT Next\nCONSTRAINT Bound\nACTION_CONSTRAINT Step\n", "m.cfg")
+    assert cfg.substitutions == {"Acc": ("MCAcc", 3, None), "Q[Quorums]": ("Maj", 4, "Quorums")}
+    assert cfg.constants == {"N": "3", "T": "<<1,a>>"}
+    assert (cfg.init, cfg.next) == (("Init", 6), ("Next", 7))
+    assert cfg.constraints == [("Bound", 8)] and cfg.action_constraints == [("Step", 9)]
+    assert cfg.words[:6] == ["CONSTANTS", "N", "Acc", "MCAcc", "Q", "Quorums"]
 
 
 def test_substitutions_model_values_and_tla_values_are_read_in_order():
