@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs what the test suite needs on a fresh Debian machine: a virtual
 # environment .venv holding the package (editable) with its [test] extra,
-# Debian's chromium (browser tests), a Java 17+ runtime (Spark tests) and a C
-# compiler (the compiled kernels).
+# Debian's chromium (browser tests), a Java 17+ runtime (Spark tests), a C
+# compiler (the compiled kernels) and TinyCC (a first kernel in well under a
+# second, while the optimised one is built in the background).
 # Safe to run again: it skips what is present.
 set -eu
 cd "$(dirname "$0")/.."
@@ -13,6 +14,7 @@ python3 -c "import ensurepip" >/dev/null 2>&1 || need_apt="$need_apt python3-ven
 command -v chromium >/dev/null 2>&1 || need_apt="$need_apt chromium"
 # the fast engine's compiled kernels are built by the system C compiler (without one it falls back to numpy)
 command -v cc >/dev/null 2>&1 || need_apt="$need_apt gcc libc6-dev"
+command -v tcc >/dev/null 2>&1 || need_apt="$need_apt tcc"
 if ! java -version >/dev/null 2>&1; then
     need_apt="$need_apt openjdk-17-jre-headless"
 fi

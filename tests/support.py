@@ -280,3 +280,25 @@ def checkpoint_layout(directory) -> list[str]:
 # what a fast checkpoint's directory holds once a save is done
 CHECKPOINT_LAYOUT = sorted(["checkpoint.json"] + [f"checkpoint-data-*/{name}" for name in
                                                   ("level_sizes", "parents", "actions", "visited", "frontier")])
+
+
+def kernel_builds_done(cache: str, seconds: float = 600.0) -> None:
+    """Waits until no kernel build is under way in the kernel cache ``cache``
+    (the optimised build that a first run leaves going in the background):
+    no source waits for a builder and every library's lock is free."""
+    import fcntl
+    import glob
+    import time
+    deadline = time.monotonic() + seconds
+    while True:
+        busy = bool(glob.glob(os.path.join(cache, ".pending-*")))
+        for lock in glob.glob(os.path.join(cache, ".*.lock")):
+            with open(lock) as f:
+                try:
+                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    busy = True
+        if not busy:
+            return
+        assert time.monotonic() < deadline, f"a kernel build in {cache} is still going after {seconds:.0f} s"
+        time.sleep(0.1)

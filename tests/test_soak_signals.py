@@ -22,7 +22,7 @@ import time
 import psutil
 import pytest
 
-from support import interrupt, invoke_json, run_subprocess
+from support import interrupt, invoke_json, kernel_builds_done, run_subprocess
 
 ROUNDS = int(os.environ.get("MODELCHECK_SOAK_ROUNDS", "1"))
 SEED = 2023
@@ -150,6 +150,7 @@ def soak(name: str, whole, tmp_path, damaged: bool = False) -> None:
             env["MODELCHECK_KERNEL_CACHE"] = str(work / "cache")
             other = run_subprocess("run", "kip320", "--const", "Replicas=2", "-q", env=env)
             assert other.returncode == 0, other.stderr
+            kernel_builds_done(env["MODELCHECK_KERNEL_CACHE"])  # its optimised kernel, built in the background
             time.sleep(0.01)
         r = interrupt(*case.run, *saving, "--json", cwd=str(work), marker=case.marker, delay=delay, sig=sig,
                       env=env)
@@ -169,6 +170,7 @@ def soak(name: str, whole, tmp_path, damaged: bool = False) -> None:
             if case.resume:
                 marker = str(work / "the-foreign-library-ran")
                 if damaged:
+                    kernel_builds_done(env["MODELCHECK_KERNEL_CACHE"])  # the damage meets the cache at rest
                     kind = rng.choice(DAMAGES)
                     where += f", the kernel cache {kind}"
                     damage(env["MODELCHECK_KERNEL_CACHE"], kind, marker)
@@ -181,6 +183,7 @@ def soak(name: str, whole, tmp_path, damaged: bool = False) -> None:
                 assert len(done.stderr.strip().splitlines()) <= 1, where + "\n" + done.stderr
                 if damaged and kind == "cache-opened-to-others":  # its private stand-in, kept for later runs
                     assert "can be written by other users" in done.stderr, where
+                    kernel_builds_done(str(scratch / f"modelcheck-kernels-{os.geteuid()}"))
                     shutil.rmtree(scratch / f"modelcheck-kernels-{os.geteuid()}")
         assert os.listdir(scratch) == [], where
         if ck.exists():

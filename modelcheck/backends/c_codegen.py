@@ -21,6 +21,7 @@ can be neither built nor loaded).
 
 from __future__ import annotations
 
+from modelcheck.backends.native import UNIT
 from modelcheck.backends.python_codegen import shared_temps
 from modelcheck.language.expr import Expr
 
@@ -233,27 +234,57 @@ def _predicates(exprs: list[Expr], layout, split: bool = False) -> list[str]:
     return lines + ["    }", "}"]
 
 
+# The split form's per-instance functions are spread over translation units
+# of about this many characters each, which the compiler builds at once on
+# every core (``modelcheck.backends.native``), and then links.
+UNIT_CHARS = 300_000
+PRELUDE = ["#include <stdint.h>", "#if defined(__GNUC__)", "#define NOINLINE __attribute__((noinline))",
+           "#define INTERNAL __attribute__((visibility(\"hidden\")))", "#else", "#define NOINLINE",
+           "#define INTERNAL", "#endif"]
+O0_BEGIN = ["#if defined(__GNUC__) && !defined(__clang__)", "#pragma GCC push_options",
+            "#pragma GCC optimize (\"O0\")", "#endif"]
+O0_END = ["#if defined(__GNUC__) && !defined(__clang__)", "#pragma GCC pop_options", "#endif"]
+
+
+def _prototypes(instances, predicates: list[Expr]) -> list[str]:
+    """The split form's per-instance functions, as the expansion calls them."""
+    lines = list(PRELUDE)
+    lines += [f"INTERNAL int guard_{index}(const int64_t *v);" for index in range(len(instances))]
+    lines += [f"INTERNAL int predicate_{k}(const int64_t *v);" for k in range(len(predicates))]
+    lines += [f"INTERNAL void update_{index}(const int64_t *v, const uint64_t *p, uint64_t *w);"
+              for index in range(len(instances))]
+    return lines
+
+
 def _per_instance(instances, predicates: list[Expr], layout) -> list[str]:
     """Each guard, assignment and predicate as a function of its own, for the
     split form: a compiler's time grows faster than the size of a function,
     and one function holding a large model's every action takes minutes.
-    The assignments are left unoptimised: they are the bulk of the source
-    (the KRaft specs': 15 MB of C) and optimising them took four times as
-    long as the search they serve. The guards and predicates, every one of
-    them tested on every state, are optimised: that about halves the time to
-    expand a KRaft state, for a few per cent more compiling."""
-    lines = ["#if defined(__GNUC__)", "#define NOINLINE __attribute__((noinline))", "#else", "#define NOINLINE",
-             "#endif"]
-    for index, inst in enumerate(instances):
-        lines.append(f"static NOINLINE int guard_{index}(const int64_t *v) {{ return ({to_c(inst.guard, None, 'v[{}]')}) != 0; }}")
-    for k, e in enumerate(predicates):
-        lines.append(f"static NOINLINE int predicate_{k}(const int64_t *v) {{ return ({to_c(e, None, 'v[{}]')}) != 0; }}")
-    lines += ["#if defined(__GNUC__) && !defined(__clang__)", "#pragma GCC push_options",
-              "#pragma GCC optimize (\"O0\")", "#endif"]
-    for index, inst in enumerate(instances):
-        lines.append(f"static NOINLINE void update_{index}(const int64_t *v, const uint64_t *p, uint64_t *w) {{")
-        lines += _assignments(inst, layout, "    ", True) + ["}"]
-    return lines + ["#if defined(__GNUC__) && !defined(__clang__)", "#pragma GCC pop_options", "#endif"]
+    They are spread over translation units (``UNIT``) that are compiled at
+    once. The assignments are left unoptimised: they are the bulk of the
+    source (the KRaft specs': 15 MB of C) and optimising them took four
+    times as long as the search they serve. The guards and predicates, every
+    one of them tested on every state, are optimised: that about halves the
+    time to expand a KRaft state, for a few per cent more compiling."""
+    optimised = [f"INTERNAL NOINLINE int guard_{index}(const int64_t *v) "
+                 f"{{ return ({to_c(inst.guard, None, 'v[{}]')}) != 0; }}" for index, inst in enumerate(instances)]
+    optimised += [f"INTERNAL NOINLINE int predicate_{k}(const int64_t *v) {{ return ({to_c(e, None, 'v[{}]')}) != 0; }}"
+                  for k, e in enumerate(predicates)]
+    plain = ["\n".join([f"INTERNAL NOINLINE void update_{index}(const int64_t *v, const uint64_t *p, uint64_t *w) {{",
+                        *_assignments(inst, layout, "    ", True), "}"]) for index, inst in enumerate(instances)]
+    units, unit, size = [], None, UNIT_CHARS
+    for kind, text in [("optimised", t) for t in optimised] + [("plain", t) for t in plain]:
+        if size + len(text) > UNIT_CHARS:
+            unit, size = {"optimised": [], "plain": []}, 0
+            units.append(unit)
+        unit[kind].append(text)
+        size += len(text)
+    lines = []
+    for unit in units:
+        lines += [UNIT, *PRELUDE, *unit["optimised"]]
+        if unit["plain"]:
+            lines += [*O0_BEGIN, *unit["plain"], *O0_END]
+    return lines
 
 
 # A set of fingerprints: open addressing with linear probing over ``cap``
@@ -387,9 +418,11 @@ def kernel_source(instances, predicates: list[Expr], layout) -> str:
     lines += _fingerprint(layout) + [""]
     split = len(layout.slots) * (len(instances) + len(predicates)) > SPLIT_ABOVE
     if split:
-        lines += _per_instance(instances, predicates, layout) + [""]
+        lines += _prototypes(instances, predicates) + [""]
     lines += _count(instances, layout, split) + [""]
     lines += _fill(instances, layout, split) + [""]
     lines += _expand(instances, layout, split) + [""]
     lines += _predicates(predicates, layout, split)
+    if split:
+        lines += [""] + _per_instance(instances, predicates, layout)
     return "\n".join(lines) + "\n"

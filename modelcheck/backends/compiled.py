@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from modelcheck.backends import native
+from modelcheck.backends import builder, native
 from modelcheck.backends.c_codegen import FLAGS, kernel_source
 from modelcheck.backends.native import Built, LibraryUnavailable
 
-__all__ = ["CompiledKernel", "LibraryUnavailable", "compile_kernel", "default_workers", "is_built",
-           "kernel_source_of"]
+__all__ = ["CompiledKernel", "LibraryUnavailable", "compile_kernel", "default_workers", "is_building", "is_built",
+           "kernel_source_of", "start_build"]
 
 PREFIX = "kernel"  # of the libraries' names in the kernel cache
 
@@ -88,6 +88,7 @@ class CompiledKernel:
     predicate_names: list[str]
     workers: int = 1
     fingerprint_dtype: np.dtype = np.dtype(np.uint64)  # of one fingerprint: 64 bits, or 128 (packing.FP128)
+    quick: bool = False  # built by the quick compiler (tcc), not the optimising one
     _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
     _fresh_per_state: float = field(default=1.0, repr=False)  # unvisited successors per state, lately
 
@@ -405,24 +406,51 @@ def kernel_source_of(model, packing, predicate_names: list[str], instances=None)
     return kernel_source(instances, [exprs[n] for n in predicate_names], packing)
 
 
-def is_built(source: str, cache_dir: str | None = None) -> bool:
+def is_built(source: str, cache_dir: str | None = None, quick: bool = False) -> bool:
     """Whether the kernel cache seems to hold the library of ``source``
-    (``compile_kernel`` checks it before loading it)."""
+    (``compile_kernel`` checks it before loading it); ``quick``: the quick
+    compiler's."""
+    if quick:
+        cc = native.quick_compiler()
+        return cc is not None and native.is_cached(source, PREFIX, native.QUICK_FLAGS, cache_dir, cc)
     return native.is_cached(source, PREFIX, FLAGS, cache_dir)
 
 
-def build(source: str, cache_dir: str | None = None, started_compiler=None) -> Built:
+def build(source: str, cache_dir: str | None = None, started_compiler=None, quick: bool = False) -> Built:
     """The library of a kernel's C source, checked from the cache or built
-    into it. Raises ``LibraryUnavailable``."""
+    into it (``quick``: by the quick compiler). Raises ``LibraryUnavailable``."""
+    if quick:
+        cc = native.quick_compiler()
+        if cc is None:
+            raise LibraryUnavailable("no quick compiler (tcc) found")
+        return native.load(source, PREFIX, native.QUICK_FLAGS, cache_dir, started_compiler, cc)
     return native.load(source, PREFIX, FLAGS, cache_dir, started_compiler)
+
+
+def start_build(source: str, cache_dir: str | None = None) -> tuple[str, int | None]:
+    """Starts the optimised build of a kernel's source in a detached process
+    that finishes it even if this one ends first (``builder.start_detached``:
+    "cached", "building", "started", or why it failed before; and the
+    builder's process id, when one was started). Raises
+    ``LibraryUnavailable``."""
+    return builder.start_detached(source, PREFIX, FLAGS, cache_dir_given=cache_dir)
+
+
+def is_building(source: str, cache_dir: str | None = None) -> bool:
+    """Whether the optimised build of a kernel's source is under way."""
+    try:
+        return native.is_building(source, PREFIX, FLAGS, native.compiler(), cache_dir)
+    except LibraryUnavailable:
+        return False
 
 
 def compile_kernel(model, packing, predicate_names: list[str], workers: int = 1, instances=None,
                    cache_dir: str | None = None, source: str | None = None,
-                   started_compiler=None) -> CompiledKernel:
+                   started_compiler=None, quick: bool = False) -> CompiledKernel:
     """The compiled kernel of ``kernel_source_of`` (``source``, when it is
-    given already). Raises ``LibraryUnavailable``."""
+    given already); ``quick``: by the quick compiler. Raises ``LibraryUnavailable``."""
     count = len(model.instances if instances is None else instances)
     source = kernel_source_of(model, packing, predicate_names, instances) if source is None else source
-    return CompiledKernel(build(source, cache_dir, started_compiler), packing.words, count, list(predicate_names),
-                          workers, getattr(packing, "fingerprint_dtype", np.dtype(np.uint64)))
+    return CompiledKernel(build(source, cache_dir, started_compiler, quick), packing.words, count,
+                          list(predicate_names), workers, getattr(packing, "fingerprint_dtype", np.dtype(np.uint64)),
+                          quick=quick)

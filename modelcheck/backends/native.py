@@ -31,6 +31,19 @@ otherwise a private directory in the temporary directory, said in one line.
 Because only the user can write there, a library checked there stays as it
 was checked until it is loaded.
 
+Two builders never write one library: a build holds an exclusive lock on
+a hidden file beside the library (``.NAME.lock``) (``flock``: the system frees it when
+its holder ends, however it ends), and whoever gets the lock looks in the
+cache again before building. A build may run detached from the run that
+asked for it (``modelcheck.backends.builder``): in a session of its own, so that a Ctrl-C
+or a closed terminal does not stop it, at a low priority and within a time
+limit, it builds the library into the cache even when the run has ended.
+
+A quick compiler (TinyCC, ``tcc``, where it is installed: it builds the
+largest kernel in under a second, into code that runs at about half the
+speed) builds a first library in place of the optimising one, which is
+built detached meanwhile (``quick_compiler``).
+
 Anything that keeps a library from being built or loaded (no compiler, a
 compiler error, a full disk, a directory that cannot be written) raises
 ``LibraryUnavailable``: the callers then compute with numpy, which gives
@@ -40,6 +53,7 @@ the same results, and say so once (``fall_back``).
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import hashlib
 import os
 import shutil
@@ -79,6 +93,22 @@ def compiler() -> str:
     return found
 
 
+QUICK_FLAGS = ("-shared", "-fPIC", "-w")
+# Where a translation unit of its own begins in a library's source: the
+# units are compiled at once, one per core, and linked (a source holding
+# none is compiled as it is). Read as one, the source is the same program.
+UNIT = "/* modelcheck: a translation unit of its own */"
+
+
+def quick_compiler() -> str | None:
+    """The quick compiler: $MODELCHECK_QUICK_CC if set ("none" for none),
+    else tcc, if found; None otherwise."""
+    given = os.environ.get("MODELCHECK_QUICK_CC", "tcc")
+    if given.strip() in ("", "none"):
+        return None
+    return shutil.which(given)
+
+
 def preferred_cache_dir() -> str:
     """Where libraries are kept if it is private: $MODELCHECK_KERNEL_CACHE,
     else the user's cache directory."""
@@ -90,6 +120,7 @@ def preferred_cache_dir() -> str:
 
 
 _chosen: dict[str, str] = {}  # preferred directory -> the one used, once chosen in this process
+_temporary: set[str] = set()  # the directories chosen that are removed at the end of this run
 
 
 def cache_dir(given: str | None = None) -> str:
@@ -103,7 +134,14 @@ def cache_dir(given: str | None = None) -> str:
         except OSError as e:
             raise LibraryUnavailable(f"no private directory to build it in ({e.strerror or e})") from None
         chosen = _chosen[preferred] = found.path
+        if found.temporary:
+            _temporary.add(found.path)
     return chosen
+
+
+def kept_after_this_run(directory: str) -> bool:
+    """Whether a cache directory ``cache_dir`` chose outlives this run."""
+    return directory not in _temporary
 
 
 def identity_of(cc: str, flags: tuple[str, ...], source: str) -> str:
@@ -223,11 +261,12 @@ def with_identity(source: str, identity: str) -> str:
     return f"{source}\nconst char {IDENTITY_SYMBOL}[65] = \"{identity}\";\n"
 
 
-def is_cached(source: str, prefix: str, flags: tuple[str, ...], cache_dir_given: str | None = None) -> bool:
+def is_cached(source: str, prefix: str, flags: tuple[str, ...], cache_dir_given: str | None = None,
+              cc: str | None = None) -> bool:
     """Whether the cache seems to hold the library of ``source`` (its
     trailer names it; ``load`` checks the rest). False whenever it cannot tell."""
     try:
-        identity = identity_of(compiler(), flags, source)
+        identity = identity_of(cc or compiler(), flags, source)
         path = _path(prefix, identity, cache_dir(cache_dir_given))
         with open(path, "rb") as f:
             f.seek(-TRAILER_SIZE, os.SEEK_END)
@@ -236,15 +275,54 @@ def is_cached(source: str, prefix: str, flags: tuple[str, ...], cache_dir_given:
         return False
 
 
+def _beside(path: str, what: str) -> str:
+    """A hidden file kept beside the library at ``path``: its lock, or why its build failed."""
+    directory, name = os.path.split(path)
+    return os.path.join(directory, f".{name}.{what}")
+
+
+LOCK_POLL = 0.05  # seconds between two tries at a library's lock held by another build
+
+
+def _lock(path: str, wait: bool = True) -> int | None:
+    """The library's lock (its file's descriptor, to be closed to release
+    it), taken exclusively; without ``wait``, None when another holds it."""
+    fd = os.open(_beside(path, "lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if not wait:
+                os.close(fd)
+                return None
+            time.sleep(LOCK_POLL)  # polled, not blocked on: a Ctrl-C is seen at once
+
+
+def is_building(source: str, prefix: str, flags: tuple[str, ...], cc: str,
+                cache_dir_given: str | None = None) -> bool:
+    """Whether a build of the library of ``source`` holds its lock now."""
+    try:
+        path = _path(prefix, identity_of(cc, flags, source), cache_dir(cache_dir_given))
+        fd = _lock(path, wait=False)
+    except (OSError, LibraryUnavailable):
+        return False
+    if fd is None:
+        return True
+    os.close(fd)
+    return False
+
+
 def load(source: str, prefix: str, flags: tuple[str, ...], cache_dir_given: str | None = None,
-         started_compiler=None) -> Built:
+         started_compiler=None, cc: str | None = None) -> Built:
     """The library of ``source``: from the cache once checked, or built into
-    it (again, in place of a cached file that fails the check). Raises
-    ``LibraryUnavailable``. ``started_compiler(run)`` is told of the
-    ``CompilerRun`` (so that a build beside a search can be stopped when the
-    search ends first)."""
+    it (again, in place of a cached file that fails the check); by ``cc``,
+    else the C compiler. A build of it under way elsewhere (a detached one)
+    is waited for. Raises ``LibraryUnavailable``. ``started_compiler(run)``
+    is told of the ``CompilerRun`` (so that a build beside a search can be
+    stopped when the search ends first)."""
     started = time.perf_counter()
-    cc = compiler()
+    cc = cc or compiler()
     identity = identity_of(cc, flags, source)
     directory = cache_dir(cache_dir_given)
     path = _path(prefix, identity, directory)
@@ -255,11 +333,22 @@ def load(source: str, prefix: str, flags: tuple[str, ...], cache_dir_given: str 
         except Unusable as e:
             damaged = f"the cached library {path} {e}"
     try:
+        lock = _lock(path)
+    except OSError as e:
+        raise LibraryUnavailable(_failure(e, directory)) from None
+    try:
+        if damaged is None and os.path.lexists(path):  # built by the holder of the lock meanwhile
+            try:
+                return Built(_checked_library(path, identity), path, time.perf_counter() - started, True)
+            except Unusable as e:
+                damaged = f"the cached library {path} {e}"
         _build(cc, flags, with_identity(source, identity), identity, path, started_compiler)
         library = _checked_library(path, identity)
     except (OSError, Unusable, LibraryUnavailable) as e:
         why = _failure(e, directory)
         raise LibraryUnavailable(f"{damaged}, and building it again failed: {why}" if damaged else why) from None
+    finally:
+        os.close(lock)
     if damaged:
         tell_once(f"{damaged}; it was built again")
     return Built(library, path, time.perf_counter() - started, False)
@@ -274,16 +363,15 @@ def _failure(error: Exception, directory: str) -> str:
     return str(error)
 
 
-def _build(cc: str, flags: tuple[str, ...], source: str, identity: str, path: str, started_compiler) -> None:
-    """Compile ``source`` into ``path``: in a scratch directory beside it,
-    the trailer appended, synced, then renamed into place (whole or not at
-    all: another process may be building it too)."""
+def _build(cc: str, flags: tuple[str, ...], source: str, identity: str, path: str, started_compiler,
+           timeout: float | None = None) -> None:
+    """Compile ``source`` into ``path`` (the library's lock held): in a
+    scratch directory beside it, the trailer appended, synced, then renamed
+    into place (whole or not at all)."""
     directory = os.path.dirname(path)
     with tempfile.TemporaryDirectory(dir=directory, prefix=".build-") as scratch:
-        c_file, so_file = os.path.join(scratch, "library.c"), os.path.join(scratch, "library.so")
-        with open(c_file, "w") as f:
-            f.write(source)
-        _compile(cc, flags, c_file, so_file, started_compiler)
+        so_file = os.path.join(scratch, "library.so")
+        _compile(cc, flags, source, scratch, so_file, started_compiler, timeout)
         with open(so_file, "r+b") as f:
             h = hashlib.sha256()
             while block := f.read(BLOCK):
@@ -301,22 +389,84 @@ def _build(cc: str, flags: tuple[str, ...], source: str, identity: str, path: st
         os.close(fd)
 
 
-def _compile(cc: str, flags: tuple[str, ...], c_file: str, so_file: str, started_compiler) -> None:
+def _jobs() -> int:
+    """Compilers run at once: the cores this process may run on."""
     try:
-        beside = started_compiler is not None
-        process = subprocess.Popen([cc, *flags, "-o", so_file, c_file], stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=beside)
-    except OSError as e:
-        raise LibraryUnavailable(f"{cc} did not start: {e}") from None
-    run = CompilerRun(process, own_group=beside)
-    if beside:
-        started_compiler(run)
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def _compile(cc: str, flags: tuple[str, ...], source: str, scratch: str, so_file: str, started_compiler,
+             timeout: float | None = None) -> None:
+    """``source`` built into ``so_file``: at once, or, when it is made of
+    units (``UNIT``), each unit compiled on a core of its own and then linked."""
+    units = source.split(UNIT)
+    if len(units) == 1:
+        c_file = os.path.join(scratch, "library.c")
+        with open(c_file, "w") as f:
+            f.write(source)
+        _run([[cc, *flags, "-o", so_file, c_file]], started_compiler, timeout, 1, cc, scratch)
+        return
+    objects, commands = [], []
+    for k, unit in enumerate(units):
+        c_file, o_file = os.path.join(scratch, f"unit{k}.c"), os.path.join(scratch, f"unit{k}.o")
+        with open(c_file, "w") as f:
+            f.write(unit)
+        commands.append([cc, *flags, "-c", "-o", o_file, c_file])
+        objects.append(o_file)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    _run(commands, started_compiler, timeout, _jobs(), cc, scratch)
+    left = None if deadline is None else max(1.0, deadline - time.monotonic())
+    _run([[cc, *flags, "-o", so_file, *objects]], started_compiler, left, 1, cc, scratch)
+
+
+COMPILER_POLL = 0.02  # seconds between two looks at running compilers
+
+
+def _run(commands: list[list[str]], started_compiler, timeout: float | None, jobs: int, cc: str,
+         scratch: str) -> None:
+    """Runs the compiler ``commands``, ``jobs`` at once; raises
+    ``LibraryUnavailable`` with the first failure's first line, or when they
+    take more than ``timeout`` seconds in all. Leaving early (an exception in
+    this thread, a failure) stops every compiler still running."""
+    beside = started_compiler is not None
+    deadline = None if timeout is None else time.monotonic() + timeout
+    waiting, running = list(commands), []
+    # the compilers' own temporary files (gcc's assembly) in the build's scratch directory, which goes with
+    # the build however it ends, not in $TMPDIR
+    environment = {**os.environ, "TMPDIR": scratch}
     try:
-        _, errors = process.communicate()
-    except BaseException:  # leaving early (an exception in this thread): no compiler left behind
-        run.stop()
-        process.wait()
-        raise
-    if process.returncode != 0:
-        first = (errors.strip().splitlines() or ["no message"])[0]
-        raise LibraryUnavailable(f"{cc} failed: {first}")
+        while waiting or running:
+            while waiting and len(running) < jobs:
+                errors = tempfile.TemporaryFile("w+", errors="replace")
+                try:
+                    process = subprocess.Popen(waiting.pop(0), stdout=subprocess.DEVNULL, stderr=errors,
+                                               start_new_session=beside, env=environment)
+                except OSError as e:
+                    errors.close()
+                    raise LibraryUnavailable(f"{cc} did not start: {e}") from None
+                run = CompilerRun(process, own_group=beside)
+                running.append((run, errors))
+                if beside:
+                    started_compiler(run)
+            for entry in list(running):
+                run, errors = entry
+                if run.process.poll() is None:
+                    continue
+                running.remove(entry)
+                if run.process.returncode != 0:
+                    errors.seek(0)
+                    first = (errors.read().strip().splitlines() or ["no message"])[0]
+                    errors.close()
+                    raise LibraryUnavailable(f"{cc} failed: {first}")
+                errors.close()
+            if deadline is not None and time.monotonic() > deadline:
+                raise LibraryUnavailable(f"{cc} took more than {timeout:.0f} s")
+            if running:
+                time.sleep(COMPILER_POLL)
+    finally:  # a failure, a time-out or an exception in this thread: no compiler left behind
+        for run, errors in running:
+            run.stop()
+            run.process.wait()
+            errors.close()

@@ -168,24 +168,27 @@ class _Search:
             options.progress.note(self.kernels.told)
 
     def take_up_built_kernel(self) -> None:
-        """Between two levels: the compiled kernel built beside the search
-        (``--kernels auto``), once it is there, in place of the numpy one.
-        Both find the same states in the same order; the visited set moves
-        into the kernel's hash tables."""
+        """Between two levels: the optimised kernel built beside the search
+        (``--kernels auto``), once it is there, in place of the numpy one or
+        tcc's. All find the same states in the same order. The visited set
+        moves into the kernel's hash tables; from tcc's kernel's tables,
+        which are the same, it only changes hands."""
         compiled = self.kernels.ready(time.perf_counter() - self.started)
         if compiled is None:
             return
-        try:
-            visited = HashedVisited(compiled.fingerprint_set(self.visited.fps, self.options.limits.make_room))
-        except SearchStopped:  # its tables would pass --max-memory: the search stays on numpy
-            self.kernels.compiled = None
-            compiled.close()
-            self.options.progress.note("the compiled kernel was not taken up: its hash tables would pass "
-                                       "--max-memory; the search goes on with numpy")
-            return
+        if isinstance(self.visited, HashedVisited):
+            self.visited.hashed.kernel = compiled
+        else:
+            try:
+                self.visited = HashedVisited(compiled.fingerprint_set(self.visited.fps, self.options.limits.make_room))
+            except SearchStopped:  # its tables would pass --max-memory: the search stays on numpy
+                self.kernels.compiled = None
+                compiled.close()
+                self.options.progress.note("the compiled kernel was not taken up: its hash tables would pass "
+                                           "--max-memory; the search goes on with numpy")
+                return
         self.predicates = compiled.predicates
         self.expander.use_compiled(compiled)
-        self.visited = visited
         self.options.progress.note(self.kernels.told)
 
     def visited_set(self, fps: np.ndarray | None = None):

@@ -1,19 +1,28 @@
 """Which kernels the fast engine expands and checks states with.
 
 ``--kernels auto`` (the default) uses the model's C kernel
-(``modelcheck.backends.compiled``), built before the search starts when it
-is small (about a second, once: later runs load it from the kernel cache)
-or found in the cache. A large kernel (the KRaft specs', several seconds of
-compiling) that is not in the cache is built beside the search instead: the
-search starts on numpy, and if it is still running after ``BUILD_AFTER``
-seconds the compiler builds the kernel on a thread of its own; the search
-takes the compiled kernel up between two levels once it is built. A short
-search so never waits for the compiler, and a long one is not held up by it.
+(``modelcheck.backends.compiled``), optimised by the C compiler, from the
+kernel cache when it is there. When it is not:
 
-``--kernels compiled`` builds the kernel before the search starts;
-``--kernels numpy`` keeps the numpy kernel, the reference the compiled one
-is tested against. Every choice finds the same successors in the same
-order, so the choice changes only the speed.
+* where TinyCC (``tcc``) is installed, a first kernel is built by it
+  before the search, in well under a second for any spec, and the
+  optimised build starts in the background, detached: it finishes and
+  lands in the cache even when the search ends first, so later runs load
+  it; a search still running when it lands takes it up between two levels;
+* otherwise a small kernel (kip320's: ~170,000 characters of C, a second or
+  two) is built before the search; a large one (the KRaft specs': seconds
+  to minutes) is built detached in the same way, while the search starts on
+  numpy and takes the compiled kernel up once it is there.
+
+A detached build (``modelcheck.backends.builder``) runs at a
+low priority in a session of its own, so that a Ctrl-C or SIGTERM that ends
+the search does not end it; it is bounded in time, and no two builds ever
+write one library (a lock per library, which the next run sees too).
+
+``--kernels compiled`` builds (or waits for) the optimised kernel before
+the search starts; ``--kernels numpy`` keeps the numpy kernel, the
+reference the compiled ones are tested against. Every choice finds the same
+successors in the same order, so the choice changes only the speed.
 
 Where no kernel can be had (no C compiler, a compiler error, a full or
 unwritable kernel cache), the search runs on numpy and says so on stderr in
@@ -24,94 +33,82 @@ kernel is loaded only once checked (``modelcheck.backends.native``).
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from modelcheck.runtime.limits import INTERRUPTED, SearchStopped
 
 from modelcheck.backends.compiled import (CompiledKernel, LibraryUnavailable, compile_kernel, default_workers,
-                                          is_built, kernel_source_of)
-from modelcheck.backends.native import fall_back
+                                          is_building, is_built, kernel_source_of, start_build)
+from modelcheck.backends.native import fall_back, quick_compiler
 
 AUTO, COMPILED, NUMPY = "auto", "compiled", "numpy"
 KERNELS = (AUTO, COMPILED, NUMPY)
-BUILD_AFTER = 1.0  # seconds of search on numpy before an uncached kernel is built beside it
-BUILD_FIRST_BELOW = 400_000  # characters of C: a smaller kernel (kip320's: ~100,000) builds in about a second
+BUILD_FIRST_BELOW = 400_000  # characters of C: without tcc, a smaller kernel is built before the search
+POLL_BUILT = 0.25  # seconds between two looks in the cache for the kernel built in the background
 
-builder_thread = threading.Thread  # what runs a build beside the search
 
 def _told_line(compiled: CompiledKernel, background: bool = False) -> str:
+    if background:
+        return (f"took up the optimised C kernel built beside the search ({compiled.built.path}), "
+                "from the next level on")
     how = "loaded the compiled kernels from" if compiled.built.cached else "compiled the kernels into"
-    when = " beside the search; taken up from the next level on" if background else ""
-    return f"{how} {compiled.built.path} in {compiled.built.seconds:.2f} s{when}"
+    by = " with tcc (the optimised kernel is being built in the background, for later runs)" if compiled.quick else ""
+    return f"{how} {compiled.built.path} in {compiled.built.seconds:.2f} s{by}"
 
 
 @dataclass
 class KernelChoice:
     """The compiled kernel, or None for numpy, and a line saying how it was
     obtained (for the progress stream: the report stays the same either
-    way). Under ``auto``, ``build`` makes the kernel when the search asks
-    for it (``ready``)."""
+    way). ``pending``: the make of the optimised kernel being built in the
+    background, which the search takes up (``ready``) once it is cached."""
 
     compiled: CompiledKernel | None
     told: str | None = None
-    build: object = None  # (started_compiler) -> CompiledKernel, run on a thread of its own
-    _thread: threading.Thread | None = field(default=None, repr=False)
-    _result: list = field(default_factory=list, repr=False)
-    _compiler: list = field(default_factory=list, repr=False)  # the compiler's CompilerRun, once started
-    _stopping: bool = field(default=False, repr=False)
+    pending: object = None  # () -> CompiledKernel, loading the optimised kernel once it is cached
+    source: str | None = None
+    built_before: float | None = None  # seconds the kernel the search started on took to build, if it was built
+    taken_up: float | None = None  # the search's seconds when it took up the background build
+    _looked: float = -1e9
 
     def built_here(self) -> str | None:
-        """When the C compiler built the kernel in this run: how long it took,
-        and whether the search waited for it ("before the search") or went
-        on with numpy meanwhile ("beside the search"); else None."""
-        if self.compiled is None or self.compiled.built.cached:
-            return None
-        return f"{self.compiled.built.seconds:.2f} s, {'beside' if self._thread is not None else 'before'} the search"
+        """When a kernel was built in this run: how long it took and how,
+        before the search; and whether the optimised one, built beside the
+        search, was taken up; else None."""
+        parts = []
+        if self.built_before is not None:
+            quick = " with tcc" if self.compiled is not None and self.compiled.quick else ""
+            parts.append(f"{self.built_before:.2f} s{quick}, before the search")
+        if self.taken_up is not None:
+            parts.append(f"the optimised one built beside the search, taken up at {self.taken_up:.2f} s")
+        return "; ".join(parts) or None
 
     def ready(self, searched: float) -> CompiledKernel | None:
-        """The kernel built beside a search that has run ``searched`` seconds,
-        once it is there (None until then, and always without ``build``)."""
-        if self.build is None or self.compiled is not None:
+        """The optimised kernel built in the background, once it is in the
+        cache (None until then, and always without ``pending``); looked for
+        every ``POLL_BUILT`` seconds of a search that has run ``searched``."""
+        if self.pending is None or searched - self._looked < POLL_BUILT:
             return None
-        if self._thread is None:
-            if searched < BUILD_AFTER:
-                return None
-            self._thread = builder_thread(target=self._run, name="modelcheck-kernel-build", daemon=True)
-            self._thread.start()
-        if self._thread.is_alive() or not self._result:
+        self._looked = searched
+        if not is_built(self.source):
             return None
-        found = self._result.pop()
-        self.build = None
-        if isinstance(found, LibraryUnavailable):
-            fall_back(str(found))
-            return None
-        self.compiled, self.told = found, _told_line(found, background=True)
-        return found
-
-    def _started(self, compiler) -> None:
-        self._compiler.append(compiler)
-        if self._stopping:
-            compiler.stop()
-
-    def _run(self) -> None:
+        make, self.pending = self.pending, None
         try:
-            self._result.append(self.build(self._started))
+            found = make()
         except LibraryUnavailable as e:
-            self._result.append(e)
-        except Exception as e:  # whatever stops the build, the search goes on with numpy
-            self._result.append(LibraryUnavailable(f"{type(e).__name__}: {e}"))
-
-    def close(self) -> None:
-        """Free the kernel's threads; stop a build the search no longer needs
-        (its compiler's processes, stopped by their process group)."""
+            fall_back(str(e), "the optimised kernel", "the search goes on as it began")
+            return None
         if self.compiled is not None:
             self.compiled.close()
-        if self._thread is not None and self._thread.is_alive():
-            self._stopping = True
-            for compiler in self._compiler:
-                compiler.stop()
-            self._thread.join()
+        self.compiled, self.told, self.taken_up = found, _told_line(found, background=True), searched
+        return found
+
+    def close(self) -> None:
+        """Free the kernel's threads. A build in the background goes on, and
+        lands in the cache for later runs."""
+        if self.compiled is not None:
+            self.compiled.close()
 
 
 POLL_SECONDS = 0.1  # how often a stop request is looked for while the kernel's source is generated
@@ -145,6 +142,9 @@ def generated_source(model, packing, predicate_names: list[str], stopped: Callab
 
 
 BUILDING = "modelcheck: building the C kernel for these constants (first run only: later runs load it from the cache)"
+BUILDING_QUICK = ("modelcheck: building the C kernel for these constants with tcc; the optimised one is built in "
+                  "the background, and later runs load it from the cache")
+WAITING = "modelcheck: waiting for the C kernel's build, under way since an earlier run"
 
 
 def choose(model, packing, predicate_names: list[str], kernels: str, workers: int | None,
@@ -159,21 +159,52 @@ def choose(model, packing, predicate_names: list[str], kernels: str, workers: in
     if progress is not None:
         progress.status("generating the C kernel's source")
     source = generated_source(model, packing, predicate_names, stopped)
+    workers = workers or default_workers()
 
-    def build(started_compiler=None) -> CompiledKernel:
-        return compile_kernel(model, packing, predicate_names, workers or default_workers(), source=source,
-                              started_compiler=started_compiler)
+    def make(quick: bool = False) -> CompiledKernel:
+        return compile_kernel(model, packing, predicate_names, workers, source=source, quick=quick)
+
+    def say(line: str, announce: bool = False) -> None:
+        if progress is not None:
+            (progress.announce if announce else progress.status)(line)
 
     try:
-        if kernels == AUTO and len(source) > BUILD_FIRST_BELOW and not is_built(source):
-            return KernelChoice(None, build=build)
-        if progress is not None:
-            if is_built(source):
-                progress.status("loading the C kernel from the cache")
-            else:
-                progress.announce(BUILDING)
-        compiled = build()
+        cached = is_built(source)
+        if kernels == AUTO and not cached:
+            quick = quick_compiler() is not None
+            if quick or len(source) > BUILD_FIRST_BELOW:
+                return _beside(make, source, quick, say)
+        if cached:
+            say("loading the C kernel from the cache")
+        else:
+            say(WAITING if is_building(source) else BUILDING, announce=True)
+        compiled = make()
     except LibraryUnavailable as e:
         fall_back(str(e))
         return KernelChoice(None)
-    return KernelChoice(compiled, _told_line(compiled))
+    return KernelChoice(compiled, _told_line(compiled), built_before=None if compiled.built.cached
+                        else compiled.built.seconds)
+
+
+def _beside(make, source: str, quick: bool, say) -> KernelChoice:
+    """The optimised kernel's build started in the background; the search
+    begins on tcc's kernel (``quick``), else on numpy."""
+    try:
+        started, _ = start_build(source)
+    except LibraryUnavailable as e:
+        fall_back(str(e), "the optimised kernel's build", "the search goes on without it")
+        started = None
+    waiting = started in ("started", "building")
+    if started not in (None, "started", "building", "cached", "temporary"):  # it failed in an earlier run
+        fall_back(f"its build failed: {started}", "the optimised kernel", "later runs will not try it again")
+    pending = make if waiting or started == "cached" else None
+    if not quick:
+        return KernelChoice(None, pending=pending, source=source)
+    say(BUILDING_QUICK, announce=True)
+    try:
+        compiled = make(quick=True)
+    except LibraryUnavailable as e:
+        fall_back(str(e), "the tcc kernel")
+        return KernelChoice(None, pending=pending, source=source)
+    return KernelChoice(compiled, _told_line(compiled), pending=pending, source=source,
+                        built_before=None if compiled.built.cached else compiled.built.seconds)

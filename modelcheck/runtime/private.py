@@ -118,6 +118,7 @@ class Chosen:
 
     path: str
     note: str | None = None
+    temporary: bool = False  # private to this run, removed at its end
 
 
 def choose(preferred: str, name: str, what: str) -> Chosen:
@@ -138,7 +139,8 @@ def choose(preferred: str, name: str, what: str) -> Chosen:
             return _told_of(Chosen(fallback, f"{what} {preferred} {problem}; using {fallback} instead"))
     fresh = tempfile.mkdtemp(prefix=f"modelcheck-{name}-")
     atexit.register(shutil.rmtree, fresh, True)
-    return _told_of(Chosen(fresh, f"{what} {preferred} {problem}; using {fresh}, private to this run, instead"))
+    return _told_of(Chosen(fresh, f"{what} {preferred} {problem}; using {fresh}, private to this run, instead",
+                           temporary=True))
 
 
 def _told_of(chosen: Chosen) -> Chosen:

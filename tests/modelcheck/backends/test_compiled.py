@@ -266,7 +266,7 @@ def test_a_missing_compiler_is_said_plainly(monkeypatch, tmp_path):
 def test_without_a_compiler_the_search_falls_back_to_numpy_and_says_so_once(tmp_path):
     args = ("run", "kip320", "--const", "Replicas=2", "--const", "MaxLeaderEpoch=1", "--json", "-q")
     env = {"MODELCHECK_KERNEL_CACHE": str(tmp_path)}
-    fallback = run_subprocess(*args, env={**env, "CC": str(tmp_path / "no-such-cc")})
+    fallback = run_subprocess(*args, env={**env, "CC": str(tmp_path / "no-such-cc"), "MODELCHECK_QUICK_CC": "none"})
     compiled = run_subprocess(*args, env=env)
     numpy = run_subprocess(*args, "--kernels", "numpy", env=env)
     assert fallback.returncode == compiled.returncode == numpy.returncode == 0
