@@ -1,10 +1,13 @@
-"""The Spark engine against the in-process breadth-first engine, in one run.
+"""The Spark engine against an in-process engine (the fast engine by default), in one run.
 
 By default: kip320 at its defaults (3 replicas; 737,794 states, 26 levels).
 Each engine runs as the whole command users type, in a fresh process, so
 the Spark figure includes starting the JVM. Reported:
 
 * the median wall-clock seconds of each engine and their ratio;
+* where the Spark run's tasks spent their seconds (its --json ``levels``:
+  on the kernel, in the visited set, in the shuffle), against the levels'
+  wall-clock seconds, so the gap to the baseline is visible;
 * the Spark run's fixed costs: starting Spark, the first level (Python
   workers start), and the per-level overhead, as the intercept of a least-
   squares line through the other levels' seconds against the successors
@@ -12,7 +15,11 @@ the Spark figure includes starting the JVM. Reported:
 * a partition-count sweep: seconds, shuffle payload and visited-file bytes per
   visited state for each ``--partitions``.
 
-    python bench/bench_spark.py [--runs 3] [--master local[2]] [--sweep 1,2,4,8]
+    python bench/bench_spark.py [--runs 3] [--master local[2]] [--sweep 1,2,4,8] [--baseline fast|bfs]
+        [--fingerprint-bits 64|128|auto] [-- SPEC --const NAME=VALUE ...]
+
+Both engines use 64-bit fingerprints unless ``--fingerprint-bits`` says
+otherwise, so that the two do the same work.
 """
 
 from __future__ import annotations
@@ -68,8 +75,22 @@ def fixed_cost(rows: list[dict]) -> tuple[float, float]:
     return my - slope * mx, slope
 
 
-def spark_command(spec_args: list[str], master: str, partitions: int | None) -> list[str]:
-    extra = ["--partitions", str(partitions)] if partitions else []
+def task_seconds(out: dict) -> dict:
+    """The Spark run's levels' wall-clock seconds and their tasks' seconds by phase (its --json ``levels``)."""
+    levels = out.get("levels", [])
+    sums = {k: round(sum(level["task_seconds"][k] for level in levels), 2)
+            for k in ("arrive", "visited", "kernel", "route", "send")}
+    sums["shuffle"] = round(sums["arrive"] + sums["route"] + sums["send"], 2)
+    sums["levels"] = round(sum(level["seconds"] for level in levels), 2)
+    return sums
+
+
+def width(bits: str) -> list[str]:
+    return [] if bits == "auto" else ["--fingerprint-bits", bits]
+
+
+def spark_command(spec_args: list[str], master: str, partitions: int | None, bits: str = "64") -> list[str]:
+    extra = (["--partitions", str(partitions)] if partitions else []) + width(bits)
     return modelcheck_command("run", *spec_args, "--engine", "spark", "--master", master, *extra, "--json")
 
 
@@ -78,13 +99,19 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--sweep", default="1,2,4,8", help="partition counts; empty to skip")
+    parser.add_argument("--baseline", default="fast", choices=("fast", "bfs"), help="the in-process engine")
+    parser.add_argument("--fingerprint-bits", default="64", choices=("64", "128", "auto"),
+                        help="both engines' width (auto: each engine's default; Spark's then widens to 128 "
+                             "past 6,074,004 states, starting again)")
     parser.add_argument("spec", nargs="*", default=["kip320"], help="spec and --const arguments")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         bfs_runs, spark_runs = [], []
         for _ in range(args.runs):  # alternate, so both see the same machine
-            bfs_runs.append(timed(modelcheck_command("run", *args.spec, "--engine", "bfs", "--json"), tmp))
-            spark_runs.append(timed(spark_command(args.spec, args.master, None), tmp))
+            baseline_width = width(args.fingerprint_bits) if args.baseline == "fast" else []
+            bfs_runs.append(timed(modelcheck_command("run", *args.spec, "--engine", args.baseline, *baseline_width,
+                                                     "--json"), tmp))
+            spark_runs.append(timed(spark_command(args.spec, args.master, None, args.fingerprint_bits), tmp))
         answers = {(o["result"], o["distinct_states"], o["depth"]) for _, o, _ in bfs_runs + spark_runs}
         if len(answers) != 1:
             raise SystemExit(f"the engines disagree: {answers}")
@@ -97,16 +124,20 @@ def main() -> None:
         result, distinct, depth = answers.pop()
         print(f"machine: {machine()}")
         print(f"spec: {' '.join(args.spec)}  ({distinct:,} states, depth {depth}, {result})")
-        print(f"bfs    median {bfs_s:6.2f} s   runs {[round(s, 2) for s, _, _ in bfs_runs]}")
+        print(f"{args.baseline:<6} median {bfs_s:6.2f} s   runs {[round(s, 2) for s, _, _ in bfs_runs]}")
         print(f"spark  median {spark_s:6.2f} s   runs {[round(s, 2) for s, _, _ in spark_runs]}  ({args.master})")
-        print(f"ratio  spark / bfs = {spark_s / bfs_s:.2f}")
+        print(f"ratio  spark / {args.baseline} = {spark_s / bfs_s:.2f}")
+        phases = task_seconds(spark_out)
+        print(f"spark's levels: {phases['levels']:.2f} s of wall clock; their tasks' seconds (summed over tasks): "
+              f"kernel {phases['kernel']:.2f}, visited set {phases['visited']:.2f}, shuffle {phases['shuffle']:.2f} "
+              f"(read {phases['arrive']:.2f}, route {phases['route']:.2f}, send {phases['send']:.2f})")
         print(f"spark fixed costs: starting Spark {startup:.2f} s, level 1 {rows[0]['seconds']:.2f} s, "
               f"per level {intercept:.3f} s (+ {slope * 1e6:.2f} s per million successors shuffled)")
         print(f"levels: {len(rows)} jobs, {sum(r['seconds'] for r in rows):.2f} s in all; smallest "
               f"{min(r['seconds'] for r in rows[1:]):.2f} s")
         sweep = []
         for n in [int(x) for x in args.sweep.split(",") if x.strip()]:
-            seconds, out, err = timed(spark_command(args.spec, args.master, n), tmp)
+            seconds, out, err = timed(spark_command(args.spec, args.master, n, args.fingerprint_bits), tmp)
             rs = levels(err)
             if (out["distinct_states"], out["depth"]) != (distinct, depth):
                 raise SystemExit(f"--partitions {n} disagrees: {out}")
@@ -123,7 +154,8 @@ def main() -> None:
                 print(f"{r['partitions']:>10}  {r['seconds']:>7}  {r['per_level_s']:>11}  {r['peak_shuffle_mb']:>15}"
                       f"  {r['total_shuffle_mb']:>16}  {r['visited_mb']:>9}  {r['visited_bytes_per_state']:>11}")
         print(json.dumps({"spec": args.spec, "distinct_states": distinct, "depth": depth, "master": args.master,
-                          "bfs_seconds": round(bfs_s, 2), "spark_seconds": round(spark_s, 2),
+                          "baseline": args.baseline, "baseline_seconds": round(bfs_s, 2),
+                          "spark_seconds": round(spark_s, 2), "spark_task_seconds": phases,
                           "ratio": round(spark_s / bfs_s, 2), "spark_startup_s": startup,
                           "level1_s": rows[0]["seconds"], "per_level_s": round(intercept, 3),
                           "sweep": sweep}))

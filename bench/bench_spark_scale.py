@@ -9,7 +9,9 @@ users type (JVM start included), alternating, ``--runs`` times; medians and
 ratios.
 
 ``big``: kip320 with 4 replicas (71,885,361 states) on the 2-worker cluster
-with ``spark.executor.memory=1g``: wall time, and each executor's peak
+with ``spark.executor.memory=1g``: wall time against the fast engine's
+whole command on the same model, run first in the same call (``--no-baseline``
+skips it), and each executor's peak
 memory (its JVM and its Python workers, sampled every second with psutil).
 ``--kill-at N`` kills one worker (and so its executor) when level N is
 reported, and checks the count is still exact.
@@ -184,12 +186,20 @@ def level_costs(rows: list[dict]) -> tuple[float, float, float]:
 
 
 def big(args, scratch: str) -> None:
+    fast = None
+    if not args.no_baseline:  # the fast engine on the same model, in the same call, before the cluster starts
+        print(f"before the fast engine: {load()}", flush=True)
+        fast_seconds, fast, _ = timed(modelcheck_command("run", *BIG, "--engine", "fast", "--fingerprint-bits",
+                                                         args.fingerprint_bits, "--json"), scratch)
+        print(f"fast engine: {fast['distinct_states']:,} states, depth {fast['depth']}, {fast_seconds:.1f} s "
+              f"(whole command; {load()} after)", flush=True)
     cluster = Cluster(scratch, memory="2g")
     try:
         victim = cluster.worker_pids()[0]
         sampler = ExecutorMemory(cluster.worker_pids())
         sampler.start()
-        extra = ["--spark-conf", "spark.executor.memory=1g", "--partitions", str(args.partitions)]
+        extra = ["--spark-conf", "spark.executor.memory=1g", "--partitions", str(args.partitions),
+                 "--fingerprint-bits", args.fingerprint_bits]
         if args.lead_in is not None:
             extra += ["--lead-in", str(args.lead_in)]
         kill = (f"level {args.kill_at:>3} ·", victim) if args.kill_at else None
@@ -203,6 +213,10 @@ def big(args, scratch: str) -> None:
     print(f"machine: {machine()}; spec: {' '.join(BIG)}; {' '.join(extra)}"
           + (f"; worker {victim} killed at level {args.kill_at}" if kill else ""))
     print(f"result {out['result']}, {out['distinct_states']:,} states, depth {out['depth']}, {seconds:.1f} s")
+    if fast is not None:
+        if (fast["result"], fast["distinct_states"], fast["depth"]) != (out["result"], out["distinct_states"], out["depth"]):
+            raise SystemExit("the engines disagree")
+        print(f"ratio spark / fast = {seconds / fast_seconds:.2f} (fast {fast_seconds:.1f} s)")
     rows = levels(err)
     spark_rows = [r for r in rows if not r["driver"]]
     fixed, per_successor, per_visited = level_costs(spark_rows[1:])
@@ -221,6 +235,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--kill-at", type=int, default=None, metavar="LEVEL")
+    parser.add_argument("--no-baseline", action="store_true", help="big: skip the fast engine's run")
+    parser.add_argument("--fingerprint-bits", default="64", choices=("64", "128"), help="big: both engines' width")
     parser.add_argument("--lead-in", type=int, default=None, metavar="N",
                         help="big: pass --lead-in N (0 gives every level to the executors, for the per-level fit)")
     args = parser.parse_args()

@@ -87,6 +87,8 @@ class CheckResult:
     kernel_build: str | None = None
     # the bits of the fingerprints states were told apart by (None: no visited set of fingerprints)
     fingerprint_bits: int | None = None
+    # each level's figures, where the engine measures them (Spark: counts, and where its tasks' time went)
+    levels: list[dict] = field(default_factory=list)
 
 
 class NoGraph:

@@ -28,7 +28,8 @@ partitions expand their states keyed by those ranks (``modelcheck.spark.order``)
 
 from __future__ import annotations
 
-import threading
+import dataclasses
+import os
 import time
 from functools import partial
 
@@ -39,13 +40,11 @@ from modelcheck.search.checkpoint import RunIdentity
 from modelcheck.runtime.dirlock import holding
 from modelcheck.runtime.limits import MAX_MEMORY
 from modelcheck.language.packing import Packing
-from modelcheck.backends.compiled import compile_kernel, kernel_source_of
-from modelcheck.backends.native import LibraryUnavailable
 from modelcheck.engines.kernels import generated_source
 from modelcheck.runtime.private import tell_once
-from modelcheck.spark import integrity, kernels, order, resume
+from modelcheck.spark import integrity, kernels, order, prints, resume, successors, timing
 from modelcheck.spark.session import SparkRun, import_pyspark, run_master, spark_launch
-from modelcheck.spark.settings import SparkSettings
+from modelcheck.spark.settings import WIDEN_AT, SparkSettings
 
 import_pyspark()  # without pyspark, choosing this engine is bad input: say so plainly
 
@@ -72,9 +71,28 @@ class SparkChecker:
         search = LevelSearch(model, options, settings)
         warm_up = search.warm_up if settings.lead_in > 0 and not settings.resume else None
         with spark_launch(settings, f"modelcheck {model.spec.name}", self._context, then=warm_up) as launch:
-            result = search.run(launch)
+            try:
+                result = search.run(launch)
+            except Widen as grown:
+                search.abandon()
+                said = (f"the search passed {grown.states:,} states at depth {grown.depth}, where two of them sharing "
+                        f"a 64-bit fingerprint becomes more likely than one in a million: it started again with "
+                        f"128-bit fingerprints (--fingerprint-bits 64 or 128 chooses)")
+                options.progress.note(f"spark: {said}")
+                search = LevelSearch(model, options, dataclasses.replace(settings, fingerprint_bits=128))
+                result = search.run(launch)
+                result.notes.insert(0, said)
         result.seconds = time.perf_counter() - started
         return result
+
+
+class Widen(Exception):
+    """A search of 64-bit fingerprints the user did not choose has grown past
+    ``WIDEN_AT`` states: it starts again with 128."""
+
+    def __init__(self, states: int, depth: int):
+        super().__init__(states, depth)
+        self.states, self.depth = states, depth
 
 
 class SwarmSimulator(Simulator):
@@ -110,7 +128,13 @@ class LevelSearch:
         # the manifest goes only into a directory the user named (the default one is removed at the end)
         self.manifest_dir = settings.checkpoint_dir
         # only a run that saves or resumes needs it (the model's digest takes a second on a large spec)
-        self.identity = RunIdentity.of(model, options) if settings.checkpoint_dir or settings.resume else None
+        chosen = settings.fingerprint_bits
+        if chosen is None and settings.resume:  # a resumed search keeps its checkpoint's width
+            chosen = resume.saved_width(settings.resume)
+        self.bits = chosen or 64
+        self.widen_at = WIDEN_AT if chosen is None else None  # not chosen: 128 past this many states
+        self.identity = RunIdentity.of(model, options, self.bits) if settings.checkpoint_dir or settings.resume \
+            else None
         self.resumed, self.ledger = None, integrity.Ledger()
         self.resume_seconds = 0.0  # reading the checkpoint back: its manifest, every file's digest, its level
         if settings.resume:
@@ -129,12 +153,15 @@ class LevelSearch:
             self.rebuild = partial(genuine_trace, canon=self.canonical)
         self.sometimes: dict[str, int | None] = {name: None for name in model.sometimes}
         self.generated = 0
+        self.levels: list[dict] = []  # each level's figures, for the report (CheckResult.levels)
+        self.counted_times: set = set()  # the tasks' times already counted in a level's figures
         self.visited_dir = None
         self.report = None  # the summary accumulator, once on Spark
         self.driver_report = lead.Report()
         self.lead_in = None
-        self.kernel = DriverKernel(model, tuple(dict.fromkeys(tuple(options.invariants) + tuple(model.sometimes))),
-                                   settings.kernels)
+        self.kernel = kernels.DriverKernel(model, tuple(dict.fromkeys(tuple(options.invariants)
+                                                                      + tuple(model.sometimes))),
+                                           settings.kernels, self.bits, generated_source)
         self.kernel_broadcast = None  # the plan with its source broadcast, once on Spark
         self.told_numpy: set[str] = set()
         self.compiled_from: int | None = None  # the first level the executors ran on the C kernel
@@ -142,7 +169,7 @@ class LevelSearch:
         self.words = Packing(model.schema).words
         self.ordered = bool(model.view)  # keep TLC's first state of each view (modelcheck.spark.order)
         # a successor on its way to its partition: fingerprint, parent, action, packed state
-        self.candidate_bytes = 8 + 8 + 4 + 8 * self.words
+        self.candidate_bytes = 2 * self.bits // 8 + 4 + 8 * self.words
 
     # --- Spark, once it is needed ------------------------------------------------
     def warm_up(self, run: SparkRun) -> None:
@@ -151,7 +178,7 @@ class LevelSearch:
         config = blocks.StepConfig(self.key, run.partitions, 0, "", tuple(self.options.invariants),
                                    tuple(self.sometimes), self.options.check_deadlock, self.canonical is not None,
                                    ordered=self.ordered, instances=len(self.model.instances),
-                                   kernel=self.kernel.plan())
+                                   kernel=self.kernel.plan(), fingerprint_bits=self.bits)
         lead.warm_up(run.sc, config)
 
     def _spark(self) -> SparkRun:
@@ -180,7 +207,7 @@ class LevelSearch:
         pending = tuple(name for name, depth in self.sometimes.items() if depth is None)
         return blocks.StepConfig(self.key, self.partitions, level, self.visited_dir, tuple(self.options.invariants),
                                  pending, self.options.check_deadlock, self.canonical is not None, probe,
-                                 self.ordered, len(self.model.instances), self._kernel_plan())
+                                 self.ordered, len(self.model.instances), self._kernel_plan(), self.bits)
 
     def _kernel_plan(self):
         """The C kernel the level's steps use: its plan with the source as a
@@ -202,9 +229,9 @@ class LevelSearch:
         slices puts block i in slice i: they arrive where a shuffle would
         have sent them, without one."""
         if self.lead_in is not None:
-            return self._next_level(lead.initial_frontier(self.model, self.partitions, self.canonical), 1)
+            return self._next_level(lead.initial_frontier(self.model, self.partitions, self.canonical, self.bits), 1)
         self._spark()
-        initial = blocks.initial_blocks(self.model, self.partitions, self.canonical)
+        initial = successors.initial_blocks(self.model, self.partitions, self.canonical, self.bits)
         return self._level(self.sc.parallelize(initial, self.partitions), 1)
 
     def _next_level(self, current, level: int):
@@ -252,7 +279,7 @@ class LevelSearch:
             return current
         if current.successors is None:
             order.assign(self.visited_dir, self.partitions, current.level, len(self.model.instances))
-            expand = partial(blocks.expand_step, self._config(current.level))
+            expand = partial(blocks.expand_step, self._config(current.level), self.report)
             current.successors = self._shuffle(current.frontier.mapPartitionsWithIndex(expand))
             run_map_stage(self.sc, current.successors)
         return current.successors
@@ -324,10 +351,13 @@ class LevelSearch:
             self.generated += sum(s.generated for s in summaries)
             received = sum(s.received for s in summaries)
             kept = visited.stored_bytes(self.visited_dir)
+            figures = self._level_figures(depth, new, total, time.perf_counter() - level_started, received, kept,
+                                          isinstance(current, lead.Frontier), summaries)
             progress.note(f"level {depth:>3} · {new:>11,} new · {total:>13,} total · "
-                          f"{time.perf_counter() - level_started:6.2f} s · shuffled {received:,} successors "
-                          f"({_mb(received * self.candidate_bytes)}) · visited files {_mb(kept)}"
-                          + (" · in the driver" if isinstance(current, lead.Frontier) else ""))
+                          f"{figures['seconds']:6.2f} s · shuffled {received:,} successors "
+                          f"({_mb(received * self.candidate_bytes)}) · visited files {_mb(kept)} · "
+                          + timing.describe(figures["task_seconds"])
+                          + (" · in the driver" if figures["driver"] else ""))
             dead = [s.deadlock for s in summaries if s.deadlock is not None]
             if dead:  # found while expanding the level before this one: a shorter trace
                 return self._finish(started, "violation", depth - 1, total - new,
@@ -343,6 +373,8 @@ class LevelSearch:
                         self.sometimes[name] = depth
             if new == 0:
                 return self._finish(started, "ok", depth - 1, total)
+            if self.widen_at is not None and total >= self.widen_at:
+                raise Widen(total, depth)
             reason = stop_reason(options.limits, total, kept)
             if reason:
                 if self.manifest_dir:  # a run stopped on purpose can be continued later
@@ -361,6 +393,22 @@ class LevelSearch:
             depth += 1
             current = self._next_level(current, depth)
             summaries = self._summaries(depth)
+
+    def abandon(self) -> None:
+        """Drop what this search checkpointed: a search started again replaces it."""
+        if self.last_checkpoint and self.run_ is not None:
+            resume.delete_files(self.sc, self.last_checkpoint)
+        if self.manifest_dir and os.path.exists(resume.manifest_path(self.manifest_dir)):
+            os.remove(resume.manifest_path(self.manifest_dir))
+
+    def _level_figures(self, depth: int, new: int, total: int, seconds: float, received: int, kept: int,
+                       in_driver: bool, summaries) -> dict:
+        """The level's figures for the report (``timing.level_figures``)."""
+        figures = timing.level_figures(depth, new, total, seconds, received, kept, in_driver, summaries,
+                                       [self.driver_report.value, self.report.value if self.report is not None else {}],
+                                       self.counted_times)
+        self.levels.append(figures)
+        return figures
 
     # --- checkpoints and resuming ----------------------------------------------
     def _checkpoint(self, successors, depth: int, total: int) -> None:
@@ -425,7 +473,8 @@ class LevelSearch:
         notes += [f"an executor expanded with numpy, not the C kernel ({why})" for why in sorted(self.told_numpy)]
         notes += self.kernel.notes(on_executors, self.compiled_from)
         found = CheckResult("spark", result, total, depth, time.perf_counter() - started, violation,
-                            self.generated, dict(self.sometimes), notes, stopped=stopped, fingerprint_bits=64)
+                            self.generated, dict(self.sometimes), notes, stopped=stopped, fingerprint_bits=self.bits,
+                            levels=self.levels)
         if self.resumed:
             found.resumed_with, found.resume_seconds = self.resumed.total, self.resume_seconds
         return found
@@ -438,7 +487,7 @@ class LevelSearch:
         through the same orbits)."""
         target, path, level = fp, [], depth
         while True:
-            found = visited.lookup(self.visited_dir, fp % self.partitions, fp, level)
+            found = visited.lookup(self.visited_dir, (fp >> (self.bits - 64)) % self.partitions, fp, level)
             if found is None:
                 raise RuntimeError(f"trace rebuilding: state {fp:016x} is not in the visited set at level {level}")
             parent, action = found
@@ -449,70 +498,11 @@ class LevelSearch:
         path.reverse()
         states, actions = self.rebuild(self.model, path)
         last_state = self.canonical.states(states[-1:]) if self.canonical is not None else states[-1:]
-        packing = Packing(self.model.schema)
+        packing = Packing(self.model.schema, self.bits)
         last = packing.fingerprints(packing.pack_states(last_state))[0]
-        if len(states) != depth or int(last) != target:
+        if len(states) != depth or prints.as_int(last) != target:
             raise RuntimeError(f"trace rebuilding: the replayed path does not end in the state found at depth {depth}")
         return Violation(invariant, states, actions)
-
-
-class DriverKernel:
-    """The run's C kernel, as the driver has it: built (or loaded from its
-    cache) before the search with ``--kernels compiled``, on a thread of its
-    own beside the first levels with ``auto`` (levels on numpy until then),
-    never with ``numpy``. Executors on this machine then load it from the
-    cache; others build it from the source the driver broadcasts
-    (``modelcheck.spark.kernels``)."""
-
-    def __init__(self, model, names: tuple[str, ...], setting: str):
-        self.model, self.names, self.setting = model, names, setting
-        self._plan = None
-        self._why_not: str | None = None
-        self._seconds = 0.0
-        self._thread: threading.Thread | None = None
-
-    def start(self, stopped) -> None:
-        if self.setting == "numpy":
-            return
-        if self.setting == "compiled":  # before the search, Ctrl-C heard while the source is generated
-            packing = Packing(self.model.schema)
-            self._build(generated_source(self.model, packing, list(self.names), stopped))
-            return
-        self._thread = threading.Thread(target=self._build, name="modelcheck-spark-kernel", daemon=True)
-        self._thread.start()
-
-    def _build(self, source: str | None = None) -> None:
-        started = time.perf_counter()
-        packing = Packing(self.model.schema)
-        try:
-            if source is None:
-                source = kernel_source_of(self.model, packing, list(self.names))
-            compiled = compile_kernel(self.model, packing, list(self.names), workers=1, source=source)
-        except LibraryUnavailable as e:
-            self._why_not = str(e)
-            return
-        plan = kernels.plan(self.names, source)
-        kernels.adopt(self.model.key(), plan, compiled)
-        self._seconds = time.perf_counter() - started
-        self._plan = plan
-
-    def plan(self):
-        """The kernel's plan once it is built, else None."""
-        return self._plan
-
-    def notes(self, on_executors: bool, compiled_from: int | None) -> list[str]:
-        """What the report says of the kernels: which levels ran on C."""
-        if self.setting == "numpy":
-            return []
-        if self._why_not is not None:
-            return [f"the levels ran on numpy: the C kernel is unavailable ({self._why_not})"]
-        if self._plan is None:
-            return ["the search ended before the C kernel was built: every level ran on numpy"]
-        if on_executors and compiled_from is not None:
-            built = f", built in {self._seconds:.1f} s" if self._seconds >= 0.5 else ""
-            since = "every level" if compiled_from == 1 else f"levels {compiled_from} on"
-            return [f"the executors expanded {since} with the C kernel{built}"]
-        return []
 
 
 class OrderedLevel:

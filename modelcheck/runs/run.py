@@ -197,6 +197,8 @@ class RunOutcome:
             "symmetry": p.symmetry,
             "view": p.model.view,
             "notes": list(r.notes),  # what the text report says after its figures
+            # per level, where the engine measures it (spark: counts, seconds, and its tasks' seconds by phase)
+            **({"levels": r.levels} if r.levels else {}),
             # where the command's time went: from the process's start to reading the spec, building the
             # model, making the engine's kernels (a C kernel built for new constants included), the search
             "timings": {"startup": round(p.startup_seconds, 3), "model": round(p.model_seconds, 3),

@@ -28,9 +28,12 @@ import numpy as np
 
 from modelcheck.search import checkpoint_files
 from modelcheck.runtime.reading import CHECKPOINT_CAP, Refused, check_file, open_regular
+from modelcheck.spark import prints
 from modelcheck.spark.visited import run_path
 
 RUN_ARRAYS = (("fps", np.uint64), ("parents", np.uint64), ("actions", np.int32))
+# a run of 128-bit fingerprints has the second words too (modelcheck.spark.prints)
+WIDE_ARRAYS = (("fps_lo", np.uint64), ("parents_lo", np.uint64))
 
 
 class Damaged(Exception):
@@ -50,7 +53,8 @@ def run_arrays(path: str) -> dict[str, np.ndarray]:
     """A run's arrays, read from a regular file only; ``Damaged`` if unreadable."""
     try:
         with open_regular(path, "", CHECKPOINT_CAP) as f, np.load(f, allow_pickle=False) as data:
-            return {name: data[name] for name, _ in RUN_ARRAYS}
+            names = [name for name, _ in RUN_ARRAYS + WIDE_ARRAYS if name in data.files]
+            return {name: data[name] for name in names}
     except FileNotFoundError:
         raise Damaged(path, "is missing") from None
     except Refused as e:
@@ -61,7 +65,9 @@ def run_arrays(path: str) -> dict[str, np.ndarray]:
 
 def content_digest(arrays: dict[str, np.ndarray]) -> str:
     h = hashlib.sha256()
-    for name, _ in RUN_ARRAYS:
+    for name, _ in RUN_ARRAYS + WIDE_ARRAYS:
+        if name not in arrays:
+            continue
         a = np.ascontiguousarray(arrays[name])
         h.update(f"{name}:{a.dtype.str}:{a.shape};".encode())
         h.update(memoryview(a).cast("B"))
@@ -123,15 +129,20 @@ def verify_runs(runs: dict[str, str], visited_dir: str, partitions: int, depth: 
 
 def run_structure(arrays: dict[str, np.ndarray], partition: int, partitions: int, level: int) -> str | None:
     """What is wrong with a run's shape, or None."""
-    fps, parents, actions = (arrays[name] for name, _ in RUN_ARRAYS)
-    if any(arrays[name].dtype != dtype or arrays[name].ndim != 1 for name, dtype in RUN_ARRAYS):
+    if any(name not in arrays for name, _ in RUN_ARRAYS) or \
+            sum(name in arrays for name, _ in WIDE_ARRAYS) not in (0, len(WIDE_ARRAYS)):
+        return "lacks some of a run's arrays"
+    if any(arrays[name].dtype != dtype or arrays[name].ndim != 1 for name, dtype in RUN_ARRAYS + WIDE_ARRAYS
+           if name in arrays):
         return "has arrays of the wrong types"
-    if not fps.size == parents.size == actions.size:
+    if len({arrays[name].size for name in arrays}) != 1:
         return "has fingerprints, parents and actions of different lengths"
-    if np.any(fps[1:] <= fps[:-1]):
+    fps = prints.from_arrays(arrays, "fps")
+    if not prints.is_sorted_and_distinct(fps):
         return "has fingerprints that are not sorted and distinct"
-    if np.any(fps % np.uint64(partitions) != partition):
+    if np.any(prints.partition_of(fps, partitions) != partition):
         return "holds states of another partition"
+    actions = arrays["actions"]
     if np.any(actions < 0) if level > 1 else np.any(actions >= 0):
         return "mixes initial states and successors wrongly for its level"
     return None

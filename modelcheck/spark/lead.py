@@ -41,8 +41,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from modelcheck.spark import blocks, order, visited
-from modelcheck.spark.blocks import SUCCESSORS, Successors
+from modelcheck.spark import blocks, order, successors, visited
+from modelcheck.spark.successors import SUCCESSORS, Successors
 
 # Levels with fewer successor candidates than this run in the driver even
 # once the executors are ready: a Spark stage's fixed cost (0.1 to 0.3 s a
@@ -91,8 +91,8 @@ def lead_partitions(requested: int | None, master: str | None) -> int:
     return 1
 
 
-def initial_frontier(model, partitions: int, canonical=None) -> Frontier:
-    return Frontier([block for _, (_, block) in blocks.initial_blocks(model, partitions, canonical)])
+def initial_frontier(model, partitions: int, canonical=None, bits: int = 64) -> Frontier:
+    return Frontier([block for _, (_, block) in successors.initial_blocks(model, partitions, canonical, bits)])
 
 
 def joined(parts: list[Successors], words: int) -> Successors:
@@ -116,7 +116,7 @@ def run_level(config: blocks.StepConfig, report: Report, frontier: Frontier, wor
         if not all(stepped):  # a partition found a violation: the search ends at this level, unexpanded
             return Frontier([joined([], words) for _ in range(config.partitions)])
         order.assign(config.visited_dir, config.partitions, config.level, config.instances)
-        stepped = [list(blocks.expand_step(config, p, out)) for p, out in enumerate(stepped)]
+        stepped = [list(blocks.expand_step(config, report, p, out)) for p, out in enumerate(stepped)]
     for out in stepped:
         for target, (_, block) in out:
             bound[target].append(block)
@@ -126,7 +126,7 @@ def run_level(config: blocks.StepConfig, report: Report, frontier: Frontier, wor
 def rerouted(frontier: Frontier, partitions: int, words: int) -> Frontier:
     """The same candidates, split among ``partitions`` by fingerprint."""
     whole = joined(frontier.blocks, words)
-    routed = blocks.route(whole.fps, whole.parents, whole.actions, whole.words, partitions, whole.generated, 0,
+    routed = successors.route(whole.fps, whole.parents, whole.actions, whole.words, partitions, whole.generated, 0,
                           whole.deadlocks, whole.orders if whole.orders.size else None)
     return Frontier([block for _, (_, block) in routed])
 

@@ -87,6 +87,17 @@ def save(directory: str, identity: RunIdentity, level: LevelCheckpoint, files: d
 body_digest = json_digest  # SHA-256 of the manifest's content but its digest, as canonical JSON
 
 
+def saved_width(directory: str) -> int | None:
+    """The fingerprint width a checkpoint was saved with, read leniently
+    (``load`` checks everything): what a run that did not choose one resumes at."""
+    try:
+        body = json.loads(read_bytes(manifest_path(directory), "", MANIFEST_CAP))
+        bits = body["identity"]["fingerprint_bits"]
+    except Exception:  # noqa: BLE001 -- any problem is load's to report, with its own words
+        return None
+    return bits if bits in (64, 128) else None
+
+
 def load(directory: str, identity: RunIdentity, partitions: int | None, max_depth: int | None = None,
          ) -> tuple[LevelCheckpoint, integrity.Ledger]:
     """The checkpoint to resume and the digests of the runs it holds,

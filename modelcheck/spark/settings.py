@@ -8,12 +8,14 @@ after a JVM has started.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from modelcheck.errors import InputError
+from modelcheck.language.fingerprint import pair_collision_probability
 
 DEFAULT_MASTER = "local[*]"
 DEFAULT_CHECKPOINT_LEVELS = 5
@@ -21,6 +23,19 @@ DEFAULT_EXECUTOR_WAIT = 60.0
 DEFAULT_CONNECT_TIMEOUT = 5.0
 DEFAULT_LEAD_IN = 2_000_000  # successor candidates of a level the driver may run (modelcheck.spark.lead)
 MAX_PARTITIONS = 10_000
+# Where a search whose fingerprint width was not chosen starts again with 128 bits: the number of states
+# at which two of them sharing a 64-bit fingerprint becomes more likely than one in a million (6,074,004)
+COLLISION_TOLERATED = 1e-6
+
+
+def _widen_at() -> int:
+    n = math.isqrt(int(2 * 2 ** 64 * COLLISION_TOLERATED))
+    while pair_collision_probability(n) <= COLLISION_TOLERATED:
+        n += 1
+    return n
+
+
+WIDEN_AT = _widen_at()
 
 _LOCAL = re.compile(r"^local(\[(\*|[1-9][0-9]*)(,[1-9][0-9]*)?\])?$")
 _STANDALONE = re.compile(r"^spark://(.+)$")
@@ -50,6 +65,9 @@ class SparkSettings:
     lead_in: int = DEFAULT_LEAD_IN
     conf: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     kernels: str = "auto"  # the executors' kernels, as the fast engine's (modelcheck.spark.kernels)
+    # of the visited set's fingerprints: 64, or 128 (modelcheck.spark.prints); None, not chosen: 64 until
+    # a search grows past WIDEN_AT states, then 128 from the start again (a resumed run: its checkpoint's)
+    fingerprint_bits: int | None = None
 
     def __post_init__(self):
         if self.master is not None:
@@ -62,6 +80,8 @@ class SparkSettings:
             raise InputError(f"--executor-wait must be positive, got {self.executor_wait}")
         if self.lead_in < 0:
             raise InputError(f"--lead-in must be 0 (off) or more, got {self.lead_in}")
+        if self.fingerprint_bits not in (None, 64, 128):
+            raise InputError(f"--fingerprint-bits must be 64 or 128, not {self.fingerprint_bits}")
         if self.kernels not in ("auto", "compiled", "numpy"):
             raise InputError(f"--kernels must be auto, compiled or numpy, not {self.kernels!r}")
         if self.connect_timeout <= 0:

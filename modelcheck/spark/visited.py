@@ -36,6 +36,7 @@ import numpy as np
 
 from modelcheck.runtime.atomic import write_atomically
 from modelcheck.errors import InputError
+from modelcheck.spark import prints
 
 DIRECTORY = "modelcheck-visited"  # inside the checkpoint directory
 CACHE_BYTES = 1 << 30
@@ -60,8 +61,8 @@ def prepare(checkpoint_dir: str, resumed: str | None = None) -> str:
 
 
 class Run(NamedTuple):
-    fps: np.ndarray  # uint64, sorted
-    parents: np.ndarray  # uint64
+    fps: np.ndarray  # fingerprints (uint64 or 128-bit: modelcheck.spark.prints), sorted
+    parents: np.ndarray  # the parents' fingerprints
     actions: np.ndarray  # int32
 
 
@@ -72,17 +73,18 @@ def run_path(directory: str, partition: int, level: int) -> str:
 def write_run(directory: str, partition: int, level: int, run: Run) -> None:
     path = run_path(directory, partition, level)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    write_atomically(path, lambda f: np.savez(f, fps=run.fps, parents=run.parents, actions=run.actions),
-                     replace=True, binary=True)
+    arrays = {**prints.to_arrays("fps", run.fps), **prints.to_arrays("parents", run.parents), "actions": run.actions}
+    write_atomically(path, lambda f: np.savez(f, **arrays), replace=True, binary=True)
 
 
 def read_run(directory: str, partition: int, level: int, fps_only: bool = False) -> Run:
     path = run_path(directory, partition, level)
     try:
         with np.load(path) as data:
+            fps = prints.from_arrays(data, "fps")
             if fps_only:
-                return Run(data["fps"], _EMPTY, np.zeros(0, np.int32))
-            return Run(data["fps"], data["parents"], data["actions"])
+                return Run(fps, prints.empty(fps), np.zeros(0, np.int32))
+            return Run(fps, prints.from_arrays(data, "parents"), data["actions"])
     except FileNotFoundError:
         raise RuntimeError(f"the visited set of partition {partition} has no run for level {level} "
                            f"({path}): its directory must be one every executor shares") from None
@@ -121,14 +123,17 @@ def seen_before(directory: str, partition: int, level: int) -> np.ndarray:
     runs = [read_run(directory, partition, k, fps_only=True).fps for k in range(kept_level + 1, level)]
     if not runs:
         return fps
+    if len(fps) == 0 and len(runs) == 1:
+        return runs[0]
+    both = np.concatenate([part for part in (fps, *runs) if len(part)] or runs)
     # sorted runs, concatenated: the stable sort (a merge sort) merges them
-    return np.sort(np.concatenate([fps, *runs]), kind="stable")
+    return np.sort(both, kind="stable") if not prints.wide(both) else both[prints.order_of(both)]
 
 
 def add_level(directory: str, partition: int, level: int, before: np.ndarray, run: Run) -> None:
     """Write the level's run and keep the merged fingerprints for the next level."""
     write_run(directory, partition, level, run)
-    _kept.put(directory, partition, level, np.insert(before, np.searchsorted(before, run.fps), run.fps))
+    _kept.put(directory, partition, level, prints.merged(before, run.fps))
 
 
 def repartition(directory: str, levels: int, old: int, new: int) -> None:
@@ -139,10 +144,10 @@ def repartition(directory: str, levels: int, old: int, new: int) -> None:
     for level in range(1, levels + 1):
         runs = [read_run(directory, p, level) for p in range(old)]
         fps = np.concatenate([r.fps for r in runs])
-        order = np.argsort(fps)
+        order = prints.order_of(fps)
         fps, parents = fps[order], np.concatenate([r.parents for r in runs])[order]
         actions = np.concatenate([r.actions for r in runs])[order]
-        targets = fps % np.uint64(new)
+        targets = prints.partition_of(fps, new)
         for p in range(new):
             mine = targets == p
             write_run(directory, p, level, Run(fps[mine], parents[mine], actions[mine]))
@@ -163,10 +168,10 @@ def lookup(directory: str, partition: int, fp: int, level: int) -> tuple[int, in
     level is known: the state k steps from an initial state was first
     visited at level k + 1.)"""
     run = read_run(directory, partition, level)
-    at = int(np.searchsorted(run.fps, np.uint64(fp)))
-    if at < len(run.fps) and int(run.fps[at]) == fp:
-        return int(run.parents[at]), int(run.actions[at])
-    return None
+    at = prints.locate(run.fps, fp)
+    if at is None:
+        return None
+    return prints.as_int(run.parents[at]), int(run.actions[at])
 
 
 def stored_bytes(directory: str) -> int:

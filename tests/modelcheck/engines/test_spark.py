@@ -293,3 +293,38 @@ def test_a_violation_found_on_the_c_kernel_is_the_shortest(context):
                                                         engine_options={"lead_in": 0, "kernels": "compiled"}))
     assert spark.violation.invariant == "StrongIsr" and spark.violation.length == bfs.violation.length == 13
     assert any("with the C kernel" in n for n in spark.notes)
+
+
+@pytest.mark.parametrize("lead_in", [0, DEFAULT_LEAD_IN])
+def test_128_bit_fingerprints_find_what_64_do(context, lead_in):
+    m = model("kip320-first-try", Replicas=3)
+    bfs = BfsChecker().check(m, CheckOptions(("StrongIsr",)))
+    wide = SparkChecker(context).check(m, CheckOptions(("StrongIsr",), engine_options={
+        "lead_in": lead_in, "fingerprint_bits": 128}))
+    assert wide.fingerprint_bits == 128
+    assert wide.violation.invariant == "StrongIsr" and wide.violation.length == bfs.violation.length == 13
+    m = model("kraft-kip966", **{**KIP966_SMALL, "FenceBrokerLimit": 1})  # under its VIEW
+    from modelcheck.specs.kraft.kip_966_properties import CFG_INVARIANTS
+    wide = SparkChecker(context).check(m, CheckOptions(tuple(CFG_INVARIANTS), engine_options={
+        "lead_in": lead_in, "fingerprint_bits": 128}))
+    assert (wide.result, wide.distinct_states, wide.depth) == ("ok", 1260, 21)
+
+
+def test_a_search_that_outgrows_64_bits_starts_again_with_128(context, monkeypatch):
+    """Unless the width is chosen, a search past WIDEN_AT states (lowered
+    here to a thousand) starts again with 128-bit fingerprints, once, and
+    says so; a width chosen is kept."""
+    import modelcheck.engines.spark as engine
+    from modelcheck.language.fingerprint import pair_collision_probability
+    from modelcheck.spark.settings import WIDEN_AT
+    assert pair_collision_probability(WIDEN_AT - 1) <= 1e-6 < pair_collision_probability(WIDEN_AT)
+    monkeypatch.setattr(engine, "WIDEN_AT", 1000)
+    m = model("kip320", Replicas=2)
+    grown = SparkChecker(context).check(m, CheckOptions(("StrongIsr",), engine_options={"lead_in": 0}))
+    assert (grown.result, grown.distinct_states, grown.depth, grown.fingerprint_bits) == ("ok", 5973, 18, 128)
+    assert re.match(r"the search passed [\d,]+ states at depth \d+, where two of them sharing a 64-bit fingerprint",
+                    grown.notes[0])
+    kept = SparkChecker(context).check(m, CheckOptions(("StrongIsr",), engine_options={"lead_in": 0,
+                                                                                         "fingerprint_bits": 64}))
+    assert (kept.distinct_states, kept.fingerprint_bits) == (5973, 64)
+    assert not any("started again" in n for n in kept.notes)

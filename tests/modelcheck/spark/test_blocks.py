@@ -10,7 +10,7 @@ from support import model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.language.packing import Packing, fingerprints
-from modelcheck.spark import blocks, lead, visited
+from modelcheck.spark import blocks, lead, successors, visited
 
 
 Report = lead.Report  # the driver's stand-in for the accumulator collects what the steps report
@@ -26,7 +26,7 @@ def search(m, partitions, directory, invariants=()):
     shuffle simulated by grouping blocks by target. Returns (distinct
     states, depth)."""
     report = Report()
-    arriving = blocks.initial_blocks(m, partitions)
+    arriving = successors.initial_blocks(m, partitions)
     level = 1
     while True:
         out = []
@@ -59,7 +59,7 @@ def fast_fingerprint(m, state) -> int:
 def test_fingerprints_and_packing_are_the_fast_engines():
     m = model("kip320", Replicas=2)
     state = m.init_states[0]
-    routed = blocks.initial_blocks(m, 4)
+    routed = successors.initial_blocks(m, 4)
     fps = [int(f) for _, (_, b) in routed for f in b.fps]
     assert fps == [fast_fingerprint(m, state)]
     words = np.concatenate([b.words for _, (_, b) in routed], axis=1)
@@ -81,7 +81,7 @@ def test_every_state_lands_in_the_partition_its_fingerprint_names(tmp_path):
 def test_route_sends_every_partition_a_block_and_counts_generated_once():
     fps = np.array([10, 11, 12, 13, 14], dtype=np.uint64)
     words = np.arange(5, dtype=np.uint64).reshape(1, 5)
-    out = blocks.route(fps, fps, np.arange(5, dtype=np.int32), words, 3, generated=7, generated_to=2,
+    out = successors.route(fps, fps, np.arange(5, dtype=np.int32), words, 3, generated=7, generated_to=2,
                        deadlocks=np.array([5], dtype=np.uint64))
     assert [t for t, _ in out] == [0, 1, 2]
     by_target = {t: b for t, (_, b) in out}
@@ -94,12 +94,13 @@ def test_route_sends_every_partition_a_block_and_counts_generated_once():
 def test_repeated_candidates_keep_the_smallest_action_and_parent_in_any_order():
     def part(fps, parents, actions):
         n = len(fps)
-        return blocks.Successors(np.array(fps, np.uint64), np.array(parents, np.uint64), np.array(actions, np.int32),
+        return successors.Successors(np.array(fps, np.uint64), np.array(parents, np.uint64), np.array(actions, np.int32),
                                  np.array([fps], np.uint64) * 10, 0, np.zeros(0, np.uint64))
     a = part([5, 9], [7, 3], [2, 1])
     b = part([9, 5, 5], [3, 7, 2], [0, 8, 2])
     for parts in ([a, b], [b, a]):
-        fps, parents, actions, words, _ = blocks.merge_candidates(parts, 1)
+        merged = successors.merge_candidates(parts, 1)
+        fps, parents, actions, words = merged.fps, merged.parents, merged.actions, merged.words(1)
         assert list(fps) == [5, 9] and list(parents) == [2, 3] and list(actions) == [2, 0]
         assert words.tolist() == [[50, 90]]
 
@@ -108,28 +109,29 @@ def test_under_a_view_repeated_candidates_keep_the_smallest_order_key_in_any_ord
     """The state TLC finds first: the smallest order key (parent's rank,
     action), whatever its parent's fingerprint."""
     def part(fps, parents, actions, orders):
-        return blocks.Successors(np.array(fps, np.uint64), np.array(parents, np.uint64), np.array(actions, np.int32),
+        return successors.Successors(np.array(fps, np.uint64), np.array(parents, np.uint64), np.array(actions, np.int32),
                                  np.array([fps], np.uint64) * 10 + np.array([orders], np.uint64), 0,
                                  np.zeros(0, np.uint64), np.array(orders, np.uint64))
     a = part([5, 9], [7, 3], [2, 1], [40, 31])
     b = part([9, 5, 5], [3, 7, 2], [0, 8, 2], [30, 12, 41])
     for parts in ([a, b], [b, a]):
-        fps, parents, actions, words, orders = blocks.merge_candidates(parts, 1, ordered=True)
+        merged = successors.merge_candidates(parts, 1, ordered=True)
+        fps, parents, actions, words, orders = merged.fps, merged.parents, merged.actions, merged.words(1), merged.orders
         assert list(fps) == [5, 9] and list(orders) == [12, 30]
         assert list(parents) == [7, 3] and list(actions) == [8, 0] and words.tolist() == [[62, 120]]
 
 
 def test_contains():
     fps = np.array([2, 5, 9], np.uint64)
-    assert list(blocks.contains(fps, np.array([1, 5, 9, 10], np.uint64))) == [False, True, True, False]
-    assert list(blocks.contains(np.zeros(0, np.uint64), np.array([1], np.uint64))) == [False]
+    assert list(successors.contains(fps, np.array([1, 5, 9, 10], np.uint64))) == [False, True, True, False]
+    assert list(successors.contains(np.zeros(0, np.uint64), np.array([1], np.uint64))) == [False]
 
 
 def test_violations_are_reported_smallest_invariant_first(tmp_path):
     m = model("kip320", Replicas=2)
     report = Report()
     # LeaderInIsr fails at Init (no leader yet); TypeOk holds
-    out = list(blocks.step(config(m, 1, 1, tmp_path, ("TypeOk", "LeaderInIsr")), report, 0, blocks.initial_blocks(m, 1)))
+    out = list(blocks.step(config(m, 1, 1, tmp_path, ("TypeOk", "LeaderInIsr")), report, 0, successors.initial_blocks(m, 1)))
     assert report.value[(1, 0)].violation == (1, fast_fingerprint(m, m.init_states[0]))
     assert out == []  # the search ends at this level: nothing is expanded
 
@@ -137,7 +139,7 @@ def test_violations_are_reported_smallest_invariant_first(tmp_path):
 def test_a_probe_counts_without_writing_or_expanding(tmp_path):
     m = model("kip320", Replicas=2)
     report = Report()
-    out = list(blocks.step(config(m, 1, 1, tmp_path, probe=True), report, 0, blocks.initial_blocks(m, 1)))
+    out = list(blocks.step(config(m, 1, 1, tmp_path, probe=True), report, 0, successors.initial_blocks(m, 1)))
     assert out == [] and report.value[(1, 0)].new == 1
     assert not os.path.exists(visited.run_path(str(tmp_path), 0, 1))
 
@@ -189,7 +191,7 @@ def test_first_of_each_agrees_with_a_full_ordering():
     fps = rng.integers(0, 50, 400).astype(np.uint64)
     parents = rng.integers(0, 5, 400).astype(np.uint64)
     actions = rng.integers(0, 4, 400).astype(np.int32)
-    distinct, keep = blocks.first_of_each(fps, parents, actions)
+    distinct, keep = successors.first_of_each(fps, parents, actions)
     best = {}
     for i, key in enumerate(zip(fps.tolist(), parents.tolist(), actions.tolist())):
         best[key[0]] = min(best.get(key[0], (key[1], key[2], i)), (key[1], key[2], i))

@@ -11,7 +11,7 @@ from support import model
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.bfs import BfsChecker
 from modelcheck.language.packing import Packing
-from modelcheck.spark import blocks, lead, visited
+from modelcheck.spark import blocks, lead, successors, visited
 from modelcheck.spark.settings import DEFAULT_LEAD_IN
 
 
@@ -86,7 +86,7 @@ class FakeLaunch:
 
 def frontier_of(n):
     empty = np.zeros(0, np.uint64)
-    return lead.Frontier([blocks.Successors(np.arange(n, dtype=np.uint64), np.zeros(n, np.uint64),
+    return lead.Frontier([successors.Successors(np.arange(n, dtype=np.uint64), np.zeros(n, np.uint64),
                                             np.zeros(n, np.int32), np.zeros((1, n), np.uint64), 0, empty)])
 
 

@@ -84,6 +84,20 @@ def test_a_checkpoint_for_another_run_is_refused(context, tmp_path):
         spark_check(context, model("kip320", Replicas=2), {"resume": directory, "partitions": 3})
 
 
+def test_128_bit_fingerprints_resume_only_as_128(context, tmp_path):
+    """Runs of both words are saved and resumed; a resume that names another
+    width is refused, and one that names none keeps the saved width."""
+    m = model("kip320", Replicas=2)
+    directory = str(tmp_path / "ckpt")
+    stopped = spark_check(context, m, {"checkpoint_dir": directory, "checkpoint_levels": 3, "fingerprint_bits": 128},
+                          limits=Limits(max_states=500))
+    assert stopped.stopped == MAX_STATES
+    with pytest.raises(InputError, match="128-bit fingerprints"):
+        spark_check(context, m, {"resume": directory, "fingerprint_bits": 64})
+    resumed = spark_check(context, m, {"resume": directory})
+    assert (resumed.result, resumed.distinct_states, resumed.depth, resumed.fingerprint_bits) == ("ok", 5973, 18, 128)
+
+
 def test_a_checkpoint_of_other_code_is_refused(context, tmp_path):
     """The spec's code changed between the checkpoint and the resume (an
     action dropped): its states are not the new code's, and would count wrong."""
