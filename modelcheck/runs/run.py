@@ -106,9 +106,10 @@ def _prepare(request: RunRequest, progress: Progress | None) -> PreparedRun:
     # a run that asks about temporal properties checks only the invariants it names
     invariants = choose_invariants(spec, request.invariants, cfg, defaults=not properties)
     check_bounds(request.max_depth, request.max_states)
-    if invariants or not properties:  # the port's own checks run whenever invariants are checked
-        invariants = tuple(dict.fromkeys(tuple(invariants) + tuple(spec.port_checks) +
-                                         ((spec.evaluation_check,) if spec.evaluation_check else ())))
+    # the port's own checks run in every run: a search for temporal properties over states that outgrew the
+    # port's bounds would decide them over states the spec does not have
+    evaluation = (spec.evaluation_check,) if spec.evaluation_check and (invariants or not properties) else ()
+    invariants = tuple(dict.fromkeys(tuple(invariants) + tuple(spec.port_checks) + evaluation))
     check_deadlock = request.check_deadlock
     if check_deadlock is None:
         check_deadlock = bool(cfg.check_deadlock) if cfg and cfg.check_deadlock is not None else False
@@ -230,7 +231,7 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
                 from modelcheck.capabilities.liveness.check import graph_request
                 graph = graph_request(prepared.specification, limits, group.group if group else None)
             try:
-                options = CheckOptions(prepared.invariants, request.max_depth, prepared.check_deadlock, progress,
+                options = CheckOptions(checking_order(prepared), request.max_depth, prepared.check_deadlock, progress,
                                        prepared.settings if prepared.settings is not None else {}, limits,
                                        coverage if n == 0 else None, symmetry=symmetry, graph=graph)
                 searched = engine.check(prepared.model, options)
@@ -281,6 +282,17 @@ def execute(prepared: PreparedRun, progress: Progress, stop: StopRequest | None 
             explanation = explain(prepared.model, v.states[-1], v.invariant)
     return RunOutcome(prepared, result, trace_file, trace_text, explanation, coverage=coverage_report,
                       trace_problem=problem, stop_signal=limits.stop.signum)
+
+
+def checking_order(prepared: PreparedRun) -> tuple[str, ...]:
+    """The run's invariants in the order the engine checks them: the port's own
+    checks first. An engine reports the first check a state breaks in this
+    order, and a state that outgrew the port's bounds is stored clamped, no
+    state of the spec: an invariant read on it says nothing, and reporting it
+    broken there would be a wrong verdict (the port check widens the bounds
+    or stops the run instead)."""
+    ports = tuple(n for n in prepared.spec.port_checks if n in prepared.invariants)
+    return ports + tuple(n for n in prepared.invariants if n not in ports)
 
 
 def widen_prepared(prepared: PreparedRun, spec: SpecDefinition) -> PreparedRun:

@@ -333,10 +333,12 @@ class ActionLowerer:
         for v in new_vars:
             merged.assigned[v] = self._merged_value(v, outcomes, merged)
         seen = {id(f) for f in merged.failures}
-        known = {id(o) for o in merged.overflows}
-        for _, p in outcomes:
-            merged.overflows.extend(o for o in p.overflows if id(o) not in known)
-            known.update(id(o) for o in p.overflows)
+        known = {id(o) for o in path.overflows}
+        for c, p in outcomes:
+            # an arm's own checks (found merging IFs inside it) hold only where the arm is taken: they carry
+            # the inner arm's condition, not this one's, and a check that fires on the way not taken stops
+            # the search on a bound no behaviour outgrows
+            merged.overflows.extend((and_(c, oc), what) for oc, what in (o for o in p.overflows if id(o) not in known))
             merged.failures.extend(f for f in p.failures if id(f) not in seen)
             seen.update(id(f) for f in p.failures)
         return merged
