@@ -52,18 +52,7 @@ def problem_with(directory: str) -> str | None:
         return "can be written by other users"
     if not os.access(directory, os.W_OK | os.X_OK):
         return "cannot be written"
-    # the directories above: where the name itself is, and where a symbolic link leads
-    above = _ancestors(os.path.abspath(directory)) + _ancestors(os.path.realpath(directory))
-    for parent in dict.fromkeys(above):
-        try:
-            info = os.stat(parent)
-        except OSError as e:
-            return f"lies in {parent}, which cannot be read ({e.strerror or e})"
-        if info.st_uid not in (me, 0):
-            return f"lies in {parent}, which belongs to another user (uid {info.st_uid})"
-        if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
-            return f"lies in {parent}, which other users can write to"
-    return None
+    return _unsafe_ancestor(directory, me)
 
 
 def replaceable_by_others(path: str) -> str | None:
@@ -78,6 +67,12 @@ def replaceable_by_others(path: str) -> str | None:
         return f"belongs to another user (uid {info.st_uid})"
     if info.st_mode & 0o022:
         return "can be written by other users"
+    return _unsafe_ancestor(path, me)
+
+
+def _unsafe_ancestor(path: str, me: int) -> str | None:
+    """Why a directory above ``path`` (where the name itself is, and where a
+    symbolic link leads) would let another user replace what it holds, or None."""
     above = _ancestors(os.path.abspath(path)) + _ancestors(os.path.realpath(path))
     for parent in dict.fromkeys(above):
         try:
